@@ -1,0 +1,3 @@
+from fusion_lint.cli import main
+
+main()
