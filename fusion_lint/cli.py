@@ -1,0 +1,154 @@
+"""The command line (DESIGN §6). Exit codes: 0 clean, 1 findings, 2 usage, config or internal error."""
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from . import __version__
+from .config import ConfigError, load_explicit
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+OUTPUT_FORMATS = ("text", "json", "sarif", "github", "junit")
+
+
+def _codes(values: tuple[str, ...]) -> list[str]:
+    return [code.strip() for value in values for code in value.split(",") if code.strip()]
+
+
+class DefaultGroup(click.Group):
+    """``fusion-lint PATH...`` means ``fusion-lint check PATH...``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
+            args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="fusion-lint")
+def main() -> None:
+    """Check the error contracts of MCP servers written with mcp_fusion."""
+
+
+def fail(message: str) -> "click.exceptions.Exit":
+    click.echo(f"fusion-lint: error: {message}", err=True)
+    return click.exceptions.Exit(EXIT_ERROR)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.option("--select", multiple=True, help="Rule codes, prefixes or names to enable (replaces the default set).")
+@click.option("--ignore", multiple=True, help="Rule codes, prefixes or names to disable.")
+@click.option("--extend-select", multiple=True, help="Rule codes, prefixes or names to enable in addition.")
+@click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True)
+@click.option("--statistics", is_flag=True, help="Count the findings per rule.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--quiet", "-q", is_flag=True, help="Print diagnostics only, no summary.")
+@click.option("--show-source", is_flag=True, help="Show the offending source line under each diagnostic.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: the cores).")
+@click.option("--fix", is_flag=True, help="Apply safe fixes.")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")
+@click.option("--add-noqa", is_flag=True, help="Add a '# noqa: CODE' to every line with a finding.")
+@click.option("--report-unused-suppressions", is_flag=True, help="Report '# noqa' comments that suppress nothing.")
+@click.option("--stdin-filename", type=str, default=None, help="Lint standard input as if it were this file.")
+@click.option("--config", "config_path", type=click.Path(path_type=Path), default=None, help="Use this config file.")
+@click.option("--verbose", "-v", is_flag=True, help="Show tracebacks of internal errors.")
+def check(
+    paths: tuple[str, ...],
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    extend_select: tuple[str, ...],
+    output_format: str,
+    statistics: bool,
+    exit_zero: bool,
+    quiet: bool,
+    show_source: bool,
+    no_cache: bool,
+    jobs: Optional[int],
+    fix: bool,
+    diff: bool,
+    unsafe_fixes: bool,
+    add_noqa: bool,
+    report_unused_suppressions: bool,
+    stdin_filename: Optional[str],
+    config_path: Optional[Path],
+    verbose: bool,
+) -> None:
+    """Lint files and directories (default: the current directory)."""
+    from .engine import Options, Selection, UsageError, lint
+    from .output import FORMATTERS
+
+    try:
+        stdin = None
+        path_list = list(paths) or ["."]
+        if stdin_filename is not None:
+            if paths and list(paths) != ["-"]:
+                raise UsageError("--stdin-filename reads standard input; pass '-' or no path")
+            stdin = (stdin_filename, sys.stdin.buffer.read())
+            path_list = [stdin_filename]
+        elif "-" in paths:
+            raise UsageError("reading standard input needs --stdin-filename NAME")
+        config = load_explicit(config_path) if config_path is not None else None
+        options = Options(
+            paths=path_list,
+            config=config,
+            selection=Selection(
+                select=_codes(select) or None, ignore=_codes(ignore), extend_select=_codes(extend_select)
+            ),
+            jobs=jobs,
+            use_cache=not no_cache,
+            stdin=stdin,
+        )
+        report = lint(options)
+        if fix or diff or add_noqa:
+            from .fix import apply_fixes
+
+            report, outcome = apply_fixes(report, options, write=fix and not diff, unsafe=unsafe_fixes,
+                                          add_noqa=add_noqa, stdin=stdin is not None)
+            if diff or (stdin is not None and fix):
+                click.echo(outcome, nl=False)
+                if diff:
+                    raise click.exceptions.Exit(EXIT_CLEAN if not outcome else EXIT_FINDINGS)
+        formatter = FORMATTERS.get(output_format)
+        if formatter is None:
+            from .formats import FORMATTERS as EXTRA
+
+            formatter = EXTRA[output_format]
+        click.echo(formatter(report, show_source=show_source, quiet=quiet, statistics=statistics), nl=False)
+    except click.exceptions.Exit:
+        raise
+    except (ConfigError, UsageError) as exc:
+        raise fail(str(exc))
+    except Exception as exc:  # an internal error: one line, traceback only when asked
+        if verbose:
+            traceback.print_exc()
+        raise fail(f"internal error: {type(exc).__name__}: {exc} (run with --verbose for the traceback)")
+    if report.diagnostics and not exit_zero:
+        raise click.exceptions.Exit(EXIT_FINDINGS)
+
+
+@main.command()
+@click.argument("key", required=False)
+@click.option("--all", "show_all", is_flag=True, help="List every rule.")
+def rule(key: Optional[str], show_all: bool) -> None:
+    """Show a rule's documentation (by code or name)."""
+    from .docs import render_rule, render_rule_list
+    from .rules import rule_by_code_or_name
+
+    if show_all or key is None:
+        click.echo(render_rule_list(), nl=False)
+        return
+    found = rule_by_code_or_name(key)
+    if found is None:
+        raise fail(f"no rule with code or name '{key}' (see: fusion-lint rule --all)")
+    click.echo(render_rule(found), nl=False)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,194 @@
+"""Which files to lint: directories walked in a stable order, ``.gitignore`` and excludes honoured.
+
+Configured excludes apply to paths given by name too (pre-commit passes every staged file by
+name; ruff needs ``--force-exclude`` for this, we make it the default).
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Optional
+
+
+@lru_cache(maxsize=1024)
+def _compile(pattern: str) -> tuple[re.Pattern[str], bool, bool]:
+    """gitignore pattern -> (regex over a '/'-separated relative path, negated, directory-only)."""
+    negated = pattern.startswith("!")
+    if negated:
+        pattern = pattern[1:]
+    dir_only = pattern.endswith("/")
+    pattern = pattern.rstrip("/")
+    anchored = "/" in pattern
+    pattern = pattern.lstrip("/")
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("/**", i) and i + 3 == len(pattern):
+            out.append("/.*")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[":
+            close = pattern.find("]", i + 1)
+            if close == -1:
+                out.append(re.escape("["))
+                i += 1
+            else:
+                body = pattern[i + 1 : close].replace("\\", "\\\\")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = close + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    prefix = "" if anchored else "(?:.*/)?"
+    return re.compile(f"^{prefix}{''.join(out)}(?:/.*)?$"), negated, dir_only
+
+
+@dataclass
+class IgnoreRules:
+    """Patterns relative to ``base``; the last matching pattern decides (gitignore semantics)."""
+
+    base: Path
+    patterns: list[str]
+
+    def decide(self, path: Path, is_dir: bool) -> Optional[bool]:
+        try:
+            relative = path.relative_to(self.base).as_posix()
+        except ValueError:
+            return None
+        if relative == ".":
+            return None
+        verdict = None
+        for pattern in self.patterns:
+            regex, negated, dir_only = _compile(pattern)
+            if dir_only and not is_dir:
+                # ``build/`` still excludes files inside build/: match on the parent directories.
+                parent = relative.rsplit("/", 1)[0] if "/" in relative else ""
+                if not parent or not regex.match(parent):
+                    continue
+            elif not regex.match(relative):
+                continue
+            verdict = not negated
+        return verdict
+
+
+def _read_gitignore(directory: Path) -> Optional[IgnoreRules]:
+    path = directory / ".gitignore"
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    patterns = [line.rstrip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    return IgnoreRules(directory, patterns) if patterns else None
+
+
+@dataclass
+class Discovery:
+    """The result of walking the paths: files in a stable order, and what could not be read."""
+
+    files: list[str] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+
+
+class Walker:
+    def __init__(self, root: Path, excludes: Iterable[str], respect_gitignore: bool = True):
+        self.root = root
+        self.excludes = IgnoreRules(root, list(excludes))
+        self.respect_gitignore = respect_gitignore
+        self._gitignores: dict[Path, Optional[IgnoreRules]] = {}
+
+    def _gitignore_chain(self, directory: Path) -> list[IgnoreRules]:
+        chain: list[IgnoreRules] = []
+        for candidate in (directory, *directory.parents):
+            if candidate not in self._gitignores:
+                self._gitignores[candidate] = _read_gitignore(candidate)
+            rules = self._gitignores[candidate]
+            if rules is not None:
+                chain.append(rules)
+            if (candidate / ".git").exists() or candidate == self.root.parent:
+                break
+        return list(reversed(chain))  # outermost first: deeper files override
+
+    def excluded(self, path: Path, is_dir: bool) -> bool:
+        if self.excludes.decide(path, is_dir) or self._name_excluded(path.name, is_dir):
+            return True
+        if not self.respect_gitignore:
+            return False
+        verdict = None
+        for rules in self._gitignore_chain(path.parent):
+            decided = rules.decide(path, is_dir)
+            if decided is not None:
+                verdict = decided
+        return bool(verdict)
+
+    def _name_excluded(self, name: str, is_dir: bool) -> bool:
+        # Exclude patterns without a slash also apply to paths outside the root (by their name).
+        for pattern in self.excludes.patterns:
+            if "/" not in pattern.rstrip("/") and not pattern.startswith("!"):
+                regex, _, dir_only = _compile(pattern)
+                if (is_dir or not dir_only) and regex.match(name):
+                    return True
+        return False
+
+    def walk(self, paths: Iterable[Path], result: Discovery) -> None:
+        seen: set[str] = set()
+        visited_dirs: set[str] = set()
+        for given in paths:
+            path = Path(os.path.abspath(given))
+            if path.is_dir():
+                self._walk_dir(path, result, seen, visited_dirs)
+            elif not self._any_parent_excluded(path) and not self.excluded(path, False):
+                self._add(path, result, seen)
+        result.files.sort()
+
+    def _any_parent_excluded(self, path: Path) -> bool:
+        for parent in path.parents:
+            if parent == self.root or self.root not in parent.parents:
+                break
+            if self.excluded(parent, True):
+                return True
+        return False
+
+    def _add(self, path: Path, result: Discovery, seen: set[str]) -> None:
+        key = str(path)
+        if key not in seen:
+            seen.add(key)
+            result.files.append(key)
+
+    def _walk_dir(self, directory: Path, result: Discovery, seen: set[str], visited: set[str]) -> None:
+        real = os.path.realpath(directory)
+        if real in visited:
+            return  # a symlink loop, or the same tree reached twice
+        visited.add(real)
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as exc:
+            result.problems.append((str(directory), f"cannot list directory: {exc.strerror or exc}"))
+            return
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                is_dir = entry.is_dir()
+                is_file = entry.is_file()
+            except OSError:
+                continue
+            if is_dir:
+                if not self.excluded(path, True):
+                    self._walk_dir(path, result, seen, visited)
+            elif is_file and entry.name.endswith(".py") and not self.excluded(path, False):
+                self._add(path, result, seen)

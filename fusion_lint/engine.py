@@ -1,0 +1,254 @@
+"""Orchestration: discover → analyse files (parallel, cached) → project view → rules → suppress.
+
+One direction of flow. The rules see the model only; this module owns every file read.
+"""
+from __future__ import annotations
+
+import os
+import traceback
+from dataclasses import dataclass, field
+from fnmatch import fnmatch
+from pathlib import Path
+from typing import Iterable, Optional, Sequence
+
+from .config import ConfigError, LoadedConfig, Settings, find_config
+from .diagnostics import Diagnostic
+from .discovery import Discovery, Walker
+from .model import FileFacts, Span
+from .pipeline import FileResult, _module_of, analyze_file
+from .project import Project
+from .rules import DefinitionContext, Rule, all_rules
+from .runner import run_files
+
+
+class UsageError(Exception):
+    """Bad paths or flags: exit 2 with this message."""
+
+
+@dataclass
+class Selection:
+    """Which rules run: codes, code prefixes (``FL2``) or names, as in ruff."""
+
+    select: Optional[list[str]] = None
+    ignore: list[str] = field(default_factory=list)
+    extend_select: list[str] = field(default_factory=list)
+
+    def resolve(self, rules: Sequence[type[Rule]], source: str = "--select") -> set[str]:
+        def expand(keys: Iterable[str], origin: str) -> set[str]:
+            codes: set[str] = set()
+            for key in keys:
+                key = key.strip()
+                if not key:
+                    continue
+                if key.upper() == "ALL":
+                    codes |= {r.code for r in rules}
+                    continue
+                matched = {r.code for r in rules if r.code.startswith(key.upper()) or r.name == key}
+                if not matched:
+                    raise ConfigError(f"{origin}: unknown rule code, prefix or name '{key}'")
+                codes |= matched
+            return codes
+
+        if self.select is None:
+            chosen = {r.code for r in rules if r.default_enabled}
+        else:
+            chosen = expand(self.select, source)
+        chosen |= expand(self.extend_select, source)
+        chosen -= expand(self.ignore, source)
+        return chosen
+
+
+@dataclass
+class Options:
+    paths: list[str] = field(default_factory=lambda: ["."])
+    settings: Optional[Settings] = None  # None: found from the paths
+    config: Optional[LoadedConfig] = None
+    selection: Selection = field(default_factory=Selection)
+    jobs: Optional[int] = None
+    use_cache: bool = True
+    stdin: Optional[tuple[str, bytes]] = None  # (as-if filename, content)
+
+
+@dataclass
+class Report:
+    diagnostics: list[Diagnostic]
+    files_checked: int
+    rules: list[type[Rule]]
+    config: LoadedConfig
+    texts: dict[str, str] = field(default_factory=dict)  # decoded sources of reported files (fixes)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity == "warning")
+
+
+def _root_for(config: LoadedConfig, path: Path) -> Path:
+    if config.root is not None:
+        return config.root
+    absolute = Path(os.path.abspath(path))
+    if absolute.is_file() or not absolute.exists():
+        _, _, base = _module_of(str(absolute)) if absolute.suffix == ".py" else ("", False, str(absolute.parent))
+        return Path(base)
+    return absolute
+
+
+def lint(options: Options) -> Report:
+    paths = [Path(p) for p in options.paths]
+    for path in paths:
+        if not path.exists() and options.stdin is None:
+            raise UsageError(f"{path}: no such file or directory")
+    config = options.config or find_config(paths[0] if paths else Path("."))
+    settings = options.settings or config.settings
+    rules = all_rules()
+    selection = Selection(
+        select=options.selection.select if options.selection.select is not None else settings.select,
+        ignore=[*settings.ignore, *options.selection.ignore],
+        extend_select=[*settings.extend_select, *options.selection.extend_select],
+    )
+    enabled = selection.resolve(rules, str(config.path) if config.path else "--select")
+    root = _root_for(config, paths[0] if paths else Path("."))
+    excludes = [*settings.exclude, *settings.extend_exclude]
+    walker = Walker(root, excludes, settings.respect_gitignore)
+
+    reported = Discovery()
+    if options.stdin is None:
+        walker.walk(paths, reported)
+    report_set = set(reported.files)
+    stdin_path = None
+    if options.stdin is not None:
+        stdin_path = os.path.abspath(options.stdin[0])
+        report_set.add(stdin_path)
+
+    # The project: every file under the root that passes the pre-scan, so cross-file facts (tool
+    # names, services, shared contracts) are the same whether one file or the tree is reported.
+    project_files = Discovery()
+    walker.walk([root], project_files)
+    all_paths = sorted(set(project_files.files) | report_set)
+    overrides = {stdin_path: options.stdin[1]} if options.stdin is not None and stdin_path else {}
+    results = run_files(all_paths, settings, jobs=options.jobs, use_cache=options.use_cache,
+                        cache_root=root, overrides=overrides)
+
+    diagnostics: list[Diagnostic] = []
+    files: dict[str, FileFacts] = {}
+    by_code = {r.code: r for r in rules}
+    for result in results:
+        if result.facts is not None:
+            files[result.path] = result.facts
+        elif result.problem is not None and result.path in report_set:
+            problem = result.problem
+            rule = by_code[problem.code]
+            span = Span(problem.line, problem.col, problem.line, problem.col, 0, 0, problem.line)
+            diagnostics.append(Diagnostic(rule.code, rule.name, rule.severity, problem.message, result.path, span))
+    for path, why in reported.problems:
+        rule = by_code["FL001"]
+        diagnostics.append(Diagnostic(rule.code, rule.name, rule.severity, why, path, Span(1, 0, 1, 0, 0, 0, 1)))
+
+    texts: dict[str, str] = {}
+
+    def load(path: str) -> Optional[FileFacts]:
+        result = run_files([path], settings, jobs=1, use_cache=options.use_cache, cache_root=root,
+                           prescan=False, overrides=overrides)[0]
+        return result.facts
+
+    def source(path: str) -> Optional[str]:
+        if path not in texts:
+            from .source import Decoded, decode
+
+            data = overrides.get(path)
+            if data is None:
+                try:
+                    data = Path(path).read_bytes()
+                except OSError:
+                    return None
+            decoded = decode(data)
+            texts[path] = decoded.text if isinstance(decoded, Decoded) else ""
+        return texts[path] or None
+
+    search_roots = sorted({Path(_module_of(p)[2]) for p in files} | {root, root / "src"})
+    project = Project(files, load, search_roots, settings.follow_calls)
+    active = [rule() for rule in rules if rule.code in enabled and rule.code not in ("FL000", "FL001", "FL999")]
+    tool_names = project.tool_names()
+    for definition, path in list(project.all_definitions()):
+        handler = project.handler(definition, path)
+        ctx = DefinitionContext(
+            definition=definition,
+            path=path,
+            contract=project.contract(definition, path),
+            handler=handler[0] if handler else None,
+            handler_path=handler[1] if handler else None,
+            reach=project.reach(*handler) if handler else [],
+            project=project,
+            recovery_min_words=settings.recovery_min_words,
+            tool_names=tool_names,
+            source=source,
+            files=files,
+            runtime_modules=tuple(settings.runtime_modules),
+        )
+        for rule in active:
+            try:
+                findings = list(rule.check(ctx))
+            except Exception as exc:  # a bug in a rule must not hide the others (FL999)
+                internal = by_code["FL999"]
+                where = traceback.extract_tb(exc.__traceback__)[-1]
+                diagnostics.append(
+                    Diagnostic(
+                        internal.code, internal.name, internal.severity,
+                        f"rule {rule.code} ({rule.name}) failed on {ctx.label}: {type(exc).__name__}: {exc} "
+                        f"[{os.path.basename(where.filename)}:{where.lineno}]",
+                        path, definition.span,
+                    )
+                )  # fmt: skip
+                continue
+            for finding in findings:
+                diagnostics.append(
+                    Diagnostic(rule.code, rule.name, rule.severity, finding.message, finding.path or path,
+                               finding.span, finding.fix)
+                )  # fmt: skip
+
+    diagnostics = [d for d in diagnostics if d.path in report_set and d.code in enabled | {"FL999"}]
+    diagnostics = _apply_per_file_ignores(diagnostics, settings, root, by_code)
+    diagnostics = [d for d in diagnostics if not _suppressed(d, files.get(d.path), by_code)]
+    unique: dict[tuple, Diagnostic] = {}
+    for diagnostic in diagnostics:
+        key = (diagnostic.code, diagnostic.path, diagnostic.span.line, diagnostic.span.col,
+               diagnostic.span.end_line, diagnostic.span.end_col)  # fmt: skip
+        unique.setdefault(key, diagnostic)
+    ordered = sorted(unique.values(), key=Diagnostic.sort_key)
+    return Report(ordered, len(report_set), rules, config, texts)
+
+
+def _apply_per_file_ignores(
+    diagnostics: list[Diagnostic], settings: Settings, root: Path, by_code: dict[str, type[Rule]]
+) -> list[Diagnostic]:
+    if not settings.per_file_ignores:
+        return diagnostics
+    kept = []
+    for diagnostic in diagnostics:
+        try:
+            relative = Path(diagnostic.path).relative_to(root).as_posix()
+        except ValueError:
+            relative = diagnostic.path
+        ignored = False
+        for pattern, keys in settings.per_file_ignores.items():
+            if fnmatch(relative, pattern) or fnmatch(os.path.basename(relative), pattern):
+                rule = by_code[diagnostic.code]
+                if any(rule.code.startswith(k.upper()) or k == rule.name or k.upper() == "ALL" for k in keys):
+                    ignored = True
+        if not ignored:
+            kept.append(diagnostic)
+    return kept
+
+
+def _suppressed(diagnostic: Diagnostic, facts: Optional[FileFacts], by_code: dict[str, type[Rule]]) -> bool:
+    if facts is None or not facts.suppressions:
+        return False
+    for line in {diagnostic.span.line, diagnostic.span.stmt_line}:
+        tokens = facts.suppressions.get(line)
+        if tokens and ("*" in tokens or diagnostic.code in tokens or diagnostic.name in tokens):
+            diagnostic.suppressed_by = line
+            return True
+    return False

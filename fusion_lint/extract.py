@@ -1,0 +1,939 @@
+"""From one libcst module to its ``FileFacts`` (DESIGN §4).
+
+One pass over the statements that matter: imports and module-level bindings build our own alias
+table (no ``QualifiedNameProvider``), decorators and ``tool(...)(fn)`` calls give the definitions,
+and every function body is walked once for the handler facts. The walk skips whitespace and
+punctuation fields entirely, which is what keeps it at a few percent of the parse.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterable, Iterator, Optional, Sequence, Union
+
+import libcst as cst
+
+from mcp_fusion import FACTORY_CODES
+
+from .model import (
+    BadExpr,
+    BadItem,
+    Binding,
+    ConcatExpr,
+    Construction,
+    ContractExpr,
+    Definition,
+    Entry,
+    EntryField,
+    EntryItem,
+    ExceptClause,
+    FailSite,
+    FileFacts,
+    FunctionFacts,
+    Item,
+    ListExpr,
+    RaiseSite,
+    RefExpr,
+    RefItem,
+    Span,
+    SpreadItem,
+    Value,
+)
+from .positions import SpanRegistry
+
+DEFINERS = ("tool", "resource", "prompt")
+RUNTIME_API = frozenset(
+    {*DEFINERS, "ErrorContract", "McpError", "JsonRpcErrorCode", "Context", "tool_error", *FACTORY_CODES}
+)
+BUILTIN_EXCEPTIONS = frozenset(
+    {
+        "Exception", "RuntimeError", "ValueError", "KeyError", "LookupError", "OSError", "IOError",
+        "PermissionError", "FileNotFoundError", "TimeoutError", "ConnectionError",
+    }
+)  # fmt: skip
+LEAKY_CALLS = {
+    "json.dumps": "json.dumps(...)",
+    "traceback.format_exc": "traceback.format_exc()",
+    "traceback.format_exception": "traceback.format_exception(...)",
+    "traceback.format_tb": "traceback.format_tb(...)",
+}
+CANCELLATION = {"asyncio.CancelledError": "CancelledError", "asyncio.exceptions.CancelledError": "CancelledError",
+                "concurrent.futures.CancelledError": "CancelledError", "BaseException": "BaseException"}  # fmt: skip
+SDK_PROTOCOL_ERRORS = frozenset({"mcp.MCPError", "mcp.shared.exceptions.MCPError"})
+CONTEXT_NAMES = ("ctx", "context")
+
+# Fields that never hold an expression or a statement: the lean walk never looks at them.
+_SKIPPED_FIELDS = frozenset(
+    {
+        "lpar", "rpar", "comma", "leading_lines", "header", "footer", "semicolon", "equal", "colon",
+        "dot", "lbracket", "rbracket", "lbrace", "rbrace", "operator", "star", "newline", "indent",
+        "asynchronous", "trailing_whitespace", "first_line", "empty_lines", "lines_after_decorators",
+        "whitespace_after_at", "prefix", "quote", "start", "end", "string",
+    }
+)  # fmt: skip
+_LEAF_TYPES = (cst.Name, cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.Ellipsis)
+_FIELD_CACHE: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(node_type: type) -> tuple[str, ...]:
+    names = _FIELD_CACHE.get(node_type)
+    if names is None:
+        names = tuple(
+            f.name
+            for f in dataclasses.fields(node_type)
+            if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace")
+        )
+        _FIELD_CACHE[node_type] = names
+    return names
+
+
+def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The syntactic children of ``node`` (no whitespace, no punctuation)."""
+    if isinstance(node, _LEAF_TYPES):
+        return
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (tuple, list)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
+
+
+def string_value(node: cst.CSTNode) -> Union[str, None, bool]:
+    """The joined value of a string literal; ``False`` for an f-string/bytes; ``None`` if no string."""
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else False
+    if isinstance(node, cst.ConcatenatedString):
+        left, right = string_value(node.left), string_value(node.right)
+        if isinstance(left, str) and isinstance(right, str):
+            return left + right
+        return False
+    if isinstance(node, cst.FormattedString):
+        return False
+    return None
+
+
+def describe(node: cst.CSTNode) -> str:
+    """A short phrase for a value of the wrong kind, for messages."""
+    if isinstance(node, cst.Dict):
+        return "a dict"
+    if isinstance(node, cst.Set):
+        return "a set"
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return "a string"
+    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+        return "a number"
+    if isinstance(node, cst.Name) and node.value in ("None", "True", "False"):
+        return node.value
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return "a list"
+    if isinstance(node, cst.Lambda):
+        return "a lambda"
+    if isinstance(node, cst.Call):
+        return f"a call to {_dotted(node.func) or 'an expression'}()"
+    if isinstance(node, (cst.Name, cst.Attribute)):
+        return f"'{_dotted(node)}'"
+    return "an expression"
+
+
+def _dotted(node: cst.CSTNode) -> Optional[str]:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+def _arg(call: cst.Call, position: int, keyword: str) -> Optional[cst.Arg]:
+    positional = 0
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value == keyword:
+                return arg
+        elif not arg.star:
+            if positional == position:
+                return arg
+            positional += 1
+    return None
+
+
+def _arg_value(call: cst.Call, position: int, keyword: str) -> Optional[cst.BaseExpression]:
+    arg = _arg(call, position, keyword)
+    return arg.value if arg is not None else None
+
+
+class Extractor:
+    """Builds ``FileFacts`` for one module; see ``extract``."""
+
+    def __init__(self, path: str, module_name: str, is_package: bool, runtime_modules: Sequence[str]):
+        self.facts = FileFacts(path=path, module=module_name)
+        self.module_name = module_name
+        self.is_package = is_package
+        self.runtime_modules = tuple(runtime_modules)
+        self.spans = SpanRegistry()
+        self.aliases: dict[str, str] = self.facts.imports
+        self.local_names: set[str] = set()
+        self.runtime_star = False
+        self.stmt: Optional[cst.CSTNode] = None
+
+    # ----- names ---------------------------------------------------------------------------
+
+    def span(self, node: cst.CSTNode) -> Span:
+        return self.spans.span(node, self.stmt)
+
+    def absolute_module(self, node: cst.ImportFrom) -> Optional[str]:
+        base = _dotted(node.module) if node.module is not None else None
+        level = len(node.relative)
+        if level == 0:
+            return base
+        parts = self.module_name.split(".")
+        if not self.is_package:
+            parts = parts[:-1]
+        if level > 1:
+            parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
+        prefix = ".".join(parts)
+        if base:
+            return f"{prefix}.{base}" if prefix else base
+        return prefix or None
+
+    def bind_imports(self, node: Union[cst.Import, cst.ImportFrom], table: dict[str, str]) -> None:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                dotted = _dotted(alias.name)
+                if dotted is None:
+                    continue
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    table[alias.asname.name.value] = dotted
+                else:
+                    head = dotted.split(".")[0]
+                    table[head] = head
+            return
+        module = self.absolute_module(node)
+        if module is None:
+            return
+        if isinstance(node.names, cst.ImportStar):
+            if self.is_runtime(module):
+                self.runtime_star = True
+            return
+        for alias in node.names:
+            name = _dotted(alias.name)
+            if name is None:
+                continue
+            local = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            table[local] = f"{module}.{name}"
+
+    def is_runtime(self, qname: str) -> bool:
+        return any(qname == m or qname.startswith(m + ".") for m in self.runtime_modules)
+
+    def qualify(self, node: cst.CSTNode, scope: Optional[dict[str, str]] = None) -> Optional[str]:
+        if isinstance(node, cst.Name):
+            name = node.value
+            if scope is not None and name in scope:
+                return scope[name]
+            if name in self.aliases:
+                return self.aliases[name]
+            if name in self.local_names:
+                return f"{self.module_name}.{name}"
+            if self.runtime_star and name in RUNTIME_API:
+                return f"{self.runtime_modules[0]}.{name}"
+            return name
+        if isinstance(node, cst.Attribute):
+            base = self.qualify(node.value, scope)
+            return f"{base}.{node.attr.value}" if base else None
+        return None
+
+    def runtime_api(self, qname: Optional[str]) -> Optional[str]:
+        """``tool``, ``not_found``, ... when ``qname`` names that runtime object, else None."""
+        if qname is None or "." not in qname:
+            return None
+        prefix, _, last = qname.rpartition(".")
+        if last in RUNTIME_API and self.is_runtime(prefix):
+            return last
+        return None
+
+    def code_member(self, qname: Optional[str]) -> Optional[str]:
+        """``X`` for ``<runtime>...JsonRpcErrorCode.X``."""
+        if qname is None:
+            return None
+        head, _, member = qname.rpartition(".")
+        if self.runtime_api(head) == "JsonRpcErrorCode" and member:
+            return member
+        return None
+
+    # ----- values and contracts ---------------------------------------------------------------
+
+    def value(self, node: cst.BaseExpression) -> Value:
+        span = self.span(node)
+        text = string_value(node)
+        if isinstance(text, str):
+            return Value("str", text, span)
+        if text is False:
+            return Value("fstring", "an f-string or bytes", span)
+        if isinstance(node, cst.Integer):
+            return Value("int", node.evaluated_value, span)
+        if isinstance(node, cst.Float):
+            return Value("float", node.evaluated_value, span)
+        if (
+            isinstance(node, cst.UnaryOperation)
+            and isinstance(node.operator, cst.Minus)
+            and isinstance(node.expression, cst.Integer)
+        ):
+            return Value("int", -node.expression.evaluated_value, span)
+        if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+            if node.value == "None":
+                return Value("none", None, span)
+            return Value("bool", node.value == "True", span)
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            qname = self.qualify(node)
+            member = self.code_member(qname)
+            if member is not None:
+                return Value("code", member, span)
+            if qname is not None:
+                return Value("ref", qname, span)
+        if isinstance(node, (cst.List, cst.Tuple, cst.Dict, cst.Set)):
+            return Value("collection", describe(node), span)
+        return Value("expr", describe(node), span)
+
+    def entry_from_call(self, call: cst.Call) -> Entry:
+        entry = Entry("call", self.span(call), [])
+        for arg in call.args:
+            if arg.star:
+                entry.opaque.append(f"{arg.star}{_dotted(arg.value) or '...'}")
+            elif arg.keyword is None:
+                entry.opaque.append("a positional argument")
+            else:
+                entry.fields.append(EntryField(arg.keyword.value, self.value(arg.value), self.span(arg.keyword)))
+        return entry
+
+    def entry_from_dict(self, node: cst.Dict) -> Entry:
+        entry = Entry("dict", self.span(node), [])
+        for element in node.elements:
+            if isinstance(element, cst.StarredDictElement):
+                entry.opaque.append(f"**{_dotted(element.value) or '...'}")
+                continue
+            key = string_value(element.key)
+            if not isinstance(key, str):
+                entry.opaque.append("a non-literal key")
+                continue
+            entry.fields.append(EntryField(key, self.value(element.value), self.span(element.key)))
+        return entry
+
+    def is_contract_call(self, node: cst.CSTNode) -> bool:
+        return isinstance(node, cst.Call) and self.runtime_api(self.qualify(node.func)) == "ErrorContract"
+
+    def contract_item(self, node: cst.BaseElement) -> Item:
+        value = node.value
+        if isinstance(node, cst.StarredElement):
+            return SpreadItem(self.contract_expr(value), self.span(node))
+        if self.is_contract_call(value):
+            return EntryItem(self.entry_from_call(value))  # type: ignore[arg-type]
+        if isinstance(value, cst.Dict):
+            return EntryItem(self.entry_from_dict(value))
+        if isinstance(value, (cst.Name, cst.Attribute)) and describe(value) not in ("None", "True", "False"):
+            qname = self.qualify(value)
+            if qname is not None:
+                return RefItem(qname, self.span(value))
+        invalid = not isinstance(value, (cst.Call, cst.Subscript, cst.Attribute, cst.Name, cst.IfExp))
+        if isinstance(value, cst.Call):
+            # A runtime object that is not ErrorContract (say ``tool_error(...)``) is surely wrong.
+            invalid = self.runtime_api(self.qualify(value.func)) is not None
+        return BadItem(describe(value), self.span(value), invalid)
+
+    def contract_expr(self, node: cst.BaseExpression) -> ContractExpr:
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return ListExpr([self.contract_item(e) for e in node.elements], self.span(node))
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+            return ConcatExpr([self.contract_expr(node.left), self.contract_expr(node.right)], self.span(node))
+        if isinstance(node, cst.Call) and _dotted(node.func) in ("list", "tuple") and len(node.args) == 1:
+            return self.contract_expr(node.args[0].value)
+        if isinstance(node, (cst.Name, cst.Attribute)) and describe(node) not in ("None", "True", "False"):
+            qname = self.qualify(node)
+            if qname is not None:
+                return RefExpr(qname, self.span(node))
+        if self.is_contract_call(node):
+            return BadExpr("a single ErrorContract (wrap it in a list)", self.span(node), True)
+        invalid = isinstance(
+            node,
+            (cst.Dict, cst.Set, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
+             cst.Integer, cst.Float, cst.Name, cst.DictComp, cst.SetComp, cst.Lambda),
+        )  # fmt: skip
+        return BadExpr(describe(node), self.span(node), invalid)
+
+    def binding(self, node: cst.BaseExpression) -> Optional[Binding]:
+        """What a module-level ``NAME = <node>`` contributes for other definitions to resolve."""
+        if isinstance(node, (cst.List, cst.Tuple, cst.BinaryOperation)):
+            if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.Add):
+                return None
+            return self.contract_expr(node)
+        if self.is_contract_call(node):
+            return self.entry_from_call(node)  # type: ignore[arg-type]
+        if isinstance(node, cst.Dict):
+            return self.entry_from_dict(node)
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.UnaryOperation)):
+            return self.value(node)
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            qname = self.qualify(node)
+            if qname is not None and self.code_member(qname) is None:
+                return RefExpr(qname, self.span(node))
+            return self.value(node)
+        return None
+
+    # ----- definitions -------------------------------------------------------------------------
+
+    def definer(self, node: cst.CSTNode, scope: Optional[dict[str, str]] = None) -> Optional[str]:
+        if isinstance(node, cst.Call):
+            api = self.runtime_api(self.qualify(node.func, scope))
+            if api in DEFINERS:
+                return api
+        return None
+
+    def definition(self, kind: str, call: cst.Call, handler: Optional[str], handler_ref: Optional[str]) -> None:
+        name_node = _arg_value(call, 0, "uri_template" if kind == "resource" else "name")
+        name = string_value(name_node) if name_node is not None else None
+        errors_arg = _arg(call, 99, "errors")
+        self.facts.definitions.append(
+            Definition(
+                kind=kind,  # type: ignore[arg-type]
+                name=name if isinstance(name, str) else None,
+                span=self.span(call),
+                name_span=self.span(name_node if name_node is not None else call),
+                errors=self.contract_expr(errors_arg.value) if errors_arg is not None else None,
+                errors_arg_span=self.span(errors_arg) if errors_arg is not None else None,
+                handler=handler,
+                handler_ref=handler_ref,
+            )
+        )
+
+    def call_form_definition(self, node: cst.Call, scope: Optional[dict[str, str]]) -> bool:
+        """``tool("x", ...)(handler)``: record it; True when ``node`` was one."""
+        kind = self.definer(node.func, scope)
+        if kind is None or not node.args:
+            return False
+        target = node.args[0].value
+        handler = handler_ref = None
+        if isinstance(target, cst.Name) and target.value in self.facts.functions:
+            handler = target.value
+        elif isinstance(target, (cst.Name, cst.Attribute)):
+            qname = self.qualify(target, scope)
+            if qname is not None and qname.startswith(self.module_name + "."):
+                handler = qname[len(self.module_name) + 1 :]
+            else:
+                handler_ref = qname
+        self.definition(kind, node.func, handler, handler_ref)  # type: ignore[arg-type]
+        return True
+
+    def scan_module_expression(self, node: cst.CSTNode) -> None:
+        """Module-level code outside functions: only registering calls matter here."""
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, cst.Call) and self.call_form_definition(current, None):
+                stack.extend(reversed(current.args[1:]))
+                continue
+            if isinstance(current, (cst.FunctionDef, cst.Lambda)):
+                continue
+            stack.extend(reversed(list(children(current))))
+
+    # ----- the module ----------------------------------------------------------------------------
+
+    def run(self, module: cst.Module) -> FileFacts:
+        statements = list(self._flatten(module.body))
+        for stmt in statements:  # pass 1: what names mean
+            self._declare(stmt)
+        for stmt in statements:  # pass 2: bindings, definitions, functions
+            self.stmt = stmt
+            if isinstance(stmt, cst.FunctionDef):
+                self._function(stmt, prefix="", outer=None)
+            elif isinstance(stmt, cst.ClassDef):
+                for inner in self._flatten(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ()):
+                    if isinstance(inner, cst.FunctionDef):
+                        self.stmt = inner
+                        self._function(inner, prefix=stmt.name.value + ".", outer=None)
+            else:
+                self._module_statement(stmt)
+        return self.facts
+
+    def _flatten(self, body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+        """Module-level statements, looking through ``if``/``try`` blocks (TYPE_CHECKING, fallbacks)."""
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                yield stmt
+            elif isinstance(stmt, (cst.If, cst.Try)):
+                blocks: list[cst.CSTNode] = [stmt.body]
+                if isinstance(stmt, cst.Try):
+                    blocks += [h.body for h in stmt.handlers]
+                    blocks += [b.body for b in (stmt.orelse, stmt.finalbody) if b is not None]
+                else:
+                    orelse = stmt.orelse
+                    while orelse is not None:
+                        blocks.append(orelse.body)
+                        orelse = orelse.orelse if isinstance(orelse, cst.If) else None
+                for block in blocks:
+                    if isinstance(block, cst.IndentedBlock):
+                        yield from self._flatten(block.body)
+            else:
+                yield stmt
+
+    def _declare(self, stmt: cst.CSTNode) -> None:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            self.local_names.add(stmt.name.value)
+            return
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return
+        for small in stmt.body:
+            if isinstance(small, (cst.Import, cst.ImportFrom)):
+                self.bind_imports(small, self.aliases)
+                self._note_runtime_import(small, stmt)
+            elif isinstance(small, cst.Assign):
+                for target in small.targets:
+                    if isinstance(target.target, cst.Name):
+                        name = target.target.value
+                        # ``t = tool``: a rebinding of an imported name keeps its meaning.
+                        qname = self.qualify(small.value) if isinstance(small.value, (cst.Name, cst.Attribute)) else None
+                        if qname is not None and qname != name and qname.split(".")[0] in self.aliases:
+                            self.aliases[name] = qname
+                        else:
+                            self.local_names.add(name)
+            elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                self.local_names.add(small.target.value)
+
+    def _note_runtime_import(self, node: cst.CSTNode, stmt: cst.CSTNode) -> None:
+        if self.facts.runtime_import is not None or not isinstance(node, cst.ImportFrom):
+            return
+        module = self.absolute_module(node)
+        if module in self.runtime_modules and not isinstance(node.names, cst.ImportStar) and node.names:
+            self.stmt = stmt
+            self.facts.runtime_import = (module, self.span(node.names[-1]))
+
+    def _module_statement(self, stmt: cst.CSTNode) -> None:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            if not isinstance(stmt, (cst.Import, cst.ImportFrom)):
+                self.scan_module_expression(stmt)
+            return
+        for small in stmt.body:
+            if isinstance(small, (cst.Import, cst.ImportFrom)):
+                continue
+            value = None
+            if isinstance(small, cst.Assign):
+                value = small.value
+                for target in small.targets:
+                    if isinstance(target.target, cst.Name) and target.target.value not in self.aliases:
+                        binding = self.binding(value)
+                        if binding is not None:
+                            self.facts.bindings[target.target.value] = binding
+            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                value = small.value
+                if isinstance(small.target, cst.Name):
+                    binding = self.binding(value)
+                    if binding is not None:
+                        self.facts.bindings[small.target.value] = binding
+            elif isinstance(small, cst.Expr):
+                value = small.value
+            if value is not None:
+                self.scan_module_expression(value)
+
+    # ----- functions ----------------------------------------------------------------------------
+
+    def _function(self, node: cst.FunctionDef, prefix: str, outer: Optional["_FunctionWalker"]) -> None:
+        qualname = prefix + node.name.value
+        facts = FunctionFacts(qualname=qualname, span=self.span(node.name))
+        self.facts.functions[qualname] = facts
+        for decorator in node.decorators:
+            self.stmt = decorator
+            kind = self.definer(decorator.decorator, outer.scope if outer else None)
+            if kind is not None:
+                self.definition(kind, decorator.decorator, qualname, None)  # type: ignore[arg-type]
+            elif outer is not None:
+                outer.expression(decorator.decorator)
+            else:
+                self.scan_module_expression(decorator.decorator)
+        walker = _FunctionWalker(self, node, facts, outer)
+        walker.block(node.body)
+
+
+class _FunctionWalker:
+    """Handler facts of one function; nested functions and lambdas are part of it (DESIGN §4)."""
+
+    def __init__(self, ex: Extractor, node: cst.FunctionDef, facts: FunctionFacts, outer: Optional["_FunctionWalker"]):
+        self.ex = ex
+        self.facts_stack = [facts] + (outer.facts_stack if outer else [])
+        self.scope: dict[str, str] = dict(outer.scope) if outer else {}
+        self.ctx_names: set[str] = set(outer.ctx_names) if outer else set()
+        self.fail_aliases: dict[str, str] = dict(outer.fail_aliases) if outer else {}
+        self.bound_errors: dict[str, tuple[cst.Call, RaiseSite]] = {}
+        self.except_names: list[str] = []
+        self.qualprefix = facts.qualname + "."
+        self.seen_calls: set[str] = set()
+        self._find_context(node.params, facts)
+
+    def _find_context(self, params: cst.Parameters, facts: FunctionFacts) -> None:
+        all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
+        found = None
+        for param in all_params:
+            annotation = param.annotation.annotation if param.annotation is not None else None
+            if annotation is None:
+                continue
+            text = string_value(annotation)
+            qname = text if isinstance(text, str) else self.ex.qualify(annotation, self.scope)
+            if qname is not None and (qname == "Context" or self.ex.runtime_api(qname) == "Context"):
+                found = param.name.value
+                break
+        if found is None:
+            for param in all_params:
+                if param.name.value in CONTEXT_NAMES:
+                    found = param.name.value
+                    break
+        if found is not None:
+            self.ctx_names.add(found)
+            facts.context_param = found
+        # A parameter that shadows an outer context name is no longer the context.
+        for param in all_params:
+            if param.name.value != found:
+                self.ctx_names.discard(param.name.value)
+
+    # recording: a fact belongs to this function and every enclosing one
+    def _record(self, attribute: str, fact: object) -> None:
+        for facts in self.facts_stack:
+            getattr(facts, attribute).append(fact)
+
+    # ----- statements -------------------------------------------------------------------------
+
+    def block(self, body: cst.CSTNode) -> None:
+        statements = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
+        for stmt in statements:
+            self.statement(stmt)
+
+    def statement(self, stmt: cst.CSTNode) -> None:
+        ex = self.ex
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                ex.stmt = stmt
+                self.small_statement(small)
+            return
+        if isinstance(stmt, (cst.BaseSmallStatement,)):
+            self.small_statement(stmt)
+            return
+        ex.stmt = stmt
+        if isinstance(stmt, cst.FunctionDef):
+            ex._function(stmt, prefix=self.qualprefix, outer=self)
+            ex.stmt = stmt
+            return
+        if isinstance(stmt, cst.ClassDef):
+            for inner in stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ():
+                self.statement(inner)
+            return
+        if isinstance(stmt, (cst.Try, cst.TryStar)):
+            self.block(stmt.body)
+            for handler in stmt.handlers:
+                self.except_handler(handler)
+            for tail in (stmt.orelse, stmt.finalbody):
+                if tail is not None:
+                    self.block(tail.body)
+            return
+        # Any other compound statement: its header expressions, then its blocks.
+        for child in children(stmt):
+            if isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+                self.block(child)
+            elif isinstance(child, (cst.Else, cst.If, cst.MatchCase, cst.Finally)):
+                self.statement(child) if isinstance(child, cst.If) else self._clause(child)
+            else:
+                ex.stmt = stmt
+                self.expression(child)
+
+    def _clause(self, node: cst.CSTNode) -> None:
+        for child in children(node):
+            if isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+                self.block(child)
+            elif isinstance(child, cst.MatchPattern):
+                continue  # ``case JsonRpcErrorCode.NOT_FOUND:`` is a comparison, never a raise
+            else:
+                self.expression(child)
+
+    def except_handler(self, handler: Union[cst.ExceptHandler, cst.ExceptStarHandler]) -> None:
+        ex = self.ex
+        ex.stmt = handler
+        caught = ""
+        if handler.type is None:
+            caught = "bare except"
+        else:
+            types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+            for element in types:
+                node = element.value if isinstance(element, cst.Element) else element
+                qname = ex.qualify(node, self.scope) or ""
+                caught = CANCELLATION.get(qname) or ("CancelledError" if qname == "CancelledError" else "")
+                if caught:
+                    break
+            self.expression(handler.type)
+        name = handler.name.name.value if handler.name is not None and isinstance(handler.name.name, cst.Name) else ""
+        if caught:
+            type_span = ex.span(handler.type) if handler.type is not None else None
+            self._record("excepts", ExceptClause(ex.span(handler), type_span, caught, _contains_raise(handler.body)))
+        self.except_names.append(name)
+        self.block(handler.body)
+        self.except_names.pop()
+
+    def small_statement(self, small: cst.CSTNode) -> None:
+        ex = self.ex
+        if isinstance(small, cst.Raise):
+            self.raise_statement(small)
+            return
+        if isinstance(small, (cst.Import, cst.ImportFrom)):
+            ex.bind_imports(small, self.scope)
+            return
+        if isinstance(small, cst.Expr):
+            value = small.value
+            inner = value.expression if isinstance(value, cst.Await) else value
+            if isinstance(inner, cst.Call):
+                self.call(inner, usage="discarded")
+                return
+            self.expression(value)
+            return
+        if isinstance(small, (cst.Assign, cst.AnnAssign)):
+            value = small.value
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+            names = [t.value for t in targets if isinstance(t, cst.Name)]
+            if value is not None and names:
+                method = self._fail_method(value)
+                if method is not None:  # ``fail = ctx.fail``
+                    for name in names:
+                        self.fail_aliases[name] = method
+                    return
+                if isinstance(value, cst.Call):
+                    site = self.classify_call(value)
+                    if site is not None and site.kind != "other":
+                        for name in names:
+                            self.bound_errors[name] = (value, site)
+            for target in targets:
+                if not isinstance(target, cst.Name):
+                    self.expression(target)
+            if value is not None:
+                self.expression(value)
+            return
+        self.expression(small)
+
+    def raise_statement(self, node: cst.Raise) -> None:
+        ex = self.ex
+        in_except = self.except_names[-1] if self.except_names else None
+        exc = node.exc
+        site: Optional[RaiseSite] = None
+        if exc is None:
+            site = RaiseSite(ex.span(node), "reraise", in_except=in_except)
+        elif isinstance(exc, cst.Call):
+            site = self.classify_call(exc, usage="raised")
+            if site is not None:
+                site.call_span = ex.span(exc)
+            self.call(exc, usage="raised", classified=True)
+        elif isinstance(exc, cst.Name) and exc.value in self.bound_errors:
+            call, bound = self.bound_errors[exc.value]
+            site = dataclasses.replace(bound, leaks=list(bound.leaks))
+        elif isinstance(exc, cst.Name) and in_except is not None and exc.value in self.except_names:
+            site = RaiseSite(ex.span(node), "reraise", in_except=in_except)
+        elif isinstance(exc, (cst.Name, cst.Attribute)):
+            qname = ex.qualify(exc, self.scope)
+            if qname in BUILTIN_EXCEPTIONS:
+                site = RaiseSite(ex.span(node), "builtin", exc_name=qname)
+            elif qname in SDK_PROTOCOL_ERRORS:
+                site = RaiseSite(ex.span(node), "protocol")
+            else:
+                self.expression(exc)
+        else:
+            self.expression(exc)
+        if node.cause is not None:
+            self.expression(node.cause.item)
+        if site is None:
+            site = RaiseSite(ex.span(node), "other")
+        site.span = ex.span(node)
+        site.in_except = in_except
+        site.has_cause = site.has_cause or node.cause is not None
+        self._record("raises", site)
+
+    # ----- expressions ---------------------------------------------------------------------------
+
+    def expression(self, node: cst.CSTNode) -> None:
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, cst.Call):
+                self.call(current, usage="other")
+                continue
+            if isinstance(current, _LEAF_TYPES):
+                continue
+            stack.extend(reversed(list(children(current))))
+
+    def _fail_method(self, func: cst.CSTNode) -> Optional[str]:
+        """``fail``/``recovery_for`` when ``func`` is ``ctx.fail``, ``ctx.recovery_for`` or an alias."""
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            if func.value.value in self.ctx_names and func.attr.value in ("fail", "recovery_for"):
+                return func.attr.value
+        if isinstance(func, cst.Name) and func.value in self.fail_aliases:
+            return self.fail_aliases[func.value]
+        return None
+
+    def classify_call(self, call: cst.Call, usage: str = "other") -> Optional[RaiseSite]:
+        """What raising this call would raise (kind, code, data reason, cause, leaks)."""
+        ex = self.ex
+        func = call.func
+        method = self._fail_method(func)
+        if method == "fail":
+            site = RaiseSite(Span(), "fail", has_cause=_arg(call, 99, "cause") is not None)
+            self._message(site, _arg_value(call, 1, "message"))
+            return site
+        root = call
+        while isinstance(root.func, cst.Attribute) and isinstance(root.func.value, cst.Call):
+            root = root.func.value  # ``tool_error(...).suggest(...)`` chains
+        qname = ex.qualify(root.func, self.scope)
+        api = ex.runtime_api(qname)
+        cause = _arg(call, 99, "cause") is not None
+        if api == "McpError":
+            code = self.code_of(_arg_value(call, 0, "code"))
+            site = RaiseSite(Span(), "mcp_error", code=code, has_cause=cause)
+            site.data_reason = self.data_reason(_arg_value(call, 2, "data"))
+            self._message(site, _arg_value(call, 1, "message"))
+            return site
+        if api in FACTORY_CODES:
+            site = RaiseSite(Span(), "factory", code=FACTORY_CODES[api].name, factory=api, has_cause=cause)
+            site.data_reason = self.data_reason(_arg_value(call, 1, "data"))
+            self._message(site, _arg_value(call, 0, "message"))
+            return site
+        if api == "tool_error":
+            return RaiseSite(Span(), "tool_error", code=self.code_of(_arg_value(root, 0, "code")))
+        if qname in SDK_PROTOCOL_ERRORS:
+            return RaiseSite(Span(), "protocol")
+        if qname in BUILTIN_EXCEPTIONS:
+            return RaiseSite(Span(), "builtin", exc_name=qname)
+        return RaiseSite(Span(), "other")
+
+    def _message(self, site: RaiseSite, node: Optional[cst.BaseExpression]) -> None:
+        if node is not None:
+            site.message_span = self.ex.span(node)
+            site.leaks = self.leaks(node)
+
+    def code_of(self, node: Optional[cst.CSTNode]) -> Optional[str]:
+        if node is None:
+            return None
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            return self.ex.code_member(self.ex.qualify(node, self.scope))
+        if isinstance(node, cst.Integer) or isinstance(node, cst.UnaryOperation):
+            value = self.ex.value(node)
+            if value.kind == "int":
+                from mcp_fusion import JsonRpcErrorCode
+
+                try:
+                    return JsonRpcErrorCode(value.value).name
+                except ValueError:
+                    return None
+        if isinstance(node, cst.SimpleString):  # the envelope's string codes
+            text = string_value(node)
+            return text if isinstance(text, str) else None
+        return None
+
+    def data_reason(self, node: Optional[cst.CSTNode]) -> Optional[str]:
+        if isinstance(node, cst.Dict):
+            for element in node.elements:
+                if isinstance(element, cst.DictElement) and string_value(element.key) == "reason":
+                    text = string_value(element.value)
+                    return text if isinstance(text, str) else None
+        if isinstance(node, cst.Call) and _dotted(node.func) == "dict":
+            value = _arg_value(node, 99, "reason")
+            text = string_value(value) if value is not None else None
+            return text if isinstance(text, str) else None
+        return None
+
+    def leaks(self, node: Optional[cst.CSTNode]) -> list[str]:
+        """FL303: what of the message is built from internals."""
+        if node is None:
+            return []
+        found: list[str] = []
+        caught = {name for name in self.except_names if name}
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, cst.Call):
+                qname = self.ex.qualify(current.func, self.scope)
+                if qname in LEAKY_CALLS:
+                    found.append(LEAKY_CALLS[qname])
+                elif qname == "repr" and current.args and _dotted(current.args[0].value) in caught:
+                    found.append(f"repr({_dotted(current.args[0].value)})")
+            elif isinstance(current, cst.FormattedStringExpression) and current.conversion == "r":
+                if _dotted(current.expression) in caught:
+                    found.append(f"{{{_dotted(current.expression)}!r}}")
+            if not isinstance(current, _LEAF_TYPES):
+                stack.extend(children(current))
+        return found
+
+    def call(self, node: cst.Call, usage: str, classified: bool = False) -> None:
+        ex = self.ex
+        method = self._fail_method(node.func)
+        if method is not None:
+            reason_node = _arg_value(node, 0, "reason")
+            reason = string_value(reason_node) if reason_node is not None else None
+            message_node = _arg_value(node, 1, "message")
+            site = FailSite(
+                method=method,  # type: ignore[arg-type]
+                reason=reason if isinstance(reason, str) else None,
+                span=ex.span(node),
+                reason_span=ex.span(reason_node) if reason_node is not None else None,
+                usage=usage,  # type: ignore[arg-type]
+            )
+            self._record("fail_sites", site)
+        elif ex.call_form_definition(node, self.scope):
+            pass
+        else:
+            qname = ex.qualify(node.func, self.scope)
+            api = ex.runtime_api(qname)
+            if api == "McpError":
+                code_node = _arg_value(node, 0, "code")
+                code = self.code_of(code_node) if isinstance(code_node, cst.Attribute) else None
+                if code is not None and code in FACTORY_CODES_BY_CODE:
+                    positional = node.args[0].keyword is None and not node.args[0].star
+                    following = node.args[1].value if positional and len(node.args) > 1 else None
+                    construction = Construction(
+                        span=ex.span(node),
+                        code=code,
+                        func_span=ex.span(node.func),
+                        code_span=ex.span(code_node) if positional else None,
+                        next_arg_span=ex.span(following) if following is not None else None,
+                    )
+                    self._record("constructions", construction)
+            elif api is None and qname is not None and qname not in self.seen_calls:
+                self.seen_calls.add(qname)
+                for facts in self.facts_stack:
+                    if qname not in facts.calls:
+                        facts.calls.append(qname)
+        # Arguments, and the callee expression itself, may hold further calls and lambdas.
+        for arg in node.args:
+            self.expression(arg.value)
+        if not isinstance(node.func, (cst.Name,)):
+            inner = node.func.value if isinstance(node.func, cst.Attribute) else node.func
+            if not isinstance(inner, cst.Name):
+                self.expression(inner)
+
+
+FACTORY_CODES_BY_CODE = {code.name: name for name, code in FACTORY_CODES.items()}
+
+
+def _contains_raise(body: cst.CSTNode) -> bool:
+    stack = [body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Raise):
+            return True
+        if isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        stack.extend(children(current))
+    return False
+
+
+def extract(
+    module: cst.Module, path: str, module_name: str, is_package: bool, runtime_modules: Sequence[str]
+) -> tuple[FileFacts, str]:
+    """Facts of one parsed module, with the spans of everything that may be reported filled in."""
+    extractor = Extractor(path, module_name, is_package, runtime_modules)
+    facts = extractor.run(module)
+    text = extractor.spans.resolve(module)
+    return facts, text

@@ -1,0 +1,117 @@
+"""Reporters (DESIGN §7). Each turns a ``Report`` into text; none of them decides anything."""
+from __future__ import annotations
+
+import json
+import os
+from typing import Callable
+
+from .diagnostics import Diagnostic
+from .engine import Report
+
+
+def display_path(path: str) -> str:
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return path
+    return path if relative.startswith("..") else relative
+
+
+def _summary(report: Report) -> str:
+    files = len({d.path for d in report.diagnostics})
+    if not report.diagnostics:
+        return f"All checks passed ({report.files_checked} files checked)."
+    plural = lambda n, word: f"{n} {word}{'' if n == 1 else 's'}"  # noqa: E731
+    return (
+        f"Found {plural(report.errors, 'error')}, {plural(report.warnings, 'warning')} in "
+        f"{plural(files, 'file')} ({report.files_checked} files checked)."
+    )
+
+
+def source_excerpt(report: Report, diagnostic: Diagnostic) -> list[str]:
+    text = report.texts.get(diagnostic.path)
+    if text is None:
+        try:
+            with open(diagnostic.path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except OSError:
+            return []
+    lines = text.splitlines()
+    if not 1 <= diagnostic.span.line <= len(lines):
+        return []
+    line = lines[diagnostic.span.line - 1]
+    number = str(diagnostic.span.line)
+    end = diagnostic.span.end_col if diagnostic.span.end_line == diagnostic.span.line else len(line)
+    width = max(1, end - diagnostic.span.col)
+    return [
+        f"  {number} | {line}",
+        f"  {' ' * len(number)} | {' ' * diagnostic.span.col}{'^' * width}",
+    ]
+
+
+def text(report: Report, *, show_source: bool = False, quiet: bool = False, statistics: bool = False) -> str:
+    out: list[str] = []
+    current = None
+    if not quiet or report.diagnostics:
+        for diagnostic in report.diagnostics:
+            if current is not None and diagnostic.path != current:
+                out.append("")
+            current = diagnostic.path
+            span = diagnostic.span
+            fixable = " [*]" if diagnostic.fix is not None and diagnostic.fix.applicability == "safe" else ""
+            out.append(
+                f"{display_path(diagnostic.path)}:{span.line}:{span.col + 1}: {diagnostic.code}{fixable} "
+                f"[{diagnostic.name}] {diagnostic.message}"
+            )
+            if show_source:
+                out.extend(source_excerpt(report, diagnostic))
+    if statistics:
+        out.extend(["", *statistics_lines(report)])
+    if not quiet:
+        if out:
+            out.append("")
+        out.append(_summary(report))
+        fixable = sum(1 for d in report.diagnostics if d.fix is not None and d.fix.applicability == "safe")
+        if fixable:
+            out.append(f"[*] {fixable} fixable with --fix.")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def statistics_lines(report: Report) -> list[str]:
+    counts: dict[tuple[str, str], int] = {}
+    for diagnostic in report.diagnostics:
+        key = (diagnostic.code, diagnostic.name)
+        counts[key] = counts.get(key, 0) + 1
+    return [f"{count:>5}  {code}  {name}" for (code, name), count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def diagnostic_json(diagnostic: Diagnostic) -> dict:
+    span = diagnostic.span
+    fix = None
+    if diagnostic.fix is not None:
+        fix = {
+            "message": diagnostic.fix.message,
+            "applicability": diagnostic.fix.applicability,
+            "edits": [{"start": e.start, "end": e.end, "content": e.content} for e in diagnostic.fix.edits],
+        }
+    from .rules import rule_by_code_or_name
+
+    rule = rule_by_code_or_name(diagnostic.code)
+    return {
+        "code": diagnostic.code,
+        "name": diagnostic.name,
+        "severity": diagnostic.severity,
+        "message": diagnostic.message,
+        "filename": display_path(diagnostic.path),
+        "location": {"row": span.line, "column": span.col + 1},
+        "end_location": {"row": span.end_line, "column": span.end_col + 1},
+        "fix": fix,
+        "url": rule.url() if rule else None,
+    }
+
+
+def json_report(report: Report, **_: object) -> str:
+    return json.dumps([diagnostic_json(d) for d in report.diagnostics], indent=2) + "\n"
+
+
+FORMATTERS: dict[str, Callable[..., str]] = {"text": text, "json": json_report}

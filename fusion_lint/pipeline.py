@@ -1,0 +1,83 @@
+"""The per-file pipeline: read → cheap pre-scan → gate → parse once → extract (DESIGN §10, §11).
+
+``analyze_file`` is a pure function of the file's bytes and the settings that shape its facts, so
+its result can be computed in a worker process and cached by content.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional, Sequence
+
+from .extract import extract
+from .model import FileFacts
+from .project import module_name_for
+from .source import Unreadable, decode, parse
+
+_SUPPRESSION = re.compile(
+    r"#\s*(?:noqa(?::\s*(?P<codes>[\w-]+(?:[\s,]+[\w-]+)*))?|fusion-lint:\s*ignore(?:\[(?P<names>[^\]]*)\])?)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(slots=True)
+class FileResult:
+    """What one file contributes: facts, or the one problem that stopped it, or skipped by the pre-scan."""
+
+    path: str
+    facts: Optional[FileFacts] = None
+    problem: Optional[Unreadable] = None
+    skipped: bool = False
+
+
+def mentions_runtime(data: bytes, runtime_modules: Sequence[str]) -> bool:
+    """The pre-scan: a file that never names a runtime module cannot define or raise anything we check."""
+    return any(name.encode() in data for name in runtime_modules)
+
+
+@lru_cache(maxsize=4096)
+def _module_of(path: str) -> tuple[str, bool, str]:
+    name, is_package, base = module_name_for(Path(path))
+    return name, is_package, str(base)
+
+
+def suppressions(text: str) -> dict[int, frozenset[str]]:
+    if "noqa" not in text and "fusion-lint" not in text:
+        return {}
+    found: dict[int, frozenset[str]] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if "#" not in line:
+            continue
+        for match in _SUPPRESSION.finditer(line):
+            listed = match.group("codes") or match.group("names")
+            if listed is None or not listed.strip():
+                tokens = frozenset({"*"})
+            else:
+                tokens = frozenset(t.strip().upper() if t.strip().upper().startswith("FL") else t.strip()
+                                   for t in re.split(r"[\s,]+", listed) if t.strip())
+            found[number] = found.get(number, frozenset()) | tokens
+    return found
+
+
+def analyze_file(
+    path: str, runtime_modules: Sequence[str], data: Optional[bytes] = None, prescan: bool = True
+) -> FileResult:
+    if data is None:
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            return FileResult(path, problem=Unreadable("FL001", f"cannot read file: {exc.strerror or exc}"))
+    if prescan and not mentions_runtime(data, runtime_modules):
+        return FileResult(path, skipped=True)
+    decoded = decode(data)
+    if isinstance(decoded, Unreadable):
+        return FileResult(path, problem=decoded)
+    module = parse(decoded.text, path)
+    if isinstance(module, Unreadable):
+        return FileResult(path, problem=module)
+    name, is_package, _ = _module_of(path)
+    facts, _text = extract(module, path, name, is_package, runtime_modules)
+    facts.suppressions = suppressions(decoded.text)
+    return FileResult(path, facts=facts)

@@ -1,0 +1,331 @@
+"""The project view: every file's facts, names resolved across files, contracts and call reach.
+
+This is where the per-file facts meet. It never parses: a file it needs that was not analysed yet
+(a contract constant, a service, a re-export) is handed to ``load``, which runs the same per-file
+pipeline (and cache) as the main pass.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator, Optional, Union
+
+from .model import (
+    BadExpr,
+    BadItem,
+    Binding,
+    ConcatExpr,
+    ContractExpr,
+    Definition,
+    Entry,
+    EntryItem,
+    FileFacts,
+    FunctionFacts,
+    ListExpr,
+    RefExpr,
+    RefItem,
+    Span,
+    SpreadItem,
+    Value,
+)
+
+MAX_ALIAS_HOPS = 8
+
+
+def module_name_for(path: Path) -> tuple[str, bool, Path]:
+    """(dotted module name, is a package ``__init__``, the directory the name is relative to)."""
+    path = Path(os.path.abspath(path))
+    is_package = path.name == "__init__.py"
+    parts = [] if is_package else [path.stem]
+    directory = path.parent
+    while (directory / "__init__.py").is_file() and directory.parent != directory:
+        parts.insert(0, directory.name)
+        directory = directory.parent
+    if not parts:  # a top-level __init__.py outside any package
+        parts = [path.parent.name]
+        directory = path.parent.parent
+    return ".".join(parts), is_package, directory
+
+
+@dataclass(slots=True)
+class Located:
+    """A fact and the file it was found in."""
+
+    path: str
+    value: object
+
+
+@dataclass
+class Contract:
+    """A definition's contract, resolved across files.
+
+    ``complete`` is False when part of it could not be resolved statically: the rules that need the
+    whole contract (§5.2) are then skipped and FL190 says so.
+    """
+
+    declared: bool
+    entries: list[tuple[Entry, str]] = field(default_factory=list)
+    wrong_type: Optional[tuple[BadExpr, str]] = None  # FL100
+    empty_literal: bool = False  # FL101: ``errors=[]`` written at the definition
+    bad_items: list[tuple[BadItem, str]] = field(default_factory=list)  # FL102
+    unresolved: list[tuple[str, Span, str]] = field(default_factory=list)  # FL190: (what, where, path)
+
+    @property
+    def complete(self) -> bool:
+        return self.declared and self.wrong_type is None and not self.unresolved
+
+    def field_value(self, entry: Entry, name: str) -> Optional[Value]:
+        found = entry.get(name)
+        return found.value if found is not None else None
+
+
+@dataclass
+class Reached:
+    function: FunctionFacts
+    path: str
+    depth: int  # 0: the handler itself
+
+
+class Project:
+    def __init__(
+        self,
+        files: dict[str, FileFacts],
+        load: Callable[[str], Optional[FileFacts]],
+        search_roots: list[Path],
+        follow_calls: int,
+    ):
+        self.files = files
+        self._load = load
+        self.search_roots = search_roots
+        self.follow_calls = follow_calls
+        self.modules: dict[str, str] = {f.module: p for p, f in files.items() if f.module}
+        self._module_misses: set[str] = set()
+        self._call_targets: dict[tuple[str, str], list[tuple[str, str]]] = {}
+
+    # ----- modules and symbols -------------------------------------------------------------------
+
+    def module_facts(self, module: str) -> Optional[FileFacts]:
+        path = self.modules.get(module)
+        if path is None:
+            if module in self._module_misses:
+                return None
+            path = self._find_module_file(module)
+            if path is None:
+                self._module_misses.add(module)
+                return None
+            self.modules[module] = path
+        facts = self.files.get(path)
+        if facts is None:
+            facts = self._load(path)
+            if facts is None:
+                self._module_misses.add(module)
+                self.modules.pop(module, None)
+                return None
+            self.files[path] = facts
+        return facts
+
+    def _find_module_file(self, module: str) -> Optional[str]:
+        relative = Path(*module.split("."))
+        for root in self.search_roots:
+            for candidate in (root / relative.with_suffix(".py"), root / relative / "__init__.py"):
+                if candidate.is_file():
+                    return str(candidate)
+        return None
+
+    def lookup(self, qname: str) -> Optional[tuple[FileFacts, str]]:
+        """The file and the top-level name ``qname`` refers to, following re-exports."""
+        for _ in range(MAX_ALIAS_HOPS):
+            parts = qname.split(".")
+            found = None
+            for cut in range(len(parts) - 1, 0, -1):
+                facts = self.module_facts(".".join(parts[:cut]))
+                if facts is not None:
+                    found = (facts, ".".join(parts[cut:]))
+                    break
+            if found is None:
+                return None
+            facts, name = found
+            head = name.split(".")[0]
+            if head in facts.imports and head not in facts.bindings and head not in facts.functions:
+                rest = name[len(head) :]
+                target = facts.imports[head] + rest
+                if target == qname:
+                    return None
+                qname = target  # a re-export: follow it into the module it came from
+                continue
+            return facts, name
+        return None
+
+    def binding(self, qname: str) -> Optional[tuple[Binding, str]]:
+        found = self.lookup(qname)
+        if found is None:
+            return None
+        facts, name = found
+        binding = facts.bindings.get(name)
+        return (binding, facts.path) if binding is not None else None
+
+    def function(self, qname: str) -> Optional[tuple[FunctionFacts, str]]:
+        found = self.lookup(qname)
+        if found is None:
+            return None
+        facts, name = found
+        function = facts.functions.get(name)
+        return (function, facts.path) if function is not None else None
+
+    # ----- values and contracts ----------------------------------------------------------------
+
+    def resolve_value(self, value: Value) -> Value:
+        """A field value with a reference to a module-level literal replaced by that literal."""
+        seen = 0
+        current = value
+        while current.kind == "ref" and seen < MAX_ALIAS_HOPS:
+            found = self.binding(str(current.value))
+            if found is None:
+                return current
+            binding, _ = found
+            if isinstance(binding, Value):
+                current = Value(binding.kind, binding.value, value.span)
+            elif isinstance(binding, RefExpr):
+                current = Value("ref", binding.qname, value.span)
+            else:
+                return current
+            seen += 1
+        return current
+
+    def contract(self, definition: Definition, path: str) -> Contract:
+        if definition.errors is None:
+            return Contract(declared=False)
+        contract = Contract(declared=True)
+        expr = definition.errors
+        if isinstance(expr, ListExpr) and not expr.items:
+            contract.empty_literal = True
+        self._expand(expr, path, contract, set(), top=True)
+        return contract
+
+    def _expand(self, expr: ContractExpr, path: str, contract: Contract, seen: set[str], top: bool) -> None:
+        if isinstance(expr, ListExpr):
+            for item in expr.items:
+                self._item(item, path, contract, seen)
+        elif isinstance(expr, ConcatExpr):
+            for part in expr.parts:
+                self._expand(part, path, contract, seen, top=False)
+        elif isinstance(expr, BadExpr):
+            if expr.invalid and top:
+                contract.wrong_type = (expr, path)
+            elif expr.invalid:
+                contract.bad_items.append((BadItem(expr.description, expr.span, True), path))
+            else:
+                contract.unresolved.append((f"errors= is {expr.description}", expr.span, path))
+        elif isinstance(expr, RefExpr):
+            target = self._deref(expr.qname, seen)
+            if target is None:
+                contract.unresolved.append((f"'{expr.qname}' is not a list this project defines", expr.span, path))
+                return
+            binding, where = target
+            if isinstance(binding, Entry):
+                if top:
+                    what = "a single ErrorContract (wrap it in a list)" if binding.form == "call" else "a dict"
+                    contract.wrong_type = (BadExpr(what, expr.span, True), path)
+                else:
+                    contract.entries.append((binding, where))
+            elif isinstance(binding, Value):
+                bad = BadExpr(f"a {binding.kind}" if binding.kind != "none" else "None", expr.span, True)
+                if top:
+                    contract.wrong_type = (bad, path)
+                else:
+                    contract.bad_items.append((BadItem(bad.description, expr.span, True), path))
+            else:
+                self._expand(binding, where, contract, seen | {expr.qname}, top)
+
+    def _deref(self, qname: str, seen: set[str]) -> Optional[tuple[Binding, str]]:
+        if qname in seen:
+            return None  # a cycle of names
+        return self.binding(qname)
+
+    def _item(self, item: object, path: str, contract: Contract, seen: set[str]) -> None:
+        if isinstance(item, EntryItem):
+            contract.entries.append((item.entry, path))
+        elif isinstance(item, SpreadItem):
+            self._expand(item.expr, path, contract, seen, top=False)
+        elif isinstance(item, RefItem):
+            target = self._deref(item.qname, seen)
+            if target is None:
+                contract.unresolved.append((f"entry '{item.qname}' cannot be resolved", item.span, path))
+                return
+            binding, where = target
+            if isinstance(binding, Entry):
+                contract.entries.append((binding, where))
+            elif isinstance(binding, Value):
+                contract.bad_items.append((BadItem(f"a {binding.kind}", item.span, True), path))
+            else:  # a list used as one entry
+                contract.bad_items.append((BadItem("a list (spread it with *)", item.span, True), path))
+        elif isinstance(item, BadItem):
+            if item.invalid:
+                contract.bad_items.append((item, path))
+            else:
+                contract.unresolved.append((f"entry {item.description} cannot be resolved", item.span, path))
+
+    # ----- handlers and what they reach ----------------------------------------------------------
+
+    def handler(self, definition: Definition, path: str) -> Optional[tuple[FunctionFacts, str]]:
+        if definition.handler is not None:
+            facts = self.files.get(path)
+            function = facts.functions.get(definition.handler) if facts else None
+            return (function, path) if function is not None else None
+        if definition.handler_ref is not None:
+            return self.function(definition.handler_ref)
+        return None
+
+    def reach(self, handler: FunctionFacts, path: str) -> list[Reached]:
+        """The handler and the project functions it calls, breadth-first, bounded, cycle-safe."""
+        reached = [Reached(handler, path, 0)]
+        seen = {(path, handler.qualname)}
+        frontier = [(handler, path)]
+        for depth in range(1, self.follow_calls + 1):
+            following: list[tuple[FunctionFacts, str]] = []
+            for function, where in frontier:
+                for target_path, qualname in self._targets(function, where):
+                    if (target_path, qualname) in seen:
+                        continue
+                    seen.add((target_path, qualname))
+                    target = self.files[target_path].functions[qualname]
+                    reached.append(Reached(target, target_path, depth))
+                    following.append((target, target_path))
+            frontier = following
+            if not frontier:
+                break
+        return reached
+
+    def _targets(self, function: FunctionFacts, path: str) -> list[tuple[str, str]]:
+        key = (path, function.qualname)
+        cached = self._call_targets.get(key)
+        if cached is None:
+            cached = []
+            for qname in function.calls:
+                if qname.split(".")[0] in _NEVER_PROJECT:
+                    continue
+                found = self.function(qname)
+                if found is not None:
+                    cached.append((found[1], found[0].qualname))
+            self._call_targets[key] = cached
+        return cached
+
+    def tool_names(self) -> set[str]:
+        return {
+            d.name for f in self.files.values() for d in f.definitions if d.kind == "tool" and d.name is not None
+        }
+
+    def all_definitions(self) -> Iterator[tuple[Definition, str]]:
+        for path in sorted(self.files):
+            for definition in self.files[path].definitions:
+                yield definition, path
+
+
+# Modules that are never project code: calls into them are opaque and not looked up on disk.
+_NEVER_PROJECT = frozenset(
+    {"asyncio", "json", "os", "re", "sys", "logging", "typing", "time", "datetime", "math", "random",
+     "itertools", "functools", "collections", "pathlib", "subprocess", "traceback", "dataclasses",
+     "print", "len", "str", "int", "dict", "list", "set", "tuple", "isinstance", "range", "sum",
+     "min", "max", "sorted", "enumerate", "zip", "any", "all", "getattr", "setattr", "hasattr"}
+)  # fmt: skip
