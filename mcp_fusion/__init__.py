@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .context import Context
 from .contract import CONTRACT_FIELDS, REQUIRED_FIELDS, SEVERITIES, THROWN_BY_VALUES, ErrorContract
+from .definitions import PromptDefinition, ResourceDefinition, ToolDefinition, prompt, resource, tool
+from .envelope import ToolErrorBuilder, ToolErrorEnvelope, tool_error
 from .errors import (
     BASELINE_CODES,
     FACTORIES,
@@ -31,6 +34,45 @@ from .errors import (
 )
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "BASELINE_CODES",
+    "CONTRACT_FIELDS",
+    "FACTORIES",
+    "FACTORY_CODES",
+    "REQUIRED_FIELDS",
+    "SEVERITIES",
+    "THROWN_BY_VALUES",
+    "Context",
+    "ErrorContract",
+    "FusionServer",
+    "JsonRpcErrorCode",
+    "McpError",
+    "PromptDefinition",
+    "ResourceDefinition",
+    "ToolDefinition",
+    "ToolErrorBuilder",
+    "ToolErrorEnvelope",
+    "configuration_error",
+    "conflict",
+    "database_error",
+    "forbidden",
+    "internal_error",
+    "invalid_params",
+    "invalid_request",
+    "not_found",
+    "prompt",
+    "rate_limited",
+    "request_cancelled",
+    "resource",
+    "serialization_error",
+    "service_unavailable",
+    "timeout",
+    "tool",
+    "tool_error",
+    "unauthorized",
+    "validation_error",
+]
 
 if TYPE_CHECKING:  # pragma: no cover
     from .server import FusionServer
