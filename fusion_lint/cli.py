@@ -104,6 +104,7 @@ def check(
             jobs=jobs,
             use_cache=not no_cache,
             stdin=stdin,
+            report_unused_suppressions=report_unused_suppressions,
         )
         report = lint(options)
         if fix or diff or add_noqa:

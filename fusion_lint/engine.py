@@ -9,7 +9,7 @@ import traceback
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
 from .config import ConfigError, LoadedConfig, Settings, find_config
 from .diagnostics import Diagnostic
@@ -67,6 +67,7 @@ class Options:
     jobs: Optional[int] = None
     use_cache: bool = True
     stdin: Optional[tuple[str, bytes]] = None  # (as-if filename, content)
+    report_unused_suppressions: bool = False
 
 
 @dataclass
@@ -96,20 +97,35 @@ def _root_for(config: LoadedConfig, path: Path) -> Path:
     return absolute
 
 
-def lint(options: Options) -> Report:
+@dataclass
+class Analysis:
+    """The project as the rules see it, built once per run (``lint`` and ``lock`` share it)."""
+
+    config: LoadedConfig
+    settings: Settings
+    root: Path
+    report_set: set[str]  # absolute paths of the files the paths name: what is reported on
+    walk_problems: list[tuple[str, str]]  # (path, why) of what the walk could not read (FL001)
+    results: list[FileResult]  # one per analysed file, problems included
+    files: dict[str, FileFacts]  # shared with ``project``, which adds the files it loads later
+    project: Project
+    source: Callable[[str], Optional[str]]  # decoded text of a file, memoised in ``texts``
+    texts: dict[str, str]
+
+
+def configure(options: Options) -> tuple[LoadedConfig, Settings]:
+    """Check the paths exist and find the configuration (``UsageError``/``ConfigError``: exit 2)."""
     paths = [Path(p) for p in options.paths]
     for path in paths:
         if not path.exists() and options.stdin is None:
             raise UsageError(f"{path}: no such file or directory")
     config = options.config or find_config(paths[0] if paths else Path("."))
-    settings = options.settings or config.settings
-    rules = all_rules()
-    selection = Selection(
-        select=options.selection.select if options.selection.select is not None else settings.select,
-        ignore=[*settings.ignore, *options.selection.ignore],
-        extend_select=[*settings.extend_select, *options.selection.extend_select],
-    )
-    enabled = selection.resolve(rules, str(config.path) if config.path else "--select")
+    return config, options.settings or config.settings
+
+
+def analyse(options: Options, config: LoadedConfig, settings: Settings) -> Analysis:
+    """Discover, analyse every file (parallel, cached) and build the cross-file project view."""
+    paths = [Path(p) for p in options.paths]
     root = _root_for(config, paths[0] if paths else Path("."))
     excludes = [*settings.exclude, *settings.extend_exclude]
     walker = Walker(root, excludes, settings.respect_gitignore)
@@ -131,21 +147,7 @@ def lint(options: Options) -> Report:
     overrides = {stdin_path: options.stdin[1]} if options.stdin is not None and stdin_path else {}
     results = run_files(all_paths, settings, jobs=options.jobs, use_cache=options.use_cache,
                         cache_root=root, overrides=overrides)
-
-    diagnostics: list[Diagnostic] = []
-    files: dict[str, FileFacts] = {}
-    by_code = {r.code: r for r in rules}
-    for result in results:
-        if result.facts is not None:
-            files[result.path] = result.facts
-        elif result.problem is not None and result.path in report_set:
-            problem = result.problem
-            rule = by_code[problem.code]
-            span = Span(problem.line, problem.col, problem.line, problem.col, 0, 0, problem.line)
-            diagnostics.append(Diagnostic(rule.code, rule.name, rule.severity, problem.message, result.path, span))
-    for path, why in reported.problems:
-        rule = by_code["FL001"]
-        diagnostics.append(Diagnostic(rule.code, rule.name, rule.severity, why, path, Span(1, 0, 1, 0, 0, 0, 1)))
+    files: dict[str, FileFacts] = {result.path: result.facts for result in results if result.facts is not None}
 
     texts: dict[str, str] = {}
 
@@ -170,7 +172,35 @@ def lint(options: Options) -> Report:
 
     search_roots = sorted({Path(_module_of(p)[2]) for p in files} | {root, root / "src"})
     project = Project(files, load, search_roots, settings.follow_calls)
-    active = [rule() for rule in rules if rule.code in enabled and rule.code not in ("FL000", "FL001", "FL999")]
+    return Analysis(config, settings, root, report_set, list(reported.problems), results, files, project,
+                    source, texts)  # fmt: skip
+
+
+def lint(options: Options) -> Report:
+    config, settings = configure(options)
+    rules = all_rules()
+    selection = Selection(
+        select=options.selection.select if options.selection.select is not None else settings.select,
+        ignore=[*settings.ignore, *options.selection.ignore],
+        extend_select=[*settings.extend_select, *options.selection.extend_select],
+    )
+    enabled = selection.resolve(rules, str(config.path) if config.path else "--select")
+    analysis = analyse(options, config, settings)
+    root, report_set, files, project = analysis.root, analysis.report_set, analysis.files, analysis.project
+    source, texts = analysis.source, analysis.texts
+
+    diagnostics: list[Diagnostic] = []
+    by_code = {r.code: r for r in rules}
+    for result in analysis.results:
+        if result.facts is None and result.problem is not None and result.path in report_set:
+            problem = result.problem
+            rule = by_code[problem.code]
+            span = Span(problem.line, problem.col, problem.line, problem.col, 0, 0, problem.line)
+            diagnostics.append(Diagnostic(rule.code, rule.name, rule.severity, problem.message, result.path, span))
+    for path, why in analysis.walk_problems:
+        rule = by_code["FL001"]
+        diagnostics.append(Diagnostic(rule.code, rule.name, rule.severity, why, path, Span(1, 0, 1, 0, 0, 0, 1)))
+    active = [rule() for rule in rules if rule.code in enabled and rule.code not in ("FL000", "FL001", "FL900", "FL999")]
     tool_names = project.tool_names()
     for definition, path in list(project.all_definitions()):
         handler = project.handler(definition, path)
@@ -209,9 +239,12 @@ def lint(options: Options) -> Report:
                                finding.span, finding.fix)
                 )  # fmt: skip
 
-    diagnostics = [d for d in diagnostics if d.path in report_set and d.code in enabled | {"FL999"}]
+    diagnostics = [d for d in diagnostics if d.path in report_set and d.code in enabled | {"FL999", "FL900"}]
     diagnostics = _apply_per_file_ignores(diagnostics, settings, root, by_code)
-    diagnostics = [d for d in diagnostics if not _suppressed(d, files.get(d.path), by_code)]
+    kept = [d for d in diagnostics if not _suppressed(d, files.get(d.path), by_code)]
+    if options.report_unused_suppressions:
+        kept += _unused_suppressions(diagnostics, files, report_set, by_code["FL900"])
+    diagnostics = kept
     unique: dict[tuple, Diagnostic] = {}
     for diagnostic in diagnostics:
         key = (diagnostic.code, diagnostic.path, diagnostic.span.line, diagnostic.span.col,
@@ -241,6 +274,28 @@ def _apply_per_file_ignores(
         if not ignored:
             kept.append(diagnostic)
     return kept
+
+
+def _unused_suppressions(
+    diagnostics: list[Diagnostic], files: dict[str, FileFacts], report_set: set[str], rule: type[Rule]
+) -> list[Diagnostic]:
+    """A ``# noqa`` (or one of its codes) that suppressed nothing in this run."""
+    used: dict[tuple[str, int], set[str]] = {}
+    for diagnostic in diagnostics:
+        if diagnostic.suppressed_by is not None:
+            used.setdefault((diagnostic.path, diagnostic.suppressed_by), set()).update({diagnostic.code, diagnostic.name})
+    unused = []
+    for path in sorted(report_set):
+        facts = files.get(path)
+        for line, tokens in sorted(facts.suppressions.items()) if facts else ():
+            hits = used.get((path, line), set())
+            stale = sorted(t for t in tokens if t != "*" and t not in hits)
+            if ("*" in tokens and not hits) or stale:
+                what = "'# noqa'" if "*" in tokens and not hits else ", ".join(stale)
+                span = Span(line, 0, line, 0, 0, 0, line)
+                unused.append(Diagnostic(rule.code, rule.name, rule.severity,
+                                         f"unused suppression: {what} suppresses nothing here; remove it", path, span))
+    return unused
 
 
 def _suppressed(diagnostic: Diagnostic, facts: Optional[FileFacts], by_code: dict[str, type[Rule]]) -> bool:

@@ -17,14 +17,18 @@ def display_path(path: str) -> str:
     return path if relative.startswith("..") else relative
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def _summary(report: Report) -> str:
     files = len({d.path for d in report.diagnostics})
+    checked = f"{_plural(report.files_checked, 'file')} checked"
     if not report.diagnostics:
-        return f"All checks passed ({report.files_checked} files checked)."
-    plural = lambda n, word: f"{n} {word}{'' if n == 1 else 's'}"  # noqa: E731
+        return f"All checks passed ({checked})."
     return (
-        f"Found {plural(report.errors, 'error')}, {plural(report.warnings, 'warning')} in "
-        f"{plural(files, 'file')} ({report.files_checked} files checked)."
+        f"Found {_plural(report.errors, 'error')}, {_plural(report.warnings, 'warning')} in "
+        f"{_plural(files, 'file')} ({checked})."
     )
 
 

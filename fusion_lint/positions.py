@@ -23,6 +23,7 @@ class _TargetedPositionState(CodegenState):
         self.targets = targets  # ids of nodes whose range we need
         self.offset = 0
         self.ranges: dict[int, tuple[int, int]] = {}
+        self._starts: dict[int, int] = {}
 
     def add_token(self, value: str) -> None:
         self.tokens.append(value)
@@ -31,6 +32,17 @@ class _TargetedPositionState(CodegenState):
     def add_indent_tokens(self) -> None:
         for token in self.indent_tokens:
             self.add_token(token)
+
+    # Nodes without a syntactic range of their own (an IndentedBlock, say) still need one when a
+    # parent hoists its end from them: take the whitespace-inclusive range, as PositionProvider does.
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        if id(node) in self.targets:
+            self._starts[id(node)] = self.offset
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        key = id(node)
+        if key in self.targets and key not in self.ranges and key in self._starts:
+            self.ranges[key] = (self._starts[key], self.offset)
 
     @contextmanager
     def record_syntactic_position(
@@ -52,9 +64,12 @@ class _TargetedPositionState(CodegenState):
         start = self.offset
         yield
         end = self.offset
-        if start_node is not None:
+        # A hoisted child that records no syntactic range itself (a ``RightParen``, an
+        # ``IndentedBlock``) is always the first/last thing emitted inside this block, so the
+        # offsets already taken are its bounds: the same answer ``PositionProvider`` gives.
+        if start_node is not None and id(start_node) in self.ranges:
             start = self.ranges[id(start_node)][0]
-        if end_node is not None:
+        if end_node is not None and id(end_node) in self.ranges:
             end = self.ranges[id(end_node)][1]
         self.ranges[key] = (start, end)
 

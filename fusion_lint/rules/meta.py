@@ -24,6 +24,13 @@ class FileUnreadable(Rule):
 
 
 @register
+class UnusedSuppression(Rule):
+    code, name, severity = "FL900", "unused-suppression", "warning"
+    summary = "A `# noqa` or `# fusion-lint: ignore[...]` comment that suppresses nothing (only with --report-unused-suppressions)."
+    why = "A stale suppression silently hides the next real finding on that line; removing it keeps the checks honest."
+
+
+@register
 class InternalError(Rule):
     code, name, severity = "FL999", "internal-error", "error"
     summary = "A rule raised an exception on this file: a bug in fusion-lint, reported with the rule and file."
