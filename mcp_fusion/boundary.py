@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from .bounding import render_bounded
 from .context import Context, python_log_level
 from .contract import ErrorContract
-from .definitions import Definition, _ContractDefinition
+from .definitions import Definition, ContractDefinition
 from .envelope import ToolErrorBuilder, ToolErrorEnvelope
 from .errors import JsonRpcErrorCode, McpError
 from .signature import bind_context
@@ -125,13 +125,13 @@ async def run_handler(
 
 
 def _context_for(definition: Definition[Any], request_context: Any) -> Context:
-    if isinstance(definition, _ContractDefinition):
+    if isinstance(definition, ContractDefinition):
         return definition.context(request_context)
     return Context((), owner=definition.owner, request_context=request_context)
 
 
 def _entry_for(definition: Definition[Any], reason: str | None) -> ErrorContract | None:
-    if isinstance(definition, _ContractDefinition):
+    if isinstance(definition, ContractDefinition):
         return definition.entry(reason)
     return None
 

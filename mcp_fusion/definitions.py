@@ -44,7 +44,7 @@ class Definition(Generic[HandlerT]):
         return f"{type(self).__name__}({self.name!r})"
 
 
-class _ContractDefinition(Definition[HandlerT]):
+class ContractDefinition(Definition[HandlerT]):
     """A definition that declares an error contract (tools and resources; never prompts)."""
 
     def __init__(
@@ -74,7 +74,7 @@ class _ContractDefinition(Definition[HandlerT]):
         return Context(self.errors, owner=self.owner, request_context=request_context)
 
 
-class ToolDefinition(_ContractDefinition[HandlerT]):
+class ToolDefinition(ContractDefinition[HandlerT]):
     kind = "tool"
 
     def __init__(
@@ -104,7 +104,7 @@ class ToolDefinition(_ContractDefinition[HandlerT]):
 _TEMPLATE_VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-class ResourceDefinition(_ContractDefinition[HandlerT]):
+class ResourceDefinition(ContractDefinition[HandlerT]):
     """A resource; ``{variables}`` in ``uri_template`` are handler parameters of the same name."""
 
     kind = "resource"

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping, Sequence
 
 from .bounding import bound_value
@@ -154,8 +154,6 @@ class ToolErrorEnvelope:
         )
 
     def with_contract_awareness(self, deltas: Sequence[Delta]) -> ToolErrorEnvelope:
-        from dataclasses import replace
-
         return replace(self, contract_awareness=tuple(deltas))
 
     # -- renderings -------------------------------------------------------------------------

@@ -22,12 +22,11 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from .boundary import UNEXPECTED_REASON, HandlerSuccess, Outcome, run_handler
-from .definitions import PromptDefinition, ResourceDefinition, ToolDefinition
+from .definitions import Definition, PromptDefinition, ResourceDefinition, ToolDefinition
 from .envelope import ENVELOPE_FORMATS, EnvelopeFormat, ToolErrorEnvelope
 from .errors import JsonRpcErrorCode
 from .lockfile import (
     Delta,
-    LockfileError,
     build_lock,
     deltas_by_definition,
     diff_locks,
@@ -184,14 +183,7 @@ class FusionServer:
         try:
             content, structured = _success_payload(definition, outcome)
         except Exception:
-            logger.exception("Error in tool:%s [SERIALIZATION_ERROR] the result could not be serialised", definition.name)
-            failure = ToolErrorEnvelope(
-                code=JsonRpcErrorCode.SERIALIZATION_ERROR,
-                message=f"tool {definition.name!r} produced a result that could not be serialised",
-                recovery="Do not blindly retry: the same call will produce the same result. Try different arguments.",
-                details={"reason": "unserialisable_result", "retryable": False},
-            )
-            return self._failure_result(failure, has_output_schema=has_output_schema)
+            return self._failure_result(_unserialisable(definition), has_output_schema=has_output_schema)
         if outcome.warning is None:
             return types.CallToolResult(content=content, structured_content=structured, is_error=False)
         # A warning is guidance on the success path: the envelope leads, the payload follows.
@@ -279,7 +271,11 @@ class FusionServer:
         outcome = await run_handler(definition, variables, ctx)
         if not isinstance(outcome, HandlerSuccess):
             raise self._protocol_failure(self._with_awareness("resource", definition.name, outcome))
-        return types.ReadResourceResult(contents=_resource_contents(uri, outcome.value))
+        try:
+            contents = _resource_contents(uri, outcome.value)
+        except Exception:
+            raise self._protocol_failure(_unserialisable(definition)) from None
+        return types.ReadResourceResult(contents=contents)
 
     def _protocol_failure(self, failure: Failure) -> MCPError:
         """A resource/prompt failure: the SDK only permits a JSON-RPC error there.
@@ -324,10 +320,27 @@ class FusionServer:
         outcome = await run_handler(definition, params.arguments, ctx)
         if not isinstance(outcome, HandlerSuccess):
             raise self._protocol_failure(outcome)
-        return types.GetPromptResult(description=definition.description, messages=_prompt_messages(outcome.value))
+        try:
+            messages = _prompt_messages(outcome.value)
+        except Exception:
+            raise self._protocol_failure(_unserialisable(definition)) from None
+        return types.GetPromptResult(description=definition.description, messages=messages)
 
 
 # -- helpers ----------------------------------------------------------------------------------
+
+
+def _unserialisable(definition: Definition[Any]) -> ToolErrorEnvelope:
+    """A handler returned something the wire cannot carry: a server bug, masked like any other."""
+    logger.exception(
+        "Error in %s:%s [SERIALIZATION_ERROR] the result could not be serialised", definition.kind, definition.name
+    )
+    return ToolErrorEnvelope(
+        code=JsonRpcErrorCode.SERIALIZATION_ERROR,
+        message=f"{definition.owner} produced a result that could not be serialised",
+        recovery="Do not blindly retry: the same call will produce the same result. Try different arguments.",
+        details={"reason": "unserialisable_result", "retryable": False},
+    )
 
 
 def advertised_errors(definition: ToolDefinition[Any] | ResourceDefinition[Any]) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ import inspect
 import re
 import typing
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Union, get_args, get_origin
+from typing import Any, Callable, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
@@ -227,9 +227,3 @@ def bind_context(signature: HandlerSignature, kwargs: dict[str, Any], context: C
     if signature.context_parameter is not None:
         kwargs[signature.context_parameter] = context
     return kwargs
-
-
-def describe_parameters(signature: HandlerSignature) -> Mapping[str, Any]:
-    """Argument name -> its JSON schema property (used for prompt argument listings)."""
-    properties = signature.input_schema.get("properties", {})
-    return {name: properties.get(name, {}) for name in signature.argument_names}

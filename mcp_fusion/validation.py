@@ -11,7 +11,7 @@ per problem, saying what it sent (bounded) and what was expected, and a fixed re
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .bounding import render_bounded
@@ -63,8 +63,6 @@ class ValidationEnvelope:
         return validation_message(self.action)
 
     def with_contract_awareness(self, deltas: Sequence[Delta]) -> ValidationEnvelope:
-        from dataclasses import replace
-
         return replace(self, contract_awareness=tuple(deltas))
 
     def to_xml(self) -> str:

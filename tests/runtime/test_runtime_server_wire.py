@@ -435,3 +435,26 @@ def test_server_construction_errors() -> None:
 
 def test_mcp_error_is_not_the_sdk_protocol_error() -> None:
     assert not issubclass(McpError, mcp.MCPError)
+
+
+async def test_an_unserialisable_result_is_masked(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="mcp_fusion")
+
+    @tool("leaky")
+    def leaky() -> object:
+        return object()  # nothing JSON can carry
+
+    @prompt("broken_prompt")
+    def broken_prompt() -> object:
+        return 42
+
+    async with connected(FusionServer("s", tools=[leaky], prompts=[broken_prompt])) as client:
+        result = await client.call_tool("leaky", {})
+        with pytest.raises(mcp.MCPError) as prompt_failure:
+            await client.get_prompt("broken_prompt", {})
+    assert result.is_error is True
+    assert result.structured_content["error"]["code"] == int(JsonRpcErrorCode.SERIALIZATION_ERROR)
+    assert result.structured_content["error"]["data"]["reason"] == "unserialisable_result"
+    assert "object at 0x" not in result.model_dump_json()
+    assert prompt_failure.value.code == int(JsonRpcErrorCode.SERIALIZATION_ERROR)
+    assert any(r.getMessage().startswith("Error in tool:leaky [SERIALIZATION_ERROR]") for r in caplog.records)
