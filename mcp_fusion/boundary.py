@@ -109,7 +109,7 @@ async def run_handler(
         )
         raise
     except ToolErrorBuilder as built:
-        return _from_builder(definition, built, arguments, raised=True)
+        return _from_builder(definition, built, arguments)
     except McpError as error:
         return _from_mcp_error(definition, error, arguments)
     except Exception:
@@ -120,7 +120,7 @@ async def run_handler(
         )
         return envelope
     if isinstance(result, ToolErrorBuilder):
-        return _from_builder(definition, result, arguments, raised=False)
+        return _from_builder(definition, result, arguments)
     return HandlerSuccess(result)
 
 
@@ -145,7 +145,7 @@ def _from_mcp_error(definition: Definition[Any], error: McpError, arguments: Map
 
 
 def _from_builder(
-    definition: Definition[Any], built: ToolErrorBuilder, arguments: Mapping[str, Any], *, raised: bool
+    definition: Definition[Any], built: ToolErrorBuilder, arguments: Mapping[str, Any]
 ) -> Outcome:
     envelope = built.envelope()
     entry = _entry_for(definition, envelope.reason)

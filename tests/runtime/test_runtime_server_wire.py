@@ -458,3 +458,30 @@ async def test_an_unserialisable_result_is_masked(caplog: pytest.LogCaptureFixtu
     assert "object at 0x" not in result.model_dump_json()
     assert prompt_failure.value.code == int(JsonRpcErrorCode.SERIALIZATION_ERROR)
     assert any(r.getMessage().startswith("Error in tool:leaky [SERIALIZATION_ERROR]") for r in caplog.records)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_context_reaches_the_sdk_request_for_logging_and_progress(mode: str) -> None:
+    @tool("long_export")
+    async def long_export(ctx: Context) -> str:
+        await ctx.info("halfway", step=1)
+        await ctx.report_progress(1, 2, "half done")
+        return f"request {ctx.request_id} cancel_requested={ctx.cancel_requested}"
+
+    logs, progress = [], []
+
+    async def on_log(params: object) -> None:
+        logs.append(params)
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append((done, total, message))
+
+    server = FusionServer("s", tools=[long_export])
+    async with connected(server, mode=mode, logging_callback=on_log, log_level="debug") as client:
+        result = await client.call_tool("long_export", {}, progress_callback=on_progress)
+    assert result.content[0].text.endswith("cancel_requested=False")
+    assert "request None" not in result.content[0].text
+    assert [(entry.level, entry.logger, entry.data) for entry in logs] == [
+        ("info", "mcp_fusion", {"message": "halfway", "step": 1})
+    ]
+    assert progress == [(1, 2, "half done")]
