@@ -6,6 +6,7 @@ key or value is a ``ConfigError`` naming the file, the key and what was expected
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -34,7 +35,8 @@ class ConfigError(Exception):
 class Settings(BaseModel):
     """The validated ``[tool.fusion-lint]`` table."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+    # strict: TOML has real types, so ``follow-calls = "3"`` or ``respect-gitignore = 1`` is a mistake.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, strict=True)
 
     select: Optional[list[str]] = None
     ignore: list[str] = Field(default_factory=list)
@@ -55,7 +57,7 @@ class Settings(BaseModel):
             raise ValueError("at least one module name")
         for name in value:
             if not all(part.isidentifier() for part in name.split(".")):
-                raise ValueError(f"dotted module names, got {name!r}")
+                raise ValueError(f"expected dotted module names such as 'vendored.fusion', not {name!r}")
         return value
 
 
@@ -70,25 +72,40 @@ class LoadedConfig(BaseModel):
         return self.path.parent if self.path is not None else None
 
 
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _key_path(location: tuple[Any, ...]) -> str:
+    """A TOML dotted key: ``per-file-ignores."tests/*.py"`` (parts that are not bare keys quoted)."""
+    parts = [str(part) for part in location if not isinstance(part, int)]
+    return ".".join(part if _BARE_KEY.match(part) else f'"{part}"' for part in parts) or "(table)"
+
+
 def _describe_error(error: dict[str, Any]) -> tuple[str, str]:
-    key = ".".join(str(part) for part in error["loc"]) or "(table)"
+    key = _key_path(tuple(error["loc"]))
     kind = error["type"]
     if kind == "extra_forbidden":
         expected = "a known key: " + ", ".join(
             sorted(f.alias or name for name, f in Settings.model_fields.items())
         )
         return key, f"unknown key (expected {expected})"
-    return key, f"{error['msg']} (got {error.get('input')!r})"
+    message = str(error["msg"])
+    # pydantic says "Input should be a valid list"; the user reads "expected a list".
+    message = re.sub(r"^Input should be ", "expected ", message)
+    message = re.sub(r"^Value error, ", "", message)
+    return key, f"{message} (got {error.get('input')!r})"
 
 
-def parse_settings(table: Any, source: str) -> Settings:
+def parse_settings(table: Any, source: str, table_name: str = "[tool.fusion-lint]") -> Settings:
+    """Validate one table; ``table_name`` is how messages name it ("" for a file's top level)."""
+    where = f"{source}: {table_name} " if table_name else f"{source}: "
     if not isinstance(table, dict):
-        raise ConfigError(f"{source}: [tool.fusion-lint] must be a table")
+        raise ConfigError(f"{where}must be a table")
     try:
         return Settings.model_validate(table)
     except ValidationError as exc:
         key, what = _describe_error(exc.errors()[0])
-        raise ConfigError(f"{source}: [tool.fusion-lint] key '{key}': {what}") from None
+        raise ConfigError(f"{where}key '{key}': {what}") from None
 
 
 def read_config_file(path: Path) -> Optional[Settings]:
@@ -101,11 +118,16 @@ def read_config_file(path: Path) -> Optional[Settings]:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if path.name == "pyproject.toml":
-        table = document.get("tool", {}).get("fusion-lint")
+        tool = document.get("tool", {})
+        table = tool.get("fusion-lint") if isinstance(tool, dict) else None
         if table is None:
             return None
         return parse_settings(table, str(path))
-    return parse_settings(document.get("tool", {}).get("fusion-lint", document), str(path))
+    # fusion-lint.toml holds the keys at the top level (a [tool.fusion-lint] table works too).
+    nested = document.get("tool", {}).get("fusion-lint") if isinstance(document.get("tool"), dict) else None
+    if nested is not None:
+        return parse_settings(nested, str(path))
+    return parse_settings(document, str(path), table_name="")
 
 
 def find_config(start: Path) -> LoadedConfig:

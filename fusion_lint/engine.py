@@ -33,29 +33,38 @@ class Selection:
     ignore: list[str] = field(default_factory=list)
     extend_select: list[str] = field(default_factory=list)
 
-    def resolve(self, rules: Sequence[type[Rule]], source: str = "--select") -> set[str]:
-        def expand(keys: Iterable[str], origin: str) -> set[str]:
-            codes: set[str] = set()
-            for key in keys:
-                key = key.strip()
-                if not key:
-                    continue
-                if key.upper() == "ALL":
-                    codes |= {r.code for r in rules}
-                    continue
-                matched = {r.code for r in rules if r.code.startswith(key.upper()) or r.name == key}
-                if not matched:
-                    raise ConfigError(f"{origin}: unknown rule code, prefix or name '{key}'")
-                codes |= matched
-            return codes
-
+    def resolve(self, rules: Sequence[type[Rule]], source: Optional[str] = None) -> set[str]:
+        """The enabled codes. ``source`` names where the lists come from in an error (a config
+        file's table); None means the command-line flags."""
         if self.select is None:
             chosen = {r.code for r in rules if r.default_enabled}
         else:
-            chosen = expand(self.select, source)
-        chosen |= expand(self.extend_select, source)
-        chosen -= expand(self.ignore, source)
+            chosen = expand_rule_keys(self.select, rules, source, "select")
+        chosen |= expand_rule_keys(self.extend_select, rules, source, "extend-select")
+        chosen -= expand_rule_keys(self.ignore, rules, source, "ignore")
         return chosen
+
+
+def expand_rule_keys(keys: Iterable[str], rules: Sequence[type[Rule]], source: Optional[str], option: str) -> set[str]:
+    """Codes named by rule codes, code prefixes (``FL2``), rule names or ``ALL``; an unknown key
+    is a ``ConfigError`` naming the flag, or the file and key, it came from."""
+    codes: set[str] = set()
+    for key in keys:
+        key = key.strip()
+        if not key:
+            continue
+        if key.upper() == "ALL":
+            codes |= {r.code for r in rules}
+            continue
+        matched = {r.code for r in rules if r.code.startswith(key.upper()) or r.name == key}
+        if not matched:
+            where = f"--{option}" if source is None else f"{source} key '{option}'"
+            raise ConfigError(
+                f"{where}: unknown rule code, prefix or name '{key}' (expected e.g. FL202, FL2 or "
+                "error-contract-unthrown; see fusion-lint rule --all)"
+            )
+        codes |= matched
+    return codes
 
 
 @dataclass
@@ -179,12 +188,18 @@ def analyse(options: Options, config: LoadedConfig, settings: Settings) -> Analy
 def lint(options: Options) -> Report:
     config, settings = configure(options)
     rules = all_rules()
+    # Each list is checked where it was written, so an unknown code names its flag or its file.
+    table = f"{config.path}: [tool.fusion-lint]" if config.path else "configuration"
+    Selection(settings.select, settings.ignore, settings.extend_select).resolve(rules, table)
+    for pattern, keys in settings.per_file_ignores.items():
+        expand_rule_keys(keys, rules, table, f'per-file-ignores."{pattern}"')
+    options.selection.resolve(rules)
     selection = Selection(
         select=options.selection.select if options.selection.select is not None else settings.select,
         ignore=[*settings.ignore, *options.selection.ignore],
         extend_select=[*settings.extend_select, *options.selection.extend_select],
     )
-    enabled = selection.resolve(rules, str(config.path) if config.path else "--select")
+    enabled = selection.resolve(rules)
     analysis = analyse(options, config, settings)
     root, report_set, files, project = analysis.root, analysis.report_set, analysis.files, analysis.project
     source, texts = analysis.source, analysis.texts

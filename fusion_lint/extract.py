@@ -480,27 +480,39 @@ class Extractor:
                 yield stmt
 
     def _declare(self, stmt: cst.CSTNode) -> None:
+        """Record what each module-level name means; a later binding replaces an earlier one."""
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            self.local_names.add(stmt.name.value)
+            self._bind_local(stmt.name.value)
             return
         if not isinstance(stmt, cst.SimpleStatementLine):
             return
         for small in stmt.body:
             if isinstance(small, (cst.Import, cst.ImportFrom)):
                 self.bind_imports(small, self.aliases)
+                self.local_names.difference_update(self.aliases)
                 self._note_runtime_import(small, stmt)
             elif isinstance(small, cst.Assign):
                 for target in small.targets:
                     if isinstance(target.target, cst.Name):
-                        name = target.target.value
-                        # ``t = tool``: a rebinding of an imported name keeps its meaning.
-                        qname = self.qualify(small.value) if isinstance(small.value, (cst.Name, cst.Attribute)) else None
-                        if qname is not None and qname != name and qname.split(".")[0] in self.aliases:
-                            self.aliases[name] = qname
-                        else:
-                            self.local_names.add(name)
+                        self._bind_assigned(target.target.value, small.value)
             elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                self.local_names.add(small.target.value)
+                self._bind_local(small.target.value)
+
+    def _bind_local(self, name: str) -> None:
+        self.local_names.add(name)
+        self.aliases.pop(name, None)  # ``def tool(...)`` after ``from mcp_fusion import tool`` shadows it
+
+    def _bind_assigned(self, name: str, value: cst.BaseExpression) -> None:
+        # ``t = tool``, ``define = mf.tool``: a rebinding of an imported name keeps its meaning.
+        source = _dotted(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+        if source is not None and source != name:
+            qname = self.qualify(value)
+            head = source.split(".")[0]
+            if qname is not None and (head in self.aliases or self.runtime_api(qname) is not None):
+                self.aliases[name] = qname
+                self.local_names.discard(name)
+                return
+        self._bind_local(name)
 
     def _note_runtime_import(self, node: cst.CSTNode, stmt: cst.CSTNode) -> None:
         if self.facts.runtime_import is not None or not isinstance(node, cst.ImportFrom):
@@ -576,16 +588,20 @@ class _FunctionWalker:
         found = None
         for param in all_params:
             annotation = param.annotation.annotation if param.annotation is not None else None
-            if annotation is None:
-                continue
-            text = string_value(annotation)
-            qname = text if isinstance(text, str) else self.ex.qualify(annotation, self.scope)
-            if qname is not None and (qname == "Context" or self.ex.runtime_api(qname) == "Context"):
+            if annotation is not None and any(
+                qname == "Context" or self.ex.runtime_api(qname) == "Context"
+                for qname in self._annotation_qnames(annotation)
+            ):
                 found = param.name.value
                 break
         if found is None:
+            # By name only when nothing says otherwise: ``ctx: dict`` is an ordinary argument.
             for param in all_params:
-                if param.name.value in CONTEXT_NAMES:
+                if param.name.value in CONTEXT_NAMES and (
+                    param.annotation is None
+                    or any("context" in q.rpartition(".")[2].lower()
+                           for q in self._annotation_qnames(param.annotation.annotation))
+                ):
                     found = param.name.value
                     break
         if found is not None:
@@ -595,6 +611,24 @@ class _FunctionWalker:
         for param in all_params:
             if param.name.value != found:
                 self.ctx_names.discard(param.name.value)
+
+    def _annotation_qnames(self, annotation: cst.BaseExpression) -> Iterator[str]:
+        """Qualified names an annotation may stand for: ``Context``, ``"Context"``,
+        ``Optional[Context]``, ``Context | None``, ``Annotated[Context, ...]``."""
+        text = string_value(annotation)
+        if isinstance(text, str):
+            yield text
+        elif isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+            yield from self._annotation_qnames(annotation.left)
+            yield from self._annotation_qnames(annotation.right)
+        elif isinstance(annotation, cst.Subscript):
+            for element in annotation.slice:
+                if isinstance(element.slice, cst.Index):
+                    yield from self._annotation_qnames(element.slice.value)
+        else:
+            qname = self.ex.qualify(annotation, self.scope)
+            if qname is not None:
+                yield qname
 
     # recording: a fact belongs to this function and every enclosing one
     def _record(self, attribute: str, fact: object) -> None:

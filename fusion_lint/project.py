@@ -69,7 +69,8 @@ class Contract:
     wrong_type: Optional[tuple[BadExpr, str]] = None  # FL100
     empty_literal: bool = False  # FL101: ``errors=[]`` written at the definition
     bad_items: list[tuple[BadItem, str]] = field(default_factory=list)  # FL102
-    unresolved: list[tuple[str, Span, str]] = field(default_factory=list)  # FL190: (what, where, path)
+    # FL190: (what could not be resolved, as a noun phrase; where; path)
+    unresolved: list[tuple[str, Span, str]] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -194,7 +195,8 @@ class Project:
         return current
 
     def contract(self, definition: Definition, path: str) -> Contract:
-        if definition.errors is None:
+        # A prompt takes no contract (FL117 reports its errors=): checking its shape would be noise.
+        if definition.errors is None or definition.kind == "prompt":
             return Contract(declared=False)
         contract = Contract(declared=True)
         expr = definition.errors
@@ -216,11 +218,12 @@ class Project:
             elif expr.invalid:
                 contract.bad_items.append((BadItem(expr.description, expr.span, True), path))
             else:
-                contract.unresolved.append((f"errors= is {expr.description}", expr.span, path))
+                where = "errors=" if top else "part of errors="
+                contract.unresolved.append((f"{where} ({expr.description})", expr.span, path))
         elif isinstance(expr, RefExpr):
             target = self._deref(expr.qname, seen)
             if target is None:
-                contract.unresolved.append((f"'{expr.qname}' is not a list this project defines", expr.span, path))
+                contract.unresolved.append((f"'{expr.qname}' (no list of that name in the project)", expr.span, path))
                 return
             binding, where = target
             if isinstance(binding, Entry):
@@ -230,7 +233,7 @@ class Project:
                 else:
                     contract.entries.append((binding, where))
             elif isinstance(binding, Value):
-                bad = BadExpr(f"a {binding.kind}" if binding.kind != "none" else "None", expr.span, True)
+                bad = BadExpr(_value_phrase(binding), expr.span, True)
                 if top:
                     contract.wrong_type = (bad, path)
                 else:
@@ -251,20 +254,20 @@ class Project:
         elif isinstance(item, RefItem):
             target = self._deref(item.qname, seen)
             if target is None:
-                contract.unresolved.append((f"entry '{item.qname}' cannot be resolved", item.span, path))
+                contract.unresolved.append((f"entry '{item.qname}'", item.span, path))
                 return
             binding, where = target
             if isinstance(binding, Entry):
                 contract.entries.append((binding, where))
             elif isinstance(binding, Value):
-                contract.bad_items.append((BadItem(f"a {binding.kind}", item.span, True), path))
+                contract.bad_items.append((BadItem(_value_phrase(binding), item.span, True), path))
             else:  # a list used as one entry
                 contract.bad_items.append((BadItem("a list (spread it with *)", item.span, True), path))
         elif isinstance(item, BadItem):
             if item.invalid:
                 contract.bad_items.append((item, path))
             else:
-                contract.unresolved.append((f"entry {item.description} cannot be resolved", item.span, path))
+                contract.unresolved.append((f"an entry ({item.description})", item.span, path))
 
     # ----- handlers and what they reach ----------------------------------------------------------
 
@@ -320,6 +323,13 @@ class Project:
         for path in sorted(self.files):
             for definition in self.files[path].definitions:
                 yield definition, path
+
+
+def _value_phrase(value: Value) -> str:
+    """How a constant of the wrong kind is named in a message: 'a string', 'None', 'a code'."""
+    phrases = {"str": "a string", "fstring": "an f-string", "int": "an int", "float": "a float",
+               "bool": "a bool", "none": "None", "code": "a JsonRpcErrorCode member"}  # fmt: skip
+    return phrases.get(value.kind, str(value.value))
 
 
 # Modules that are never project code: calls into them are opaque and not looked up on disk.

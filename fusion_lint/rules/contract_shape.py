@@ -529,11 +529,16 @@ class ErrorContractUnresolved(ShapeRule):
     )
 
     def check(self, ctx: DefinitionContext) -> Iterable[Finding]:
-        skipped = "handler checks FL200-FL207 were skipped"
         if ctx.definition.kind == "prompt":
             return
         for what, span, path in ctx.contract.unresolved:
-            yield Finding(span, f"{ctx.label}: {what} statically; {skipped} for this definition", path=path)
+            yield Finding(
+                span,
+                f"{ctx.label}: {what} cannot be resolved statically, so the handler checks FL200-FL204, FL206 "
+                "and FL207 were skipped for this definition; declare the contract as a list literal or a "
+                "module-level constant of the project",
+                path=path,
+            )
         for entry, path in entries(ctx):
             if entry.opaque:
                 yield Finding(

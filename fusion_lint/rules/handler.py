@@ -111,7 +111,8 @@ class ErrorContractConformance(HandlerRule):
     )
     VALID = (
         _tool("    raise ctx.fail('no_match')\n"),
-        _tool("    raise TimeoutError_ if False else ctx.fail('no_match')\n".replace("TimeoutError_ if False else ", "")),
+        # Baseline codes (SERVICE_UNAVAILABLE, TIMEOUT, ...) never need declaring.
+        _tool("    from mcp_fusion import service_unavailable\n    raise service_unavailable('Upstream down')\n"),
     )
     INVALID = (
         Example(_tool("    raise conflict('Invoice is locked')\n"), lines=(5,), message="CONFLICT"),
@@ -214,7 +215,7 @@ class ErrorContractUnthrown(HandlerRule):
                 errors="ENTRIES + [ErrorContract(reason='locked', code=JsonRpcErrorCode.CONFLICT, when='Locked', "
                 "recovery='Wait a minute then call get_invoice again.')]",
             ),
-            lines=(4,),
+            lines=(3,),
             message="'locked'",
         ),
     )
@@ -363,7 +364,7 @@ class ServiceReasonUnraised(HandlerRule):
             _tool("    lookup()\n", errors="[ErrorContract(reason='gone', code=JsonRpcErrorCode.NOT_FOUND, when='Gone', "
                   "recovery='Call list_invoices to find a valid id.', thrown_by='service')]")
             + "def lookup():\n    return None\n",
-            lines=(4,),
+            lines=(3,),
             message="'gone'",
         ),
     )
@@ -455,13 +456,16 @@ class PreserveCauseOnRethrow(BodyRule):
     summary = "Inside `except E as e:`, an McpError is raised without `from e` or `cause=e`."
     why = "The cause is what the traceback in the server log shows; dropping it hides the real failure from whoever debugs it."
     fix = "Appends `from <e>` to the raise."
-    VALID = (_tool("    try:\n        pass\n    except KeyError as e:\n        raise not_found('gone') from e\n"),)
+    VALID = (
+        _tool("    try:\n        pass\n    except KeyError as e:\n        raise ctx.fail('no_match') from e\n"),
+        _tool("    try:\n        pass\n    except KeyError as e:\n        raise ctx.fail('no_match', cause=e)\n"),
+    )
     INVALID = (
         Example(
-            _tool("    try:\n        pass\n    except KeyError as e:\n        raise not_found('gone')\n"),
+            _tool("    try:\n        pass\n    except KeyError as e:\n        raise ctx.fail('no_match')\n"),
             lines=(8,),
             message="from e",
-            fixed=_tool("    try:\n        pass\n    except KeyError as e:\n        raise not_found('gone') from e\n"),
+            fixed=_tool("    try:\n        pass\n    except KeyError as e:\n        raise ctx.fail('no_match') from e\n"),
         ),
     )
 
@@ -484,11 +488,12 @@ class NoStringifyUpstreamError(BodyRule):
     code, name, severity = "FL303", "no-stringify-upstream-error", "warning"
     summary = "A raised message built with `json.dumps(...)`, `traceback.format_exc()` or `repr(<caught>)`."
     why = "The message goes to the model and the client: stack traces and raw upstream payloads leak internals and secrets."
-    VALID = (_tool("    try:\n        pass\n    except KeyError as e:\n        raise not_found('No such invoice') from e\n"),)
+    VALID = (_tool("    try:\n        pass\n    except KeyError as e:\n        raise ctx.fail('no_match', 'No such invoice') from e\n"),)
     INVALID = (
         Example(
             "import traceback\n"
-            + _tool("    try:\n        pass\n    except KeyError as e:\n        raise not_found(traceback.format_exc()) from e\n"),
+            + _tool("    try:\n        pass\n    except KeyError as e:\n"
+                    "        raise ctx.fail('no_match', traceback.format_exc()) from e\n"),
             lines=(9,),
             message="traceback.format_exc()",
         ),
@@ -516,7 +521,7 @@ class SwallowedCancellation(BodyRule):
     INVALID = (
         Example("import asyncio\n" + _tool("    try:\n        pass\n    except asyncio.CancelledError:\n        pass\n"),
                 lines=(8,), message="CancelledError"),
-        Example(_tool("    try:\n        pass\n    except:\n        return None\n"), lines=(7,), message="bare except"),
+        Example(_tool("    try:\n        pass\n    except:\n        return None\n"), lines=(7,), message="everything"),
     )
 
     def check(self, ctx: DefinitionContext) -> Iterable[Finding]:
@@ -535,9 +540,10 @@ class SwallowedCancellation(BodyRule):
                     end.end_line if end else span.line, end.end_col if end else span.col + len("except"),
                     span.start, end.end if end else span.start + len("except"), span.stmt_line,
                 )  # fmt: skip
+                caught = "everything (cancellation included)" if clause.catches == "bare except" else clause.catches
                 yield Finding(
                     reported,
-                    f"{ctx.label}: this except clause catches {clause.catches} and does not re-raise, so "
+                    f"{ctx.label}: this except clause catches {caught} and does not re-raise, so "
                     "cancellation is swallowed; catch Exception instead, or re-raise",
                     path=reached.path,
                 )
