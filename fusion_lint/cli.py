@@ -151,5 +151,53 @@ def rule(key: Optional[str], show_all: bool) -> None:
     click.echo(render_rule(found), nl=False)
 
 
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.option("--check", "check_only", is_flag=True,
+              help="Compare the code with the lockfile instead of writing it: exit 0 in sync, 1 otherwise.")
+@click.option("--lockfile", type=click.Path(dir_okay=False, path_type=str), default=None,
+              help="The lockfile (default: fusion-contracts.lock at the project root).")
+@click.option("--output-format", type=click.Choice(("text", "json")), default="text", show_default=True)
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: the cores).")
+@click.option("--config", "config_path", type=click.Path(path_type=Path), default=None, help="Use this config file.")
+@click.option("--verbose", "-v", is_flag=True, help="Show tracebacks of internal errors.")
+def lock(
+    paths: tuple[str, ...],
+    check_only: bool,
+    lockfile: Optional[str],
+    output_format: str,
+    no_cache: bool,
+    jobs: Optional[int],
+    config_path: Optional[Path],
+    verbose: bool,
+) -> None:
+    """Write (or --check) the contract lockfile of the tools and resources under PATHS (default: the project)."""
+    from mcp_fusion.lockfile import LockfileError
+
+    from . import lock as locking
+    from .config import find_config
+    from .engine import Options, UsageError
+
+    try:
+        config = load_explicit(config_path) if config_path is not None else None
+        if paths:
+            path_list = list(paths)
+        else:  # the whole project, wherever in it this runs
+            config = config or find_config(Path("."))
+            path_list = locking.default_paths(config)
+        options = Options(paths=path_list, config=config, jobs=jobs, use_cache=not no_cache)
+        static = locking.build_static_lock(options, lockfile)
+        output, code = (locking.check if check_only else locking.write)(static, output_format)
+    except (ConfigError, UsageError, LockfileError, locking.LockRefused) as exc:
+        raise fail(str(exc))
+    except Exception as exc:  # an internal error: one line, traceback only when asked
+        if verbose:
+            traceback.print_exc()
+        raise fail(f"internal error: {type(exc).__name__}: {exc} (run with --verbose for the traceback)")
+    click.echo(output, nl=False)
+    raise click.exceptions.Exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
