@@ -111,6 +111,11 @@ class Walker:
         self.excludes = IgnoreRules(root, list(excludes))
         self.respect_gitignore = respect_gitignore
         self._gitignores: dict[Path, Optional[IgnoreRules]] = {}
+        # .gitignore files are read up to the repository's top; outside a repository, up to the
+        # project root only (a .gitignore above it belongs to something else).
+        self._gitignore_top = next(
+            (d for d in (root, *root.parents) if (d / ".git").exists()), root
+        )
 
     def _gitignore_chain(self, directory: Path) -> list[IgnoreRules]:
         chain: list[IgnoreRules] = []
@@ -120,7 +125,7 @@ class Walker:
             rules = self._gitignores[candidate]
             if rules is not None:
                 chain.append(rules)
-            if (candidate / ".git").exists() or candidate == self.root.parent:
+            if (candidate / ".git").exists() or candidate == self._gitignore_top:
                 break
         return list(reversed(chain))  # outermost first: deeper files override
 
@@ -183,7 +188,9 @@ class Walker:
         for entry in entries:
             path = Path(entry.path)
             try:
-                is_dir = entry.is_dir()
+                # Symlinked directories are not followed (as git and ruff do): a link back up the
+                # tree would loop, and a link across it would report the same file twice.
+                is_dir = entry.is_dir(follow_symlinks=False)
                 is_file = entry.is_file()
             except OSError:
                 continue

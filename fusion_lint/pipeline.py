@@ -5,7 +5,9 @@ its result can be computed in a worker process and cached by content.
 """
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +22,8 @@ _SUPPRESSION = re.compile(
     r"#\s*(?:noqa(?::\s*(?P<codes>[\w-]+(?:[\s,]+[\w-]+)*))?|fusion-lint:\s*ignore(?:\[(?P<names>[^\]]*)\])?)",
     re.IGNORECASE,
 )
+
+_MENTIONS_SUPPRESSION = re.compile(r"noqa|fusion-lint", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -44,13 +48,25 @@ def _module_of(path: str) -> tuple[str, bool, str]:
 
 
 def suppressions(text: str) -> dict[int, frozenset[str]]:
-    if "noqa" not in text and "fusion-lint" not in text:
+    """line -> the codes/names its suppression comment lists ("*": all)."""
+    if _MENTIONS_SUPPRESSION.search(text) is None:
         return {}
+    candidates: dict[int, list[re.Match[str]]] = {}
+    # Split on "\n" only: line numbers must agree with the positions of diagnostics.
+    for number, line in enumerate(text.split("\n"), start=1):
+        if "#" in line:
+            matches = list(_SUPPRESSION.finditer(line))
+            if matches:
+                candidates[number] = matches
+    if not candidates:
+        return {}
+    comments = _comment_starts(text, candidates)
     found: dict[int, frozenset[str]] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if "#" not in line:
-            continue
-        for match in _SUPPRESSION.finditer(line):
+    for number, matches in candidates.items():
+        for match in matches:
+            comment = comments.get(number)
+            if comment is None or match.start() < comment:
+                continue  # "# noqa" inside a string literal is not a comment
             listed = match.group("codes") or match.group("names")
             if listed is None or not listed.strip():
                 tokens = frozenset({"*"})
@@ -59,6 +75,19 @@ def suppressions(text: str) -> dict[int, frozenset[str]]:
                                    for t in re.split(r"[\s,]+", listed) if t.strip())
             found[number] = found.get(number, frozenset()) | tokens
     return found
+
+
+def _comment_starts(text: str, lines: dict[int, object]) -> dict[int, int]:
+    """The column where the comment of each of ``lines`` starts (tokenized: a ``#`` in a string is
+    not one). Only files that mention a suppression get here, and the file already parsed."""
+    starts: dict[int, int] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT and token.start[0] in lines:
+                starts[token.start[0]] = token.start[1]
+    except (tokenize.TokenError, SyntaxError):
+        pass  # keep what was read: a tokenizer hiccup must not drop the other suppressions
+    return starts
 
 
 def analyze_file(
