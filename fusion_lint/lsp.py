@@ -1,0 +1,327 @@
+"""The language server (DESIGN §9): ``fusion-lint lsp`` speaks LSP on stdio with pygls 2.
+
+* Diagnostics come from the same engine as the CLI, through its stdin path: the unsaved buffer is
+  linted as if it were the file on disk, so the file's configuration applies and the rest of its
+  project (read from disk) resolves shared contracts, services and tool names.
+* Linting runs in one worker thread, never on the event loop, and edits are debounced; a result
+  for a text the editor no longer shows is dropped, never published (its ranges would be wrong).
+* Columns are converted from the model's code points to the negotiated position encoding
+  (UTF-16 unless the client offers another), computed from the line's own text.
+* Fixes attached to diagnostics become quick-fix code actions; their edits are offsets into the
+  linted text, turned into ranges the same way.
+
+Only the ``lsp`` subcommand imports this module, so pygls never slows the CLI down.
+"""
+from __future__ import annotations
+
+import asyncio
+import bisect
+import codecs
+import io
+import logging
+import os
+import re
+import time
+import tokenize
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Optional
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+
+from . import __version__
+from .config import ConfigError
+from .diagnostics import Diagnostic, Fix
+from .engine import Options, Report, UsageError, lint
+from .rules import all_rules
+
+log = logging.getLogger("fusion_lint.lsp")
+
+#: Quiet time after the last edit before a lint starts: typing does not queue a lint per keystroke.
+DEBOUNCE_S = 0.15
+SOURCE = "fusion-lint"
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # LSP's line breaks (str.splitlines knows more, e.g. \x0c)
+
+
+# ----- positions -----------------------------------------------------------------------------------
+
+
+def code_units(text: str, encoding: str) -> int:
+    """Length of ``text`` in the client's position units."""
+    if encoding == lsp.PositionEncodingKind.Utf32:
+        return len(text)
+    if encoding == lsp.PositionEncodingKind.Utf8:
+        return len(text.encode("utf-8", "surrogatepass"))
+    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)  # astral chars are 2 UTF-16 units
+
+
+class SourceLines:
+    """A text split at LSP line breaks, converting code-point positions and offsets to LSP positions."""
+
+    def __init__(self, text: str, encoding: str = lsp.PositionEncodingKind.Utf16):
+        self.text = text
+        self.encoding = encoding
+        self.starts = [0, *(match.end() for match in _LINE_BREAK.finditer(text))]
+
+    def line(self, index: int) -> str:
+        start = self.starts[index]
+        end = self.starts[index + 1] if index + 1 < len(self.starts) else len(self.text)
+        return self.text[start:end].rstrip("\r\n")
+
+    def position(self, line: int, column: int) -> lsp.Position:
+        """0-based line and code-point column -> LSP position (clamped into the text)."""
+        line = min(max(line, 0), len(self.starts) - 1)
+        content = self.line(line)
+        column = min(max(column, 0), len(content))
+        return lsp.Position(line=line, character=code_units(content[:column], self.encoding))
+
+    def position_at(self, offset: int) -> lsp.Position:
+        offset = min(max(offset, 0), len(self.text))
+        line = bisect.bisect_right(self.starts, offset) - 1
+        return self.position(line, offset - self.starts[line])
+
+
+def diagnostic_range(diagnostic: Diagnostic, lines: SourceLines) -> lsp.Range:
+    span = diagnostic.span
+    end_line, end_col = span.end_line, span.end_col
+    if (end_line, end_col) <= (span.line, span.col):
+        # A point (a parse error, an unreadable file): underline one character so editors show it.
+        end_line, end_col = span.line, span.col + 1
+    return lsp.Range(start=lines.position(span.line - 1, span.col), end=lines.position(end_line - 1, end_col))
+
+
+_RULES = {rule.code: rule for rule in all_rules()}
+
+
+def to_lsp(diagnostic: Diagnostic, lines: SourceLines) -> lsp.Diagnostic:
+    rule = _RULES.get(diagnostic.code)
+    return lsp.Diagnostic(
+        range=diagnostic_range(diagnostic, lines),
+        message=f"{diagnostic.message} [{diagnostic.name}]",
+        severity=lsp.DiagnosticSeverity.Error if diagnostic.severity == "error" else lsp.DiagnosticSeverity.Warning,
+        code=diagnostic.code,
+        code_description=lsp.CodeDescription(href=rule.url()) if rule is not None else None,
+        source=SOURCE,
+    )
+
+
+def to_text_edits(fix: Fix, lines: SourceLines) -> list[lsp.TextEdit]:
+    return [
+        lsp.TextEdit(range=lsp.Range(start=lines.position_at(edit.start), end=lines.position_at(edit.end)),
+                     new_text=edit.content)
+        for edit in sorted(fix.edits, key=lambda edit: (edit.start, edit.end))
+    ]  # fmt: skip
+
+
+# ----- linting a buffer ------------------------------------------------------------------------------
+
+
+def buffer_bytes(text: str) -> bytes:
+    """The editor's text as the file would store it: a coding cookie (PEP 263) still decodes it."""
+    head = "".join(text.splitlines(keepends=True)[:2]).encode("utf-8", "surrogatepass")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(head).readline)
+        codecs.lookup(encoding)
+        return text.encode("utf-8" if encoding == "utf-8-sig" else encoding)
+    except (SyntaxError, LookupError, UnicodeEncodeError):
+        # A cookie the text cannot honour: plain UTF-8, and the engine reports what it cannot decode.
+        return text.encode("utf-8", "surrogatepass")
+
+
+def lint_buffer(path: str, text: str) -> Report:
+    """Lint ``text`` as the file ``path`` (its config, its project; the cache serves the other files)."""
+    return lint(Options(paths=[path], stdin=(path, buffer_bytes(text)), jobs=1, use_cache=True))
+
+
+@dataclass
+class Linted:
+    """What was published for one text of a document, kept to answer code-action requests."""
+
+    text: str
+    version: Optional[int]
+    lines: SourceLines
+    items: list[tuple[lsp.Diagnostic, Optional[Fix]]] = field(default_factory=list)
+
+
+def overlaps(a: lsp.Range, b: lsp.Range) -> bool:
+    key = lambda position: (position.line, position.character)  # noqa: E731
+    return key(a.start) <= key(b.end) and key(b.start) <= key(a.end)
+
+
+# ----- the server ------------------------------------------------------------------------------------
+
+
+class FusionLintServer(LanguageServer):
+    def __init__(self, debounce: float = DEBOUNCE_S) -> None:
+        super().__init__("fusion-lint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        self.debounce = debounce
+        # One worker: lints of one project share the cache and would only fight over the GIL.
+        self.linter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fusion-lint")
+        self.scheduled: dict[str, asyncio.Task] = {}
+        self.last_edit: dict[str, float] = {}
+        self.linted: dict[str, Linted] = {}
+        self.shown_errors: set[str] = set()
+        self.shutdown_requested = False
+
+    # -- which documents -------------------------------------------------------------------------
+
+    def open_document(self, uri: str):
+        """The open document, or None (pygls would otherwise make one up from the disk)."""
+        return self.workspace.text_documents.get(uri)
+
+    @staticmethod
+    def is_python(document) -> bool:
+        return document.language_id == "python" or document.path.endswith(PYTHON_SUFFIXES)
+
+    # -- scheduling ------------------------------------------------------------------------------
+
+    def schedule(self, uri: str, delay: float) -> None:
+        """(Re)start the lint of ``uri`` after ``delay``; a newer request replaces a pending one."""
+        previous = self.scheduled.pop(uri, None)
+        if previous is not None:
+            previous.cancel()
+        self.scheduled[uri] = asyncio.get_running_loop().create_task(self._lint_later(uri, delay))
+
+    def edited(self, uri: str) -> None:
+        now = time.monotonic()
+        quiet = now - self.last_edit.get(uri, 0.0) > self.debounce and uri not in self.scheduled
+        self.last_edit[uri] = now
+        # An isolated edit (a quick fix, a paste) is linted at once; a burst of typing waits for a pause.
+        self.schedule(uri, 0.0 if quiet else self.debounce)
+
+    async def _lint_later(self, uri: str, delay: float) -> None:
+        try:
+            if delay:
+                await asyncio.sleep(delay)
+            document = self.open_document(uri)
+            if document is None or not self.is_python(document) or not document.uri.startswith("file:"):
+                return
+            text, version, path = document.source, document.version, os.path.abspath(document.path)
+            try:
+                report = await asyncio.get_running_loop().run_in_executor(self.linter, lint_buffer, path, text)
+            except (ConfigError, UsageError) as exc:  # a broken config: say so once, show nothing stale
+                self.show_once(str(exc))
+                report = None
+            current = self.open_document(uri)
+            if current is None or current.source != text:
+                return  # superseded by a newer text (its own lint is scheduled) or closed
+            self.publish(uri, text, version, report, path)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a bug must not kill the server: log it and keep serving
+            log.exception("linting %s failed", uri)
+        finally:
+            if self.scheduled.get(uri) is asyncio.current_task():
+                del self.scheduled[uri]
+
+    def publish(self, uri: str, text: str, version: Optional[int], report: Optional[Report], path: str) -> None:
+        lines = SourceLines(text, self.workspace.position_encoding or lsp.PositionEncodingKind.Utf16)
+        linted = Linted(text, version, lines)
+        for diagnostic in report.diagnostics if report is not None else ():
+            if diagnostic.path == path:
+                linted.items.append((to_lsp(diagnostic, lines), diagnostic.fix))
+        self.linted[uri] = linted
+        self.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=[item for item, _ in linted.items])
+        )
+
+    def clear(self, uri: str) -> None:
+        task = self.scheduled.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        self.linted.pop(uri, None)
+        self.last_edit.pop(uri, None)
+        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def show_once(self, message: str) -> None:
+        if message not in self.shown_errors:
+            self.shown_errors.add(message)
+            self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Error, message=f"fusion-lint: {message}"))
+
+    # -- code actions ----------------------------------------------------------------------------
+
+    def code_actions(self, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        only = params.context.only
+        if only and not any(lsp.CodeActionKind.QuickFix.startswith(kind) for kind in only):
+            return []
+        uri = params.text_document.uri
+        linted, document = self.linted.get(uri), self.open_document(uri)
+        if linted is None or document is None or document.source != linted.text:
+            return []  # the fixes' offsets belong to an older text; the next publish brings new ones
+        actions = []
+        for diagnostic, fix in linted.items:
+            if fix is None or not overlaps(diagnostic.range, params.range):
+                continue
+            edits = to_text_edits(fix, linted.lines)
+            unsafe = "" if fix.applicability == "safe" else " (unsafe)"
+            actions.append(lsp.CodeAction(
+                title=f"{fix.message}{unsafe} ({diagnostic.code})",
+                kind=lsp.CodeActionKind.QuickFix,
+                diagnostics=[diagnostic],
+                is_preferred=fix.applicability == "safe",
+                edit=self.workspace_edit(uri, linted.version, edits),
+            ))  # fmt: skip
+        return actions
+
+    def workspace_edit(self, uri: str, version: Optional[int], edits: list[lsp.TextEdit]) -> lsp.WorkspaceEdit:
+        capabilities = self.client_capabilities.workspace
+        versioned = bool(capabilities and capabilities.workspace_edit and capabilities.workspace_edit.document_changes)
+        if versioned:  # the client refuses the edit if the document moved on meanwhile
+            identifier = lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+            return lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(text_document=identifier, edits=edits)])
+        return lsp.WorkspaceEdit(changes={uri: edits})
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        self.linter.shutdown(wait=False, cancel_futures=True)
+        super().shutdown()
+
+
+def create_server(debounce: float = DEBOUNCE_S) -> FusionLintServer:
+    server = FusionLintServer(debounce)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(params: lsp.DidOpenTextDocumentParams) -> None:
+        server.schedule(params.text_document.uri, 0.0)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(params: lsp.DidChangeTextDocumentParams) -> None:
+        server.edited(params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE, lsp.SaveOptions(include_text=False))
+    def did_save(params: lsp.DidSaveTextDocumentParams) -> None:
+        saved = params.text_document.uri
+        # What other open files see of this one (a shared contract, a service) came from the disk:
+        # re-lint them too, after the saved one.
+        for uri in list(server.workspace.text_documents):
+            server.schedule(uri, 0.0 if uri == saved else server.debounce)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(params: lsp.DidCloseTextDocumentParams) -> None:
+        server.clear(params.text_document.uri)
+
+    @server.feature(
+        lsp.TEXT_DOCUMENT_CODE_ACTION,
+        lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix], resolve_provider=False),
+    )
+    def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        return server.code_actions(params)
+
+    @server.feature(lsp.SHUTDOWN)
+    def shutdown(_params: None) -> None:
+        server.shutdown_requested = True
+        server.linter.shutdown(wait=False, cancel_futures=True)
+
+    return server
+
+
+def serve() -> int:
+    """Serve on stdio until the client says exit; the LSP exit code (0 after a shutdown request, else 1)."""
+    logging.basicConfig(level=logging.WARNING, format="fusion-lint lsp: %(levelname)s %(name)s: %(message)s")
+    server = create_server()
+    server.start_io()
+    return 0 if server.shutdown_requested else 1

@@ -1,0 +1,296 @@
+"""The language server, driven over stdio the way an editor drives it (DESIGN §9).
+
+``LspClient`` is a deliberately small editor: it frames JSON-RPC with ``Content-Length`` headers,
+answers nothing but what it must, and collects ``publishDiagnostics`` notifications. The unit tests
+at the bottom pin the position conversions the end-to-end test relies on.
+"""
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import pytest
+
+pytest.importorskip("pygls", reason="the language server needs the [lsp] extra")
+
+from fusion_lint.lsp import SourceLines, buffer_bytes, code_units  # noqa: E402
+
+TIMEOUT_S = 60.0  # generous: a slow CI machine must not flake (no timing is asserted here)
+
+
+class LspClient:
+    """A subprocess language server and the messages it sent."""
+
+    def __init__(self, cwd: Path):
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "fusion_lint", "lsp"],
+            cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        self.inbox: "queue.Queue[Optional[dict]]" = queue.Queue()
+        self.backlog: list[dict] = []
+        self.next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        stream = self.process.stdout
+        assert stream is not None
+        while True:
+            length = None
+            while True:
+                header = stream.readline()
+                if not header:
+                    self.inbox.put(None)
+                    return
+                if header in (b"\r\n", b"\n"):
+                    break
+                name, _, value = header.decode("ascii").partition(":")
+                if name.strip().lower() == "content-length":
+                    length = int(value.strip())
+            assert length is not None, "a message without Content-Length"
+            self.inbox.put(json.loads(stream.read(length)))
+
+    def send(self, message: dict) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
+    def notify(self, method: str, params: Any) -> None:
+        self.send({"method": method, "params": params})
+
+    def request(self, method: str, params: Any) -> Any:
+        self.next_id += 1
+        ident = self.next_id
+        self.send({"id": ident, "method": method, "params": params})
+        reply = self.wait_for(lambda m: m.get("id") == ident and "method" not in m)
+        assert "error" not in reply, reply
+        return reply["result"]
+
+    def wait_for(self, matches: Callable[[dict], bool]) -> dict:
+        for message in self.backlog:
+            if matches(message):
+                self.backlog.remove(message)
+                return message
+        while True:
+            try:
+                message = self.inbox.get(timeout=TIMEOUT_S)
+            except queue.Empty:
+                raise AssertionError(f"no matching message in {TIMEOUT_S} s; got {self.backlog}") from None
+            if message is None:
+                raise AssertionError(f"the server exited: {self.stderr()}")
+            if "method" in message and "id" in message:  # a request from the server: accept it
+                self.send({"id": message["id"], "result": None})
+            if matches(message):
+                return message
+            self.backlog.append(message)
+
+    def diagnostics(self, uri: str, version: int) -> list[dict]:
+        message = self.wait_for(
+            lambda m: m.get("method") == "textDocument/publishDiagnostics"
+            and m["params"]["uri"] == uri and m["params"].get("version") == version
+        )  # fmt: skip
+        return message["params"]["diagnostics"]
+
+    def stderr(self) -> str:
+        if self.process.poll() is None:
+            return "(still running)"
+        assert self.process.stderr is not None
+        return self.process.stderr.read().decode("utf-8", "replace")
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=TIMEOUT_S)
+
+
+CONTRACTS = '''\
+from mcp_fusion import ErrorContract, JsonRpcErrorCode
+
+SEARCH_ERRORS = [
+    ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="Nothing matched the query",
+                  recovery="Call search again with a broader query string."),
+]
+'''
+
+# The contract lives in a sibling file (cross-file resolution makes FL203 possible at all), the
+# config ignores FL300, and FL204 sits after an astral character (2 UTF-16 units, 1 code point).
+BROKEN = '''\
+from mcp_fusion import Context, tool
+from contracts import SEARCH_ERRORS
+
+
+@tool("search", errors=SEARCH_ERRORS)
+async def search(query: str, ctx: Context) -> str:
+    if not query:
+        raise ValueError("empty query")
+    if query == "?":
+        raise ctx.fail("no_such_reason")
+    label = "\U0001F50E"; ctx.fail("no_match")
+    return label + query
+'''
+
+FIXED = BROKEN.replace('raise ctx.fail("no_such_reason")', 'raise ctx.fail("no_match")').replace(
+    '; ctx.fail("no_match")', '; raise ctx.fail("no_match")'
+)
+
+
+def apply_edits(text: str, edits: list[dict]) -> str:
+    """Apply LSP TextEdits (UTF-16 positions) the way an editor would, last first."""
+    lines = text.splitlines(keepends=True)
+
+    def offset(position: dict) -> int:
+        line = lines[position["line"]]
+        units, column = 0, 0
+        while units < position["character"]:
+            units += 2 if ord(line[column]) > 0xFFFF else 1
+            column += 1
+        return sum(len(previous) for previous in lines[: position["line"]]) + column
+
+    for edit in sorted(edits, key=lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"]), reverse=True):
+        start, end = offset(edit["range"]["start"]), offset(edit["range"]["end"])
+        text = text[:start] + edit["newText"] + text[end:]
+    return text
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text('[tool.fusion-lint]\nignore = ["FL300"]\n')
+    (tmp_path / "contracts.py").write_text(CONTRACTS)
+    (tmp_path / "tools.py").write_text(FIXED)  # the disk holds the good version; the buffer differs
+    return tmp_path
+
+
+def test_editor_session_over_stdio(project: Path) -> None:
+    client = LspClient(project)
+    uri = (project / "tools.py").as_uri()
+    try:
+        initialized = client.request("initialize", {
+            "processId": None,
+            "rootUri": project.as_uri(),
+            "capabilities": {"workspace": {"workspaceEdit": {"documentChanges": True}},
+                             "textDocument": {"publishDiagnostics": {"versionSupport": True}}},
+        })  # fmt: skip
+        capabilities = initialized["capabilities"]
+        assert capabilities["codeActionProvider"]["codeActionKinds"] == ["quickfix"]
+        assert capabilities["textDocumentSync"]["change"] == 2  # incremental
+        assert initialized["serverInfo"]["name"] == "fusion-lint"
+        client.notify("initialized", {})
+
+        # Open: the unsaved buffer is linted, not the (clean) file on disk.
+        client.notify("textDocument/didOpen",
+                      {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": BROKEN}})
+        opened = client.diagnostics(uri, version=1)
+        by_code = {d["code"]: d for d in opened}
+        assert sorted(by_code) == ["FL203", "FL204"], opened  # FL300 ignored by the project's config
+        fail_not_raised = by_code["FL204"]
+        assert fail_not_raised["source"] == "fusion-lint"
+        assert fail_not_raised["severity"] == 1  # Error
+        assert fail_not_raised["codeDescription"]["href"].endswith("#fl204-fail-not-raised")
+        # 'ctx' follows 4 spaces and 'label = "🔎"; ': 17 code points, 18 UTF-16 units.
+        assert fail_not_raised["range"] == {"start": {"line": 10, "character": 18},
+                                            "end": {"line": 10, "character": 38}}
+        assert by_code["FL203"]["range"]["start"] == {"line": 9, "character": 14}
+
+        # The quick fix for FL204, applied as the editor would: an incremental change.
+        actions = client.request("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": fail_not_raised["range"],
+            "context": {"diagnostics": [fail_not_raised]},
+        })  # fmt: skip
+        assert [a["kind"] for a in actions] == ["quickfix"], actions
+        (action,) = actions
+        assert action["isPreferred"] is True and "FL204" in action["title"]
+        assert action["diagnostics"][0]["code"] == "FL204"
+        (document_edit,) = action["edit"]["documentChanges"]
+        assert document_edit["textDocument"] == {"uri": uri, "version": 1}
+        edits = document_edit["edits"]
+        assert apply_edits(BROKEN, edits) == BROKEN.replace('; ctx.fail("no_match")', '; raise ctx.fail("no_match")')
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [{"range": e["range"], "text": e["newText"]} for e in edits],
+        })  # fmt: skip
+        assert [d["code"] for d in client.diagnostics(uri, version=2)] == ["FL203"]
+
+        # A full-text change that fixes the rest: the empty list clears the editor.
+        client.notify("textDocument/didChange",
+                      {"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": FIXED}]})
+        assert client.diagnostics(uri, version=3) == []
+
+        # No fixable diagnostic left: no code action either.
+        assert client.request("textDocument/codeAction", {
+            "textDocument": {"uri": uri},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 12, "character": 0}},
+            "context": {"diagnostics": []},
+        }) in (None, [])  # fmt: skip
+
+        # Back to broken and closed: closing clears what was shown.
+        client.notify("textDocument/didChange",
+                      {"textDocument": {"uri": uri, "version": 4}, "contentChanges": [{"text": BROKEN}]})
+        assert len(client.diagnostics(uri, version=4)) == 2
+        client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        cleared = client.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                                  and m["params"]["uri"] == uri and m["params"]["diagnostics"] == [])
+        assert cleared["params"]["diagnostics"] == []
+
+        assert client.request("shutdown", None) is None
+        client.notify("exit", None)
+        assert client.process.wait(timeout=TIMEOUT_S) == 0
+    finally:
+        client.close()
+
+
+def test_a_broken_config_is_shown_not_crashed_on(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.fusion-lint]\nselect = "FL2"\n')
+    client = LspClient(tmp_path)
+    uri = (tmp_path / "tools.py").as_uri()
+    try:
+        client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
+        client.notify("initialized", {})
+        client.notify("textDocument/didOpen",
+                      {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": BROKEN}})
+        shown = client.wait_for(lambda m: m.get("method") == "window/showMessage")
+        assert "pyproject.toml" in shown["params"]["message"] and "select" in shown["params"]["message"]
+        assert client.diagnostics(uri, version=1) == []
+        client.request("shutdown", None)
+        client.notify("exit", None)
+        assert client.process.wait(timeout=TIMEOUT_S) == 0
+    finally:
+        client.close()
+
+
+# ----- conversions -------------------------------------------------------------------------------
+
+
+def test_code_units_per_encoding() -> None:
+    text = 'a\u00e9\U0001F50Eb'  # ASCII, 2-byte, astral (4 bytes, 2 UTF-16 units), ASCII
+    assert code_units(text, "utf-16") == 5
+    assert code_units(text, "utf-8") == 1 + 2 + 4 + 1
+    assert code_units(text, "utf-32") == 4
+
+
+def test_source_lines_use_lsp_line_breaks_only() -> None:
+    text = "a\r\nb\x0cc\rd\ne"  # a form feed is no line break to LSP (str.splitlines says it is)
+    lines = SourceLines(text)
+    assert [lines.line(i) for i in range(4)] == ["a", "b\x0cc", "d", "e"]
+    assert lines.position_at(text.index("d")).line == 2
+    assert lines.position_at(len(text)).line == 3
+    # Columns past the end of a line clamp to it (a span's end at a line break).
+    assert lines.position(0, 10).character == 1
+
+
+def test_positions_convert_code_points_to_utf16() -> None:
+    lines = SourceLines('x = "\U0001F50E"; y\n')
+    position = lines.position(0, len('x = "\U0001F50E"; '))
+    assert position.character == 10  # 9 code points, one of them astral
+
+
+def test_buffer_bytes_honour_a_coding_cookie() -> None:
+    latin = "# -*- coding: latin-1 -*-\nname = 'caf\u00e9'\n"
+    assert buffer_bytes(latin) == latin.encode("latin-1")
+    assert buffer_bytes("name = 'caf\u00e9'\n") == "name = 'caf\u00e9'\n".encode("utf-8")
+    # A cookie the text cannot honour falls back to UTF-8 (the engine then reports FL001).
+    assert buffer_bytes("# coding: ascii\nx = '\u00e9'\n") == "# coding: ascii\nx = '\u00e9'\n".encode("utf-8")
