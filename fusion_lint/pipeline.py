@@ -13,7 +13,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional, Sequence
 
-from .extract import extract
 from .model import FileFacts
 from .project import module_name_for
 from .source import Unreadable, decode, parse
@@ -106,6 +105,8 @@ def analyze_file(
     module = parse(decoded.text, path)
     if isinstance(module, Unreadable):
         return FileResult(path, problem=module)
+    from .extract import extract  # with libcst: only when a file is actually parsed
+
     name, is_package, _ = _module_of(path)
     facts, _text = extract(module, path, name, is_package, runtime_modules)
     facts.suppressions = suppressions(decoded.text)

@@ -11,9 +11,10 @@ import codecs
 import io
 import tokenize
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
-import libcst as cst
+if TYPE_CHECKING:  # libcst is imported on the first parse: a tree that needs none never pays for it
+    import libcst as cst
 
 
 @dataclass(slots=True)
@@ -69,6 +70,8 @@ def parse(text: str, path: str) -> Union[cst.Module, Unreadable]:
     problem = gate(text, path)
     if problem is not None:
         return problem
+    import libcst as cst
+
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
