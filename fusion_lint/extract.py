@@ -459,16 +459,17 @@ class Extractor:
         return self.facts
 
     def _flatten(self, body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
-        """Module-level statements, looking through ``if``/``try`` blocks (TYPE_CHECKING, fallbacks)."""
+        """Module-level statements, looking through ``if``/``try``/``with`` blocks (TYPE_CHECKING,
+        import fallbacks, a ``with`` around registrations)."""
         for stmt in body:
             if isinstance(stmt, cst.SimpleStatementLine):
                 yield stmt
-            elif isinstance(stmt, (cst.If, cst.Try)):
+            elif isinstance(stmt, (cst.If, cst.Try, cst.With)):
                 blocks: list[cst.CSTNode] = [stmt.body]
                 if isinstance(stmt, cst.Try):
                     blocks += [h.body for h in stmt.handlers]
                     blocks += [b.body for b in (stmt.orelse, stmt.finalbody) if b is not None]
-                else:
+                elif isinstance(stmt, cst.If):
                     orelse = stmt.orelse
                     while orelse is not None:
                         blocks.append(orelse.body)

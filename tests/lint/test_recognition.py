@@ -72,6 +72,32 @@ EMPTY_TOOL_FORMS = {
         @tool("search", errors=[])
         def search(query: str): ...
     """,
+    "name-by-keyword": """
+        from mcp_fusion import tool
+        @tool(name="search", errors=[])
+        def search(query: str): ...
+    """,
+    "stacked-decorators-in-a-class": """
+        from mcp_fusion import tool
+        class Tools:
+            @staticmethod
+            @tool("search", errors=[])
+            def search(query: str): ...
+    """,
+    "inside-a-server-factory-function": """
+        from mcp_fusion import FusionServer, tool
+        def build():
+            @tool("search", errors=[])
+            async def search(query: str): ...
+            return FusionServer("demo", tools=[search])
+    """,
+    "inside-a-module-level-with-block": """
+        import contextlib
+        from mcp_fusion import tool
+        with contextlib.suppress(ImportError):
+            @tool("search", errors=[])
+            def search(query: str): ...
+    """,
     "call-form-module-level": """
         from mcp_fusion import tool
         def search(query: str): ...
