@@ -586,6 +586,7 @@ class _FunctionWalker:
 
     def _find_context(self, params: cst.Parameters, facts: FunctionFacts) -> None:
         all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
+        facts.params = [param.name.value for param in all_params]
         found = None
         for param in all_params:
             annotation = param.annotation.annotation if param.annotation is not None else None
@@ -862,9 +863,11 @@ class _FunctionWalker:
                     return JsonRpcErrorCode(value.value).name
                 except ValueError:
                     return None
-        if isinstance(node, cst.SimpleString):  # the envelope's string codes
+        if isinstance(node, cst.SimpleString):  # the envelope's string codes: a member's exact name
+            from mcp_fusion import JsonRpcErrorCode
+
             text = string_value(node)
-            return text if isinstance(text, str) else None
+            return text if isinstance(text, str) and text in JsonRpcErrorCode.__members__ else None
         return None
 
     def data_reason(self, node: Optional[cst.CSTNode]) -> Optional[str]:

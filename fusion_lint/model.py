@@ -189,6 +189,7 @@ class FunctionFacts:
     excepts: list[ExceptClause] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)  # qualified names of what it calls, in order
     context_param: Optional[str] = None
+    params: list[str] = field(default_factory=list)  # parameter names: a tool's arguments (FL4xx)
 
 
 # ----- definitions ------------------------------------------------------------------------------

@@ -84,7 +84,7 @@ def register(cls: type[Rule]) -> type[Rule]:
 
 
 def all_rules() -> list[type[Rule]]:
-    from . import contract_shape, handler, meta  # noqa: F401  (registration)
+    from . import contract_shape, handler, meta, recovery  # noqa: F401  (registration)
 
     return [REGISTRY[code] for code in sorted(REGISTRY)]
 

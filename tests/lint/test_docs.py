@@ -1,0 +1,124 @@
+"""Rule documentation: ``fusion-lint rule`` for every code and name, and the committed
+``docs/rules.md`` generated from the rule classes (stale page = failing test)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from fusion_lint import docs
+from fusion_lint.rules import all_rules
+
+RULES_PAGE = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+RULES = all_rules()
+
+
+def github_anchor(heading: str) -> str:
+    """The anchor GitHub gives a markdown heading (github-slugger): lower-case, drop everything but
+    letters, digits, ``_``, ``-`` and spaces, then spaces become hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_rules_page_is_up_to_date() -> None:
+    assert RULES_PAGE.is_file(), "docs/rules.md is missing: run `python -m fusion_lint.docs`"
+    assert RULES_PAGE.read_text(encoding="utf-8") == docs.render_markdown(), (
+        "docs/rules.md is stale: regenerate it with `python -m fusion_lint.docs`"
+    )
+
+
+def test_every_rule_url_points_at_its_heading_on_the_page() -> None:
+    page = RULES_PAGE.read_text(encoding="utf-8")
+    headings = re.findall(r"^## (.+)$", page, flags=re.MULTILINE)
+    anchors = [github_anchor(h) for h in headings]
+    assert len(anchors) == len(set(anchors)), "two headings share an anchor: GitHub would suffix one"
+    for rule in RULES:
+        fragment = rule.url().rsplit("#", 1)[1]
+        assert f"{rule.code} {rule.name}" in headings, rule.code
+        assert fragment == github_anchor(f"{rule.code} {rule.name}")
+        assert f"[{rule.code}](#{fragment})" in page, f"the index does not link {rule.code} to its section"
+    linked = re.findall(r"\]\(#([^)]+)\)", page)
+    assert set(linked) <= set(anchors), set(linked) - set(anchors)
+
+
+def test_the_page_documents_every_rule_with_why_and_examples() -> None:
+    page = docs.render_markdown()
+    sections = re.split(r"^## ", page, flags=re.MULTILINE)[1:]
+    assert [s.split("\n", 1)[0] for s in sections] == [f"{r.code} {r.name}" for r in RULES]
+    for rule, section in zip(RULES, sections):
+        assert f"**Why it matters.** {rule.why}" in section
+        if rule.INVALID:
+            assert rule.INVALID[0].code.rstrip() in section, f"{rule.code}: failing example missing"
+        if rule.VALID or (rule.INVALID and rule.INVALID[0].fixed):
+            assert "**Instead:**" in section or "**Fixed:**" in section, f"{rule.code}: fixed example missing"
+
+
+def test_the_fixed_example_is_the_fix_output_or_the_closest_valid_snippet() -> None:
+    fixable = next(r for r in RULES if r.INVALID and r.INVALID[0].fixed)
+    assert docs.examples(fixable) == (fixable.INVALID[0].code, fixable.INVALID[0].fixed)
+    from fusion_lint.rules.recovery import RecoveryUnknownTool
+
+    bad, good = docs.examples(RecoveryUnknownTool)
+    assert bad == RecoveryUnknownTool.INVALID[0].code
+    assert good == RecoveryUnknownTool.VALID[0]  # the one that differs only in the hint
+
+
+def test_docs_check_mode_reports_a_stale_page(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "rules.md"
+    assert docs.main([str(target), "--check"]) == 1  # missing
+    assert docs.main([str(target)]) == 0
+    assert target.read_text(encoding="utf-8") == docs.render_markdown()
+    assert docs.main([str(target), "--check"]) == 0
+    target.write_text(target.read_text(encoding="utf-8").replace("## FL202", "## FL2O2"), encoding="utf-8")
+    assert docs.main([str(target), "--check"]) == 1
+    assert "stale" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "key",
+    [key for rule in RULES for key in (rule.code, rule.name)] + [RULES[0].code.lower(), RULES[-1].name.upper()],
+)
+def test_rule_command_documents_every_code_and_name(key: str, run_cli) -> None:
+    rule = docs.find_rule(key)
+    outcome = run_cli("rule", key)
+    assert outcome.exit_code == 0, outcome.stderr
+    assert outcome.stdout.startswith(f"{rule.code} {rule.name} ")
+    assert "What it checks" in outcome.stdout and "Why it matters" in outcome.stdout
+    assert rule.url() in outcome.stdout
+    if rule.INVALID:
+        first_line = rule.INVALID[0].code.splitlines()[-1].strip()
+        assert "Example (fires)" in outcome.stdout and first_line in outcome.stdout
+
+
+def test_rule_command_shows_the_fix(run_cli) -> None:
+    fixable = next(r for r in RULES if r.fix)
+    outcome = run_cli("rule", fixable.code)
+    assert "Fixed\n" in outcome.stdout or "Instead\n" in outcome.stdout
+    assert " ".join(fixable.fix.split()) in " ".join(outcome.stdout.split())
+
+
+def test_rule_all_lists_every_rule(run_cli) -> None:
+    outcome = run_cli("rule", "--all")
+    assert outcome.exit_code == 0
+    listed = [line.split()[:2] for line in outcome.stdout.splitlines() if line.startswith("FL")]
+    assert listed == [[r.code, r.name] for r in RULES]
+    assert run_cli("rule").stdout == outcome.stdout
+
+
+@pytest.mark.parametrize(
+    ("key", "suggestion"),
+    [("FL4O0", "FL400"), ("recovery-unknown-tools", "recovery-unknown-tool"), ("no-such-rule-at-all", None)],
+)
+def test_unknown_rule_is_a_usage_error(key: str, suggestion, run_cli) -> None:
+    outcome = run_cli("rule", key)
+    assert outcome.exit_code == 2
+    assert outcome.stdout == ""
+    assert f"no rule with code or name '{key}'" in outcome.stderr
+    assert "fusion-lint rule --all" in outcome.stderr
+    if suggestion:
+        assert f"did you mean {suggestion}" in outcome.stderr
+
+
+def test_rule_key_and_all_together_is_a_usage_error(run_cli) -> None:
+    outcome = run_cli("rule", "FL400", "--all")
+    assert outcome.exit_code == 2 and "not both" in outcome.stderr
