@@ -26,6 +26,7 @@ import tokenize
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Optional
+from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
@@ -169,8 +170,9 @@ class FusionLintServer(LanguageServer):
     # -- which documents -------------------------------------------------------------------------
 
     def open_document(self, uri: str):
-        """The open document, or None (pygls would otherwise make one up from the disk)."""
-        return self.workspace.text_documents.get(uri)
+        """The open document, or None (pygls would otherwise make one up from the disk). pygls
+        keys documents by the unquoted URI; clients percent-encode (a space, a drive colon)."""
+        return self.workspace.text_documents.get(unquote(uri))
 
     @staticmethod
     def is_python(document) -> bool:
@@ -294,11 +296,11 @@ def create_server(debounce: float = DEBOUNCE_S) -> FusionLintServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE, lsp.SaveOptions(include_text=False))
     def did_save(params: lsp.DidSaveTextDocumentParams) -> None:
-        saved = params.text_document.uri
+        saved = unquote(params.text_document.uri)
         # What other open files see of this one (a shared contract, a service) came from the disk:
         # re-lint them too, after the saved one.
-        for uri in list(server.workspace.text_documents):
-            server.schedule(uri, 0.0 if uri == saved else server.debounce)
+        for document in list(server.workspace.text_documents.values()):
+            server.schedule(document.uri, 0.0 if unquote(document.uri) == saved else server.debounce)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: lsp.DidCloseTextDocumentParams) -> None:

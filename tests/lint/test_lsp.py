@@ -6,11 +6,13 @@ at the bottom pin the position conversions the end-to-end test relies on.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import queue
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -159,15 +161,18 @@ def apply_edits(text: str, edits: list[dict]) -> str:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    (tmp_path / "pyproject.toml").write_text('[tool.fusion-lint]\nignore = ["FL300"]\n')
-    (tmp_path / "contracts.py").write_text(CONTRACTS)
-    (tmp_path / "tools.py").write_text(FIXED)  # the disk holds the good version; the buffer differs
-    return tmp_path
+    root = tmp_path / "my project"  # a space: the URIs are percent-encoded, as editors send them
+    root.mkdir()
+    (root / "pyproject.toml").write_text('[tool.fusion-lint]\nignore = ["FL300"]\n')
+    (root / "contracts.py").write_text(CONTRACTS)
+    (root / "tools.py").write_text(FIXED)  # the disk holds the good version; the buffer differs
+    return root
 
 
 def test_editor_session_over_stdio(project: Path) -> None:
     client = LspClient(project)
     uri = (project / "tools.py").as_uri()
+    assert "%20" in uri
     try:
         initialized = client.request("initialize", {
             "processId": None,
@@ -226,6 +231,15 @@ def test_editor_session_over_stdio(project: Path) -> None:
             "range": {"start": {"line": 0, "character": 0}, "end": {"line": 12, "character": 0}},
             "context": {"diagnostics": []},
         }) in (None, [])  # fmt: skip
+
+        # Saving another file re-lints the open ones, which read it from disk: a renamed reason.
+        contracts_uri = (project / "contracts.py").as_uri()
+        (project / "contracts.py").write_text(CONTRACTS.replace('"no_match"', '"nothing_matched"'))
+        client.notify("textDocument/didSave", {"textDocument": {"uri": contracts_uri}})
+        assert "FL203" in [d["code"] for d in client.diagnostics(uri, version=3)]
+        (project / "contracts.py").write_text(CONTRACTS)
+        client.notify("textDocument/didSave", {"textDocument": {"uri": contracts_uri}})
+        assert client.diagnostics(uri, version=3) == []
 
         # Back to broken and closed: closing clears what was shown.
         client.notify("textDocument/didChange",
@@ -294,3 +308,110 @@ def test_buffer_bytes_honour_a_coding_cookie() -> None:
     assert buffer_bytes("name = 'caf\u00e9'\n") == "name = 'caf\u00e9'\n".encode("utf-8")
     # A cookie the text cannot honour falls back to UTF-8 (the engine then reports FL001).
     assert buffer_bytes("# coding: ascii\nx = '\u00e9'\n") == "# coding: ascii\nx = '\u00e9'\n".encode("utf-8")
+
+
+# ----- scheduling (in process: the lint is replaced by one the test controls) --------------------
+
+
+class ControlledLints:
+    """Stands in for ``lint_buffer``: records each text and holds the first lint until released."""
+
+    def __init__(self, lint: Callable) -> None:
+        self.lint = lint
+        self.texts: list[str] = []
+        self.release = threading.Event()
+
+    def __call__(self, path: str, text: str):
+        self.texts.append(text)
+        if len(self.texts) == 1:
+            assert self.release.wait(TIMEOUT_S)
+        return self.lint(path, text)
+
+
+@pytest.fixture
+def in_process(monkeypatch: pytest.MonkeyPatch, project: Path):
+    from lsprotocol import types as lsp
+    from pygls.workspace import Workspace
+
+    import fusion_lint.lsp as module
+
+    lints = ControlledLints(module.lint_buffer)
+    monkeypatch.setattr(module, "lint_buffer", lints)
+    server = module.create_server(debounce=0.05)
+    # What 'initialize' would set up; the protocol keeps it privately.
+    server.protocol._workspace = Workspace(project.as_uri(), lsp.TextDocumentSyncKind.Incremental)
+    published: list[lsp.PublishDiagnosticsParams] = []
+    monkeypatch.setattr(server, "text_document_publish_diagnostics", published.append)
+    uri = (project / "tools.py").as_uri()
+
+    def open_(text: str, version: int) -> None:
+        server.workspace.put_text_document(lsp.TextDocumentItem(uri=uri, language_id="python", version=version, text=text))
+
+    def change(text: str, version: int) -> None:
+        server.workspace.update_text_document(lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                                              lsp.TextDocumentContentChangeWholeDocument(text=text))  # fmt: skip
+        server.edited(uri)
+
+    async def settle() -> None:
+        while server.scheduled:
+            await asyncio.gather(*server.scheduled.values(), return_exceptions=True)
+
+    yield server, lints, published, uri, open_, change, settle
+    server.linter.shutdown(wait=True, cancel_futures=True)
+
+
+def test_a_newer_text_supersedes_an_in_flight_lint(in_process) -> None:
+    server, lints, published, uri, open_, change, settle = in_process
+
+    async def scenario() -> None:
+        open_(BROKEN, 1)
+        server.schedule(uri, 0.0)
+        while not lints.texts:  # the first lint is running (and held) in the worker thread
+            await asyncio.sleep(0.01)
+        change(FIXED, 2)
+        lints.release.set()
+        await settle()
+
+    asyncio.run(scenario())
+    assert lints.texts == [BROKEN, FIXED]
+    # The result for version 1 arrived after version 2 existed: dropped, never shown.
+    assert [(p.version, p.diagnostics) for p in published] == [(2, [])]
+
+
+def test_a_burst_of_edits_is_linted_once(in_process) -> None:
+    server, lints, published, uri, open_, change, settle = in_process
+    lints.release.set()
+
+    async def scenario() -> None:
+        open_(FIXED, 1)
+        server.schedule(uri, 0.0)
+        await settle()
+        server.debounce = 1.0  # far longer than the pauses below, however slow the machine
+        server.last_edit[uri] = time.monotonic()  # as if typing had just begun: no leading lint
+        for version in range(2, 7):
+            change(FIXED + "#" * version + "\n", version)
+            await asyncio.sleep(0.01)  # the event loop runs between keystrokes, as in an editor
+        await settle()
+
+    asyncio.run(scenario())
+    assert lints.texts == [FIXED, FIXED + "######\n"]
+    assert [p.version for p in published] == [1, 6]
+
+
+def test_closing_during_a_lint_clears_and_stays_cleared(in_process) -> None:
+    server, lints, published, uri, open_, change, settle = in_process
+
+    async def scenario() -> None:
+        open_(BROKEN, 1)
+        server.schedule(uri, 0.0)
+        while not lints.texts:
+            await asyncio.sleep(0.01)
+        server.workspace.remove_text_document(uri)
+        server.clear(uri)
+        lints.release.set()
+        await asyncio.sleep(0)
+        await asyncio.get_running_loop().run_in_executor(server.linter, lambda: None)  # the held lint ended
+        await settle()
+
+    asyncio.run(scenario())
+    assert [(p.uri, p.diagnostics) for p in published] == [(uri, [])]
