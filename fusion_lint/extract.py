@@ -176,6 +176,7 @@ class Extractor:
         self.spans = SpanRegistry()
         self.aliases: dict[str, str] = self.facts.imports
         self.local_names: set[str] = set()
+        self.local_classes: set[str] = set()
         self.runtime_star = False
         self.stmt: Optional[cst.CSTNode] = None
 
@@ -484,6 +485,8 @@ class Extractor:
         """Record what each module-level name means; a later binding replaces an earlier one."""
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             self._bind_local(stmt.name.value)
+            if isinstance(stmt, cst.ClassDef):
+                self.local_classes.add(stmt.name.value)
             return
         if not isinstance(stmt, cst.SimpleStatementLine):
             return
@@ -503,7 +506,29 @@ class Extractor:
         self.local_names.add(name)
         self.aliases.pop(name, None)  # ``def tool(...)`` after ``from mcp_fusion import tool`` shadows it
 
+    def instance_class(self, value: cst.CSTNode, scope: Optional[dict[str, str]] = None) -> Optional[str]:
+        """The qualified class name when ``value`` instantiates a class (``NcbiClient(...)``): a
+        class of this module, or an imported CapWords name that is not the runtime's."""
+        if not isinstance(value, cst.Call) or not isinstance(value.func, (cst.Name, cst.Attribute)):
+            return None
+        qname = self.qualify(value.func, scope)
+        if qname is None or self.runtime_api(qname) is not None or self.is_runtime(qname):
+            return None
+        if isinstance(value.func, cst.Name) and value.func.value in self.local_classes:
+            return qname
+        last = qname.rpartition(".")[2]
+        if "." in qname and last[:1].isupper() and not last.isupper():
+            return qname
+        return None
+
     def _bind_assigned(self, name: str, value: cst.BaseExpression) -> None:
+        # ``ncbi = NcbiClient()``: calls ``ncbi.fetch(...)`` are followed into ``NcbiClient.fetch``
+        # (the instance names its class, as an import names a module).
+        cls = self.instance_class(value)
+        if cls is not None:
+            self.aliases[name] = cls
+            self.local_names.discard(name)
+            return
         # ``t = tool``, ``define = mf.tool``: a rebinding of an imported name keeps its meaning.
         source = _dotted(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
         if source is not None and source != name:
@@ -582,7 +607,17 @@ class _FunctionWalker:
         self.except_names: list[str] = []
         self.qualprefix = facts.qualname + "."
         self.seen_calls: set[str] = set()
+        if outer is None and "." in facts.qualname:
+            self._bind_receiver(node, facts.qualname.rpartition(".")[0])
         self._find_context(node.params, facts)
+
+    def _bind_receiver(self, node: cst.FunctionDef, class_name: str) -> None:
+        """In a method, ``self.helper()``/``cls.helper()`` is ``Class.helper``: follow it there."""
+        if any(_dotted(d.decorator) == "staticmethod" for d in node.decorators):
+            return
+        positional = [*node.params.posonly_params, *node.params.params]
+        if positional:
+            self.scope[positional[0].name.value] = f"{self.ex.module_name}.{class_name}"
 
     def _find_context(self, params: cst.Parameters, facts: FunctionFacts) -> None:
         all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
@@ -744,6 +779,13 @@ class _FunctionWalker:
                     if site is not None and site.kind != "other":
                         for name in names:
                             self.bound_errors[name] = (value, site)
+                    else:
+                        cls = ex.instance_class(value, self.scope)
+                        for name in names:  # ``svc = InvoiceService()``: ``svc.pay()`` is followed
+                            if cls is not None:
+                                self.scope[name] = cls
+                            else:
+                                self.scope.pop(name, None)
             for target in targets:
                 if not isinstance(target, cst.Name):
                     self.expression(target)

@@ -542,3 +542,73 @@ def test_fl304_reports_the_except_header(lint_project) -> None:
     assert (found.span.line, found.span.col, found.span.end_line) == (7, 4, 7)
     text = (linted.root / "app.py").read_text()
     assert text[found.span.start : found.span.end] == "except asyncio.CancelledError"
+
+
+# ----- the tool_error builder ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raised", "lines"),
+    [
+        ("tool_error('CONFLICT', 'Locked').suggest('Wait, then retry')", [5]),
+        ("tool_error(JsonRpcErrorCode.FORBIDDEN, 'No').actions('get_item')", [5]),
+        ("tool_error(-32002, 'Locked')", [5]),
+        ("tool_error('NOT_FOUND', 'Gone')", []),  # declared
+        ("tool_error('conflict', 'Locked')", []),  # not a member name: no code is claimed
+    ],
+)
+def test_raised_tool_error_builder_carries_its_code(lint_project, raised: str, lines: list[int]) -> None:
+    source = module(f"    raise {raised}\n", errors=f"[{NO_MATCH}]", before="from mcp_fusion import tool_error\n")
+    linted = lint_project({"app.py": source}, dedent=False)
+    assert linted.lines("FL200") == lines, linted.summary()
+
+
+# ----- service classes --------------------------------------------------------------------------------
+
+
+SERVICE_CLASS = (
+    "from mcp_fusion import conflict, forbidden\n"
+    "class Billing:\n"
+    "    def pay(self, item_id):\n"
+    "        self._check(item_id)\n"
+    "    def _check(self, item_id):\n"
+    "        raise conflict('Locked', data={'reason': 'locked'})\n"
+    "    @staticmethod\n"
+    "    def audit():\n"
+    "        raise forbidden('nope')\n"
+    "billing = Billing()\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("before", "call"),
+    [
+        ("from .services import billing\n", "billing.pay(item_id)"),
+        ("from . import services\n", "services.billing.pay(item_id)"),
+        ("from .services import Billing\n", "Billing().pay(item_id) if False else Billing.pay(None, item_id)"),
+        ("from .services import Billing\n", "svc.pay(item_id)"),
+    ],
+    ids=["module-level-instance", "instance-through-module", "class-attribute", "local-instance"],
+)
+def test_calls_into_service_classes_are_followed(lint_project, before: str, call: str) -> None:
+    body = ("    svc = Billing()\n" if "svc." in call else "") + f"    {call}\n    raise ctx.fail('no_match')\n"
+    linted = lint_project(
+        {"pkg/__init__.py": "", "pkg/services.py": SERVICE_CLASS,
+         "pkg/tools.py": module(body, errors=f"[{NO_MATCH}, {LOCKED}]", before=before)},
+        dedent=False,
+    )
+    # 'locked' is raised by Billing._check, reached through self._check: FL202 stays silent, and the
+    # staticmethod nobody calls is not reached.
+    assert triples(linted) == [], linted.summary()
+
+
+def test_service_method_raising_with_a_mismatched_code(lint_project) -> None:
+    service = SERVICE_CLASS.replace("raise conflict('Locked', data={'reason': 'locked'})",
+                                    "raise forbidden('Locked', data={'reason': 'locked'})")
+    linted = lint_project(
+        {"pkg/__init__.py": "", "pkg/services.py": service,
+         "pkg/tools.py": module("    billing.pay(item_id)\n    raise ctx.fail('no_match')\n",
+                                before="from .services import billing\n")},
+        dedent=False,
+    )
+    assert triples(linted) == [("FL200", "pkg/services.py", 6), ("FL206", "pkg/services.py", 6)]
