@@ -110,10 +110,12 @@ def check(
         if fix or diff or add_noqa:
             from .fix import apply_fixes
 
-            report, outcome = apply_fixes(report, options, write=fix and not diff, unsafe=unsafe_fixes,
-                                          add_noqa=add_noqa, stdin=stdin is not None)
-            if diff or (stdin is not None and fix):
-                click.echo(outcome, nl=False)
+            # --diff shows the fixes, or with --add-noqa the suppressions; --add-noqa writes like --fix.
+            report, outcome = apply_fixes(report, options, write=(fix or add_noqa) and not diff,
+                                          unsafe=unsafe_fixes, add_noqa=add_noqa, stdin=stdin is not None,
+                                          fix=fix or (diff and not add_noqa))
+            if diff or (stdin is not None and (fix or add_noqa)):
+                click.echo(outcome, nl=False)  # the diff, or the fixed buffer (bytes) for --stdin-filename
                 if diff:
                     raise click.exceptions.Exit(EXIT_CLEAN if not outcome else EXIT_FINDINGS)
         formatter = FORMATTERS.get(output_format)
@@ -121,7 +123,10 @@ def check(
             from .formats import FORMATTERS as EXTRA
 
             formatter = EXTRA[output_format]
-        click.echo(formatter(report, show_source=show_source, quiet=quiet, statistics=statistics), nl=False)
+        # With the fixed buffer on stdout (an editor replaces its buffer with it), findings go to stderr.
+        buffer_out = stdin is not None and (fix or add_noqa)
+        click.echo(formatter(report, show_source=show_source, quiet=quiet, statistics=statistics), nl=False,
+                   err=buffer_out)
     except click.exceptions.Exit:
         raise
     except (ConfigError, UsageError) as exc:

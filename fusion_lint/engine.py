@@ -76,6 +76,8 @@ class Options:
     jobs: Optional[int] = None
     use_cache: bool = True
     stdin: Optional[tuple[str, bytes]] = None  # (as-if filename, content)
+    # absolute path -> content to lint instead of the file on disk (the rounds of --fix)
+    overrides: dict[str, bytes] = field(default_factory=dict)
     report_unused_suppressions: bool = False
 
 
@@ -153,7 +155,9 @@ def analyse(options: Options, config: LoadedConfig, settings: Settings) -> Analy
     project_files = Discovery()
     walker.walk([root], project_files)
     all_paths = sorted(set(project_files.files) | report_set)
-    overrides = {stdin_path: options.stdin[1]} if options.stdin is not None and stdin_path else {}
+    overrides = dict(options.overrides)
+    if options.stdin is not None and stdin_path:
+        overrides[stdin_path] = options.stdin[1]
     results = run_files(all_paths, settings, jobs=options.jobs, use_cache=options.use_cache,
                         cache_root=root, overrides=overrides)
     files: dict[str, FileFacts] = {result.path: result.facts for result in results if result.facts is not None}
@@ -282,7 +286,9 @@ def _apply_per_file_ignores(
             relative = diagnostic.path
         ignored = False
         for pattern, keys in settings.per_file_ignores.items():
-            if fnmatch(relative, pattern) or fnmatch(os.path.basename(relative), pattern):
+            # A glob over the path from the root or over the file name; ``legacy/`` is a directory.
+            in_directory = pattern.endswith("/") and relative.startswith(pattern)
+            if in_directory or fnmatch(relative, pattern) or fnmatch(os.path.basename(relative), pattern):
                 rule = by_code[diagnostic.code]
                 if any(rule.code.startswith(k.upper()) or k == rule.name or k.upper() == "ALL" for k in keys):
                     ignored = True

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Callable
+from typing import Callable, Optional
 
 from .diagnostics import Diagnostic
 from .engine import Report
@@ -89,14 +89,28 @@ def statistics_lines(report: Report) -> list[str]:
     return [f"{count:>5}  {code}  {name}" for (code, name), count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
-def diagnostic_json(diagnostic: Diagnostic) -> dict:
+def _row_column(text: str, offset: int) -> dict:
+    """An offset as a 1-based row and column (code points), like a diagnostic's location."""
+    row = text.count("\n", 0, offset) + 1
+    return {"row": row, "column": offset - (text.rfind("\n", 0, offset) + 1) + 1}
+
+
+def diagnostic_json(diagnostic: Diagnostic, text: Optional[str] = None) -> dict:
+    """``text``: the file's decoded text; when given, each edit also carries its
+    ``location``/``end_location`` (1-based) besides its offsets."""
     span = diagnostic.span
     fix = None
     if diagnostic.fix is not None:
+        edits = []
+        for e in diagnostic.fix.edits:
+            edit: dict = {"start": e.start, "end": e.end, "content": e.content}
+            if text is not None and e.end <= len(text):
+                edit["location"], edit["end_location"] = _row_column(text, e.start), _row_column(text, e.end)
+            edits.append(edit)
         fix = {
             "message": diagnostic.fix.message,
             "applicability": diagnostic.fix.applicability,
-            "edits": [{"start": e.start, "end": e.end, "content": e.content} for e in diagnostic.fix.edits],
+            "edits": edits,
         }
     from .rules import rule_by_code_or_name
 
@@ -115,7 +129,8 @@ def diagnostic_json(diagnostic: Diagnostic) -> dict:
 
 
 def json_report(report: Report, **_: object) -> str:
-    return json.dumps([diagnostic_json(d) for d in report.diagnostics], indent=2) + "\n"
+    texts = {d.path: report.texts.get(d.path) for d in report.diagnostics if d.fix is not None}
+    return json.dumps([diagnostic_json(d, texts.get(d.path)) for d in report.diagnostics], indent=2) + "\n"
 
 
 FORMATTERS: dict[str, Callable[..., str]] = {"text": text, "json": json_report}

@@ -12,6 +12,7 @@ from typing import Iterable, Iterator, Optional
 
 from mcp_fusion import CONTRACT_FIELDS, SEVERITIES, THROWN_BY_VALUES, JsonRpcErrorCode
 
+from .. import fixes
 from ..diagnostics import Finding
 from ..model import Entry, Value
 from . import DefinitionContext, Example, Rule, register
@@ -115,6 +116,7 @@ class ErrorContractEmpty(ShapeRule):
             yield Finding(
                 ctx.definition.errors.span,
                 f"{ctx.label}: errors=[] declares no failure modes; declare the real ones or drop it",
+                fix=fixes.drop_empty_errors_fix(ctx),
             )
 
 
@@ -277,6 +279,7 @@ class ErrorContractReasonFormat(ShapeRule):
                         f"{ctx.label}: reason '{value.value}' is not snake_case; rename it to "
                         f"'{snake_case(str(value.value))}'",
                         path=path,
+                        fix=fixes.rename_reason_fix(ctx, entry, path, snake_case(str(value.value))),
                     )
 
 

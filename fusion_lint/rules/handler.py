@@ -11,7 +11,8 @@ from typing import Iterable, Iterator, Optional
 
 from mcp_fusion import BASELINE_CODES, FACTORY_CODES, JsonRpcErrorCode
 
-from ..diagnostics import Edit, Finding, Fix
+from .. import fixes
+from ..diagnostics import Finding, Fix
 from ..model import Entry, FailSite, RaiseSite, Span, Value
 from . import DefinitionContext, Example, Rule, register
 from .contract_shape import CODE_VALUES, field
@@ -181,14 +182,7 @@ class ErrorContractPreferFail(HandlerRule):
 
     @staticmethod
     def _fix(ctx: DefinitionContext, site: RaiseSite, path: str, reason: str, ctx_name: str) -> Optional[Fix]:
-        if site.call_span is None or site.message_span is None and site.kind == "mcp_error":
-            return None
-        text = ctx.source(path)
-        if text is None:
-            return None
-        message = text[site.message_span.start : site.message_span.end] if site.message_span else None
-        call = f'{ctx_name}.fail("{reason}"' + (f", {message}" if message else "") + ")"
-        return Fix(f"Raise ctx.fail(\"{reason}\")", [Edit(site.call_span.start, site.call_span.end, call)], "unsafe")
+        return fixes.prefer_fail_fix(ctx.source(path), site, reason, ctx_name)
 
 
 @register
@@ -288,7 +282,7 @@ class FailNotRaised(HandlerRule):
                 yield Finding(
                     site.span,
                     f"{ctx.label}: the error ctx.fail() returns is discarded, so nothing fails; write raise ctx.fail(...)",
-                    fix=Fix("Raise the error", [Edit(site.span.start, site.span.start, "raise ")]),
+                    fix=fixes.raise_fail_fix(ctx.source(path), site),
                     path=path,
                 )
 
@@ -445,7 +439,8 @@ class PreferErrorFactory(BodyRule):
                 yield Finding(
                     made.span,
                     f"{ctx.label}: McpError(JsonRpcErrorCode.{made.code}, ...) is {factory}(...); use the factory",
-                    fix=ctx.factory_fix(reached.path, made, factory),
+                    fix=fixes.factory_fix(ctx.files.get(reached.path), made, factory, ctx.runtime_modules,
+                                          ctx.source(reached.path)),
                     path=reached.path,
                 )
 
@@ -478,7 +473,7 @@ class PreserveCauseOnRethrow(BodyRule):
                     site.span,
                     f"{ctx.label}: raising inside 'except ... as {site.in_except}' drops the cause; "
                     f"add 'from {site.in_except}' (or cause={site.in_except})",
-                    fix=Fix(f"Add 'from {site.in_except}'", [Edit(site.span.end, site.span.end, f" from {site.in_except}")]),
+                    fix=fixes.add_cause_fix(ctx.source(path), site),
                     path=path,
                 )
 

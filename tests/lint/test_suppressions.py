@@ -133,6 +133,8 @@ def test_per_file_ignores(lint_project) -> None:
     by_name = lint_project(files, config='per-file-ignores = { "old.py" = ["error-contract-reason-format"] }\n',
                            dedent=False)
     assert by_name.summary() == [("FL107", "app.py", 3)]
+    by_directory = lint_project(files, config='per-file-ignores = { "legacy/" = ["FL107"] }\n', dedent=False)
+    assert by_directory.summary() == [("FL107", "app.py", 3)]
     by_prefix = lint_project(files, config='per-file-ignores = { "legacy/*" = ["FL1"] }\n', dedent=False)
     assert by_prefix.summary() == [("FL107", "app.py", 3)]
     other_rule = lint_project(files, config='per-file-ignores = { "legacy/*" = ["FL2"] }\n', dedent=False)
