@@ -542,12 +542,15 @@ class ErrorContractUnresolved(ShapeRule):
                 "module-level constant of the project",
                 path=path,
             )
+        handler_checks = "the handler checks FL200-FL204, FL206 and FL207"
         for entry, path in entries(ctx):
             if entry.opaque:
+                hidden = [name for name in ("reason", "code") if entry.get(name) is None]
+                also = f", and {handler_checks} for this definition" if hidden else ""
                 yield Finding(
                     entry.span,
                     f"{entry_label(ctx, entry)}: fields passed as {', '.join(entry.opaque)} cannot be checked "
-                    "statically; the missing-field checks were skipped for it",
+                    f"statically; the missing-field checks were skipped for it{also}; write the fields out",
                     path=path,
                 )
             for entry_field in entry.fields:
@@ -556,10 +559,12 @@ class ErrorContractUnresolved(ShapeRule):
                 value = ctx.project.resolve_value(entry_field.value)
                 if value.kind in UNRESOLVED_KINDS:
                     what = f"'{value.value}'" if value.kind == "ref" else str(value.value)
+                    also = f" and {handler_checks}" if entry_field.name in ("reason", "code") else ""
                     yield Finding(
                         value.span,
                         f"{entry_label(ctx, entry)}: {entry_field.name} is {what}, which cannot be resolved "
-                        f"statically; the {entry_field.name} checks were skipped",
+                        f"statically; the {entry_field.name} checks{also} were skipped; use a literal or a "
+                        "module-level constant",
                         path=path,
                     )
         if ctx.contract.complete:

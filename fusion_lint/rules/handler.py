@@ -15,7 +15,7 @@ from .. import fixes
 from ..diagnostics import Finding, Fix
 from ..model import Entry, FailSite, RaiseSite, Span, Value
 from . import DefinitionContext, Example, Rule, register
-from .contract_shape import CODE_VALUES, field
+from .contract_shape import CODE_VALUES, UNRESOLVED_KINDS, field
 
 BASELINE = frozenset(code.name for code in BASELINE_CODES)
 FACTORY_FOR_CODE = {code.name: name for name, code in FACTORY_CODES.items()}
@@ -93,13 +93,27 @@ def named_reasons(ctx: DefinitionContext) -> set[str]:
     return named
 
 
+def reasons_and_codes_known(ctx: DefinitionContext) -> bool:
+    """Every entry's reason and code are statically known (or plainly wrong, which FL1xx reports).
+    ``reason=REASONS.X`` or ``**COMMON`` hide them: comparing the handler with such a contract would
+    guess, so the §5.2 rules are skipped and FL190 says why."""
+    for entry, _ in ctx.contract.entries:
+        for name in ("reason", "code"):
+            value = field(ctx, entry, name)
+            if (value is None and entry.opaque) or (value is not None and value.kind in UNRESOLVED_KINDS):
+                return False
+    return True
+
+
 class HandlerRule(Rule):
     needs_contract = True  # §5.2 scope: only definitions whose contract resolved
 
     def applies(self, ctx: DefinitionContext) -> bool:
         if ctx.handler is None:
             return False
-        return ctx.contract.complete if self.needs_contract else True
+        if not self.needs_contract:
+            return True
+        return ctx.contract.complete and reasons_and_codes_known(ctx)
 
 
 @register

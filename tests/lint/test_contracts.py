@@ -227,3 +227,24 @@ def test_shared_contract_findings_are_reported_once(lint_project) -> None:
     )
     linted = lint_project({"app.py": source}, select=["FL1"], dedent=False)
     assert linted.summary() == [("FL107", "app.py", 2)]
+
+
+@pytest.mark.parametrize(
+    ("entry", "fragment"),
+    [
+        ('ErrorContract(reason=Reasons.GONE, code=JsonRpcErrorCode.NOT_FOUND, when="Gone", '
+         'recovery="Call get_item again with a valid id.")', "reason is 'app.Reasons.GONE'"),
+        ('ErrorContract(reason="no_match", code=pick_code(), when="Gone", '
+         'recovery="Call get_item again with a valid id.")', "code is a call to pick_code()"),
+        ("ErrorContract(**COMMON)", "**COMMON"),
+    ],
+    ids=["reason-attribute", "code-call", "spread-fields"],
+)
+def test_unknown_reason_or_code_skips_the_handler_rules(lint_project, entry: str, fragment: str) -> None:
+    # With the reason or code unknown, 'no_match' may well be declared: FL203/FL202 would guess.
+    source = tool_module(f"[{entry}]", "class Reasons:\n    GONE = 'no_match'\n",
+                         body="    raise ctx.fail('no_match')\n")
+    linted = lint_project({"app.py": source}, dedent=False)
+    assert linted.codes() == ["FL190"], linted.summary()
+    message = linted.of("FL190")[0].message
+    assert fragment in message and "FL200-FL204, FL206 and FL207" in message
