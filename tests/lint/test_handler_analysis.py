@@ -404,6 +404,16 @@ RULE_CASES = {
         "    if item_id:\n        return ctx.recovery_for('locked')\n    raise ctx.fail('no_match')\n",
         f"[{NO_MATCH}, {LOCKED}]", [], "",
     ),
+    "FL202-named-by-mcp-error-positional-data": (
+        "    if item_id:\n        raise McpError(JsonRpcErrorCode.CONFLICT, 'x', {'reason': 'locked'})\n"
+        "    raise ctx.fail('no_match')\n",
+        f"[{NO_MATCH}, {LOCKED}]", [], "",
+    ),
+    "FL202-named-by-dict-call-data": (
+        "    if item_id:\n        raise conflict('x', data=dict(reason='locked'))\n    raise ctx.fail('no_match')\n",
+        f"[{NO_MATCH}, {LOCKED}]", [], "",
+    ),
+    "FL202-thrown-by-service-exempt": ("    raise ctx.fail('no_match')\n", f"[{NO_MATCH}, {LOCKED_BY_SERVICE}]", [], ""),
     "FL203-fires": ("    raise ctx.fail('missing')\n", f"[{NO_MATCH}]", [4], "ctx.fail('missing') names a reason"),
     "FL203-recovery-for": (
         "    hint = ctx.recovery_for('missing')\n    raise ctx.fail('no_match', data=hint)\n",
