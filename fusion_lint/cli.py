@@ -1,6 +1,7 @@
 """The command line (DESIGN §6). Exit codes: 0 clean, 1 findings, 2 usage, config or internal error."""
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -143,17 +144,32 @@ def check(
 @click.argument("key", required=False)
 @click.option("--all", "show_all", is_flag=True, help="List every rule.")
 def rule(key: Optional[str], show_all: bool) -> None:
-    """Show a rule's documentation (by code or name)."""
-    from .docs import render_rule, render_rule_list
-    from .rules import rule_by_code_or_name
+    """Show a rule's documentation: what it checks, why, an example and its fix (KEY: code or name)."""
+    from .docs import UnknownRule, find_rule, render_rule, render_rule_list
 
-    if show_all or key is None:
+    if show_all and key is not None:
+        raise fail("give a rule code or name, or --all, not both")
+    if key is None:
         click.echo(render_rule_list(), nl=False)
         return
-    found = rule_by_code_or_name(key)
-    if found is None:
-        raise fail(f"no rule with code or name '{key}' (see: fusion-lint rule --all)")
-    click.echo(render_rule(found), nl=False)
+    try:
+        click.echo(render_rule(find_rule(key)), nl=False)
+    except UnknownRule as exc:
+        raise fail(str(exc))
+
+
+@main.command()
+def lsp() -> None:
+    """Run the language server on stdio (for editors)."""
+    try:  # pygls is imported here only, so that every other command starts fast
+        from .lsp import serve
+    except ImportError as exc:
+        raise fail(f"the language server needs pygls: pip install 'fusion-lint[lsp]' ({exc})")
+    code = serve()
+    # The stdin reader thread may still block on a pipe the editor keeps open after 'exit':
+    # leave without waiting for it (the protocol is done and stdout was closed by the server).
+    sys.stderr.flush()
+    os._exit(code)
 
 
 @main.command()

@@ -18,6 +18,7 @@ from .model import FileFacts, Span
 from .pipeline import FileResult, _module_of, analyze_file
 from .project import Project
 from .rules import DefinitionContext, Rule, all_rules
+from .cache import RunMemo
 from .runner import run_files
 
 
@@ -88,6 +89,8 @@ class Report:
     rules: list[type[Rule]]
     config: LoadedConfig
     texts: dict[str, str] = field(default_factory=dict)  # decoded sources of reported files (fixes)
+    checked: list[str] = field(default_factory=list)  # the reported files, sorted (JUnit: one case each)
+    enabled: frozenset[str] = frozenset()  # codes of the rules that ran (SARIF lists them)
 
     @property
     def errors(self) -> int:
@@ -148,7 +151,10 @@ def analyse(options: Options, config: LoadedConfig, settings: Settings) -> Analy
     stdin_path = None
     if options.stdin is not None:
         stdin_path = os.path.abspath(options.stdin[0])
-        report_set.add(stdin_path)
+        # Excludes apply to the name a buffer is linted as, as to any path given by name (§6).
+        named = Discovery()
+        walker.walk([Path(stdin_path)], named)
+        report_set.update(named.files)
 
     # The project: every file under the root that passes the pre-scan, so cross-file facts (tool
     # names, services, shared contracts) are the same whether one file or the tree is reported.
@@ -207,6 +213,11 @@ def lint(options: Options) -> Report:
     analysis = analyse(options, config, settings)
     root, report_set, files, project = analysis.root, analysis.report_set, analysis.files, analysis.project
     source, texts = analysis.source, analysis.texts
+    # Nothing the run depends on changed since a run with these settings: its report, no rule run.
+    memo = RunMemo.open(options, analysis, enabled)
+    remembered = memo.load(analysis) if memo is not None else None
+    if remembered is not None:
+        return Report(remembered, len(report_set), rules, config, texts, sorted(report_set), frozenset(enabled))
 
     diagnostics: list[Diagnostic] = []
     by_code = {r.code: r for r in rules}
@@ -270,7 +281,9 @@ def lint(options: Options) -> Report:
                diagnostic.span.end_line, diagnostic.span.end_col)  # fmt: skip
         unique.setdefault(key, diagnostic)
     ordered = sorted(unique.values(), key=Diagnostic.sort_key)
-    return Report(ordered, len(report_set), rules, config, texts)
+    if memo is not None:
+        memo.store(ordered, analysis)
+    return Report(ordered, len(report_set), rules, config, texts, sorted(report_set), frozenset(enabled))
 
 
 def _apply_per_file_ignores(

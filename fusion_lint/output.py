@@ -69,8 +69,9 @@ def text(report: Report, *, show_source: bool = False, quiet: bool = False, stat
             )
             if show_source:
                 out.extend(source_excerpt(report, diagnostic))
-    if statistics:
-        out.extend(["", *statistics_lines(report)])
+    counted = statistics_lines(report) if statistics else []
+    if counted:  # a blank line only between blocks: a clean --quiet run prints nothing at all
+        out.extend(["", *counted] if out else counted)
     if not quiet:
         if out:
             out.append("")

@@ -25,6 +25,11 @@ _SUPPRESSION = re.compile(
 _MENTIONS_SUPPRESSION = re.compile(r"noqa|fusion-lint", re.IGNORECASE)
 
 
+#: A file that mentions the runtime and is larger than this is reported (FL001), not parsed: the
+#: largest hand-written modules are well under 1 MB, and libcst needs ~2 s per MB.
+MAX_FILE_BYTES = 4_000_000
+
+
 @dataclass(slots=True)
 class FileResult:
     """What one file contributes: facts, or the one problem that stopped it, or skipped by the pre-scan."""
@@ -33,6 +38,9 @@ class FileResult:
     facts: Optional[FileFacts] = None
     problem: Optional[Unreadable] = None
     skipped: bool = False
+    # The file's cache key (content, path, module, settings, linter code), when it was analysed with
+    # the cache on: the whole-run cache is keyed by these.
+    key: Optional[str] = None
 
 
 def mentions_runtime(data: bytes, runtime_modules: Sequence[str]) -> bool:
@@ -99,6 +107,25 @@ def analyze_file(
             return FileResult(path, problem=Unreadable("FL001", f"cannot read file: {exc.strerror or exc}"))
     if prescan and not mentions_runtime(data, runtime_modules):
         return FileResult(path, skipped=True)
+    if len(data) > MAX_FILE_BYTES:
+        return FileResult(path, problem=too_large(data))
+    try:
+        return _analyze_text(path, data, runtime_modules)
+    except (RecursionError, MemoryError) as exc:
+        # Both parsers accepted it, but it nests more deeply than the analysis can follow.
+        why = "nests too deeply" if isinstance(exc, RecursionError) else "needs too much memory"
+        return FileResult(path, problem=Unreadable("FL000", f"the file parses, but {why} for fusion-lint to analyse it"))
+    except Exception as exc:  # noqa: BLE001 (a bug of ours costs this file, never the run)
+        why = f"internal error while analysing this file: {type(exc).__name__}: {exc}"
+        return FileResult(path, problem=Unreadable("FL999", why, transient=True))
+
+
+def too_large(data: bytes) -> Unreadable:
+    size, limit = len(data) / 1_000_000, MAX_FILE_BYTES / 1_000_000
+    return Unreadable("FL001", f"file too large to lint ({size:.1f} MB; the limit is {limit:.0f} MB)")
+
+
+def _analyze_text(path: str, data: bytes, runtime_modules: Sequence[str]) -> FileResult:
     decoded = decode(data)
     if isinstance(decoded, Unreadable):
         return FileResult(path, problem=decoded)

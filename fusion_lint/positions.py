@@ -1,77 +1,94 @@
 """Positions for the nodes that may be reported, and no others (DESIGN §4 cost model).
 
 libcst's ``PositionProvider`` records a range for every node of a module, which costs more than the
-parse itself. We run libcst's code generator once with a state that only counts characters and
-records ranges for the nodes the extractor registered. Measured on 300 tool modules: ~0.18× the
-parse time, paid only by files that define or raise something.
+parse itself. We run libcst's code generator once with a state that records ranges only for the
+nodes the extractor registered, and keeps every per-token and per-node hook in C: libcst calls
+``add_token`` about once per token and ``before_codegen``/``after_codegen`` twice per node, so a
+Python body there would cost more than the rest of this module together. Measured on the dense
+benchmark corpus (bench/): below the cost of a plain ``module.code``.
 """
 from __future__ import annotations
 
 from bisect import bisect_right
-from contextlib import contextmanager
-from typing import Iterator, Optional
+from contextlib import nullcontext
+from typing import Optional
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState  # the documented hook PositionProvider uses
 
 from .model import Span
 
+# What ``record_syntactic_position`` returns for the (vast majority of) nodes nobody asked about.
+_NOT_RECORDED = nullcontext()
+
 
 class _TargetedPositionState(CodegenState):
     def __init__(self, targets: set[int], **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.targets = targets  # ids of nodes whose range we need
-        self.offset = 0
         self.ranges: dict[int, tuple[int, int]] = {}
-        self._starts: dict[int, int] = {}
+        self._counted = 0  # tokens already summed into _offset
+        self._offset = 0
+        # Instance attributes shadow the class's Python methods with C callables: the token list's
+        # own ``append``, and ``id`` as a one-argument function without effect for the node hooks
+        # (the base class's are empty Python methods; PositionProvider needs them, we do not).
+        self.add_token = self.tokens.append  # type: ignore[method-assign]
+        self.before_codegen = self.after_codegen = id  # type: ignore[method-assign,assignment]
 
-    def add_token(self, value: str) -> None:
-        self.tokens.append(value)
-        self.offset += len(value)
+    def offset(self) -> int:
+        """Characters emitted so far, summed lazily: only recorded nodes ever ask."""
+        tokens = self.tokens
+        if self._counted < len(tokens):
+            self._offset += sum(map(len, tokens[self._counted :]))
+            self._counted = len(tokens)
+        return self._offset
 
-    def add_indent_tokens(self) -> None:
-        for token in self.indent_tokens:
-            self.add_token(token)
-
-    # Nodes without a syntactic range of their own (an IndentedBlock, say) still need one when a
-    # parent hoists its end from them: take the whitespace-inclusive range, as PositionProvider does.
-    def before_codegen(self, node: cst.CSTNode) -> None:
-        if id(node) in self.targets:
-            self._starts[id(node)] = self.offset
-
-    def after_codegen(self, node: cst.CSTNode) -> None:
-        key = id(node)
-        if key in self.targets and key not in self.ranges and key in self._starts:
-            self.ranges[key] = (self._starts[key], self.offset)
-
-    @contextmanager
-    def record_syntactic_position(
+    def record_syntactic_position(  # type: ignore[override]
         self,
         node: cst.CSTNode,
         *,
         start_node: Optional[cst.CSTNode] = None,
         end_node: Optional[cst.CSTNode] = None,
-    ) -> Iterator[None]:
-        key = id(node)
-        if key not in self.targets:
-            yield
-            return
+    ) -> "_Recorder | nullcontext[None]":
+        if id(node) not in self.targets:
+            return _NOT_RECORDED
         # A range hoisted from a child: make sure that child is measured too.
         if start_node is not None:
             self.targets.add(id(start_node))
         if end_node is not None:
             self.targets.add(id(end_node))
-        start = self.offset
-        yield
-        end = self.offset
+        return _Recorder(self, node, start_node, end_node)
+
+
+class _Recorder:
+    """The range of one registered node: the offsets before and after its code is emitted."""
+
+    __slots__ = ("state", "node", "start_node", "end_node", "start")
+
+    def __init__(
+        self,
+        state: _TargetedPositionState,
+        node: cst.CSTNode,
+        start_node: Optional[cst.CSTNode],
+        end_node: Optional[cst.CSTNode],
+    ) -> None:
+        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+        self.start = 0
+
+    def __enter__(self) -> None:
+        self.start = self.state.offset()
+
+    def __exit__(self, *exc_info: object) -> None:
+        ranges = self.state.ranges
+        start, end = self.start, self.state.offset()
         # A hoisted child that records no syntactic range itself (a ``RightParen``, an
         # ``IndentedBlock``) is always the first/last thing emitted inside this block, so the
         # offsets already taken are its bounds: the same answer ``PositionProvider`` gives.
-        if start_node is not None and id(start_node) in self.ranges:
-            start = self.ranges[id(start_node)][0]
-        if end_node is not None and id(end_node) in self.ranges:
-            end = self.ranges[id(end_node)][1]
-        self.ranges[key] = (start, end)
+        if self.start_node is not None and id(self.start_node) in ranges:
+            start = ranges[id(self.start_node)][0]
+        if self.end_node is not None and id(self.end_node) in ranges:
+            end = ranges[id(self.end_node)][1]
+        ranges[id(self.node)] = (start, end)
 
 
 class SpanRegistry:

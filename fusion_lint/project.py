@@ -103,6 +103,8 @@ class Project:
         self.modules: dict[str, str] = {f.module: p for p, f in files.items() if f.module}
         self._module_misses: set[str] = set()
         self._call_targets: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        # Resolved once per definition: rules, fixes and the lockfile all ask, some per finding.
+        self._contracts: dict[int, Contract] = {}
 
     # ----- modules and symbols -------------------------------------------------------------------
 
@@ -195,6 +197,12 @@ class Project:
         return current
 
     def contract(self, definition: Definition, path: str) -> Contract:
+        known = self._contracts.get(id(definition))
+        if known is None:
+            known = self._contracts[id(definition)] = self._resolve_contract(definition, path)
+        return known
+
+    def _resolve_contract(self, definition: Definition, path: str) -> Contract:
         # A prompt takes no contract (FL117 reports its errors=): checking its shape would be noise.
         if definition.errors is None or definition.kind == "prompt":
             return Contract(declared=False)

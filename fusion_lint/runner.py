@@ -1,87 +1,58 @@
-"""Running the per-file pipeline over many files: cache first, then processes when it pays.
+"""Running the per-file pipeline over many files: the cache first, then isolated worker processes.
 
 A libcst crash (the native parser can segfault on inputs that pass CPython's gate) or a hang must
-cost one file, not the run: worker death is detected, the files it held are re-run one per
-process, and the one that kills its process becomes FL000.
+cost one file, not the run: files are parsed in worker processes that take one file at a time
+(``workers.py``), so the file a dead or stuck worker held becomes FL000 and every other file is
+linted as usual. Only where a worker cannot be started cheaply and safely (a process with other
+threads running, such as the language server, on a platform without ``fork``; or a handful of
+files where spawning a fresh interpreter costs more than the work) are files parsed in-process.
 """
 from __future__ import annotations
 
-import hashlib
+import gc
+import multiprocessing
 import os
-import pickle
-import tempfile
-from concurrent.futures import ProcessPoolExecutor, TimeoutError as FutureTimeout
-from concurrent.futures.process import BrokenProcessPool
+import threading
 from pathlib import Path
 from typing import Optional, Sequence
 
-from . import __version__
+from .cache import FileCache, cache_directory, gc_paused
 from .config import Settings
-from .pipeline import FileResult, _module_of, analyze_file, mentions_runtime
+from .pipeline import MAX_FILE_BYTES, FileResult, _module_of, analyze_file, mentions_runtime, too_large
 from .source import Unreadable
+from .workers import WorkerPool
 
-#: Below this many files to parse, worker start-up costs more than it saves.
+#: From this many files to parse, ``--jobs`` workers share them; below it, one worker does.
 PARALLEL_THRESHOLD = 12
-#: A single file that takes longer than this to parse is treated as a parser hang.
-FILE_TIMEOUT_S = 60.0
+#: Without ``fork``, a worker is a fresh interpreter (~0.3 s to import libcst): worth it from here.
+SPAWN_THRESHOLD = 24
+#: Cyclic garbage is collected once per this many files while collection is paused (see below).
+COLLECT_EVERY = 200
 
 
-class Cache:
-    """``<cache-dir>/<key>.pickle``, keyed by content, module name, settings and version.
-
-    Writes go to a temporary file and are renamed into place, so concurrent runs never read a
-    half-written entry; an entry that fails to load is a miss.
-    """
-
-    def __init__(self, directory: Path, settings: Settings):
-        self.directory = directory
-        self.salt = f"{__version__}|{','.join(settings.runtime_modules)}".encode()
-
-    def key(self, path: str, data: bytes) -> str:
-        module, is_package, _ = _module_of(path)
-        digest = hashlib.sha256(self.salt)
-        digest.update(f"|{path}|{module}|{is_package}|".encode())
-        digest.update(data)
-        return digest.hexdigest()
-
-    def get(self, key: str) -> Optional[FileResult]:
-        try:
-            with open(self.directory / f"{key}.pickle", "rb") as handle:
-                result = pickle.load(handle)
-        except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError):
-            return None
-        return result if isinstance(result, FileResult) else None
-
-    def put(self, key: str, result: FileResult) -> None:
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            gitignore = self.directory / ".gitignore"
-            if not gitignore.exists():
-                gitignore.write_text("# created by fusion-lint\n*\n")
-            fd, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
-            with os.fdopen(fd, "wb") as handle:
-                pickle.dump(result, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(temporary, self.directory / f"{key}.pickle")
-        except OSError:
-            pass  # a read-only tree still lints, just without a cache
+def analyze_one(path: str, data: bytes, runtime_modules: Sequence[str]) -> FileResult:
+    """What a worker runs for each file (the tests replace it to simulate a crash or a hang)."""
+    return analyze_file(path, runtime_modules, data=data, prescan=False)
 
 
-def _analyze_batch(batch: list[tuple[str, bytes]], runtime_modules: Sequence[str]) -> list[FileResult]:
-    return [analyze_file(path, runtime_modules, data=data, prescan=False) for path, data in batch]
+def _analyze_in_process(items: Sequence[tuple[str, bytes]], runtime_modules: Sequence[str]) -> list[FileResult]:
+    results = []
+    with gc_paused():
+        for done, (path, data) in enumerate(items, start=1):
+            results.append(analyze_one(path, data, runtime_modules))
+            if done % COLLECT_EVERY == 0:
+                gc.collect()
+    return results
 
 
-def _analyze_isolated(path: str, data: bytes, runtime_modules: Sequence[str]) -> FileResult:
-    """One file in a process of its own: what kills or hangs it is this file's FL000."""
-    with ProcessPoolExecutor(max_workers=1) as pool:
-        future = pool.submit(_analyze_batch, [(path, data)], tuple(runtime_modules))
-        try:
-            return future.result(timeout=FILE_TIMEOUT_S)[0]
-        except BrokenProcessPool:
-            return FileResult(path, problem=Unreadable("FL000", "the libcst parser crashed on this file"))
-        except FutureTimeout:
-            for process in list(getattr(pool, "_processes", {}).values()):
-                process.kill()
-            return FileResult(path, problem=Unreadable("FL000", f"parsing took over {FILE_TIMEOUT_S:.0f} s"))
+def isolation_context(files: int) -> Optional[multiprocessing.context.BaseContext]:
+    """How to start workers for ``files`` files, or None to parse in-process."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")  # cheap, and safe without other threads
+    if files >= SPAWN_THRESHOLD:
+        return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    return None
 
 
 def default_jobs() -> int:
@@ -103,62 +74,53 @@ def run_files(
 ) -> list[FileResult]:
     """Results in the order of ``paths``, whatever the number of processes."""
     runtime_modules = tuple(settings.runtime_modules)
-    cache = None
-    if use_cache:
-        directory = Path(settings.cache_dir)
-        if not directory.is_absolute():
-            directory = (cache_root or Path.cwd()) / directory
-        cache = Cache(directory, settings)
+    cache = FileCache(cache_directory(settings.cache_dir, cache_root), runtime_modules) if use_cache else None
     results: dict[str, FileResult] = {}
     pending: list[tuple[str, bytes, Optional[str]]] = []
-    for path in paths:
-        data = (overrides or {}).get(path)
-        if data is None:
-            try:
-                data = Path(path).read_bytes()
-            except OSError as exc:
-                results[path] = FileResult(path, problem=Unreadable("FL001", f"cannot read file: {exc.strerror or exc}"))
+    with gc_paused():  # unpickling cached results allocates as much as parsing
+        for path in paths:
+            data = (overrides or {}).get(path)
+            if data is None:
+                try:
+                    data = Path(path).read_bytes()
+                except OSError as exc:
+                    results[path] = FileResult(path, problem=Unreadable("FL001", f"cannot read file: {exc.strerror or exc}"))
+                    continue
+            if prescan and not mentions_runtime(data, runtime_modules):
+                results[path] = FileResult(path, skipped=True)
                 continue
-        if prescan and not mentions_runtime(data, runtime_modules):
-            results[path] = FileResult(path, skipped=True)
-            continue
-        key = cache.key(path, data) if cache is not None else None
-        cached = cache.get(key) if cache is not None and key is not None else None
-        if cached is not None:
-            results[path] = cached
-        else:
+            if len(data) > MAX_FILE_BYTES:
+                results[path] = FileResult(path, problem=too_large(data))
+                continue
+            # An unsaved buffer (stdin, the editor) changes with every keystroke: caching each version
+            # would only fill the cache directory with entries that are never read again.
+            buffered = overrides is not None and path in overrides
+            key = None
+            if cache is not None and not buffered:
+                module, is_package, _ = _module_of(path)
+                key = cache.key(path, module, is_package, data)
+                cached = cache.get(key)
+                if isinstance(cached, FileResult) and cached.path == path:
+                    cached.key = key
+                    results[path] = cached
+                    continue
             pending.append((path, data, key))
 
-    workers = min(jobs or default_jobs(), len(pending))
-    if workers > 1 and len(pending) >= PARALLEL_THRESHOLD:
-        computed = _run_parallel([(p, d) for p, d, _ in pending], runtime_modules, workers)
+    items = [(path, data) for path, data, _ in pending]
+    context = isolation_context(len(items)) if items else None
+    if context is None:
+        computed = _analyze_in_process(items, runtime_modules)
     else:
-        computed = _analyze_batch([(p, d) for p, d, _ in pending], runtime_modules)
+        workers = min(jobs or default_jobs(), len(items)) if len(items) >= PARALLEL_THRESHOLD else 1
+        with gc_paused():  # the parent unpickles every result the workers send
+            computed = WorkerPool(analyze_one, runtime_modules, workers, context).run(items)
     for (path, _, key), result in zip(pending, computed):
+        result.key = key
         results[path] = result
-        if cache is not None and key is not None:
+        if cache is not None and key is not None and not _transient(result):
             cache.put(key, result)
     return [results[path] for path in paths]
 
 
-def _run_parallel(items: list[tuple[str, bytes]], runtime_modules: tuple[str, ...], workers: int) -> list[FileResult]:
-    # Interleaved batches: neighbouring files are often alike in size, so this balances the load.
-    batches = [items[i::workers * 4] for i in range(workers * 4)]
-    batches = [b for b in batches if b]
-    by_path: dict[str, FileResult] = {}
-    survivors: list[tuple[str, bytes]] = []
-    try:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [(batch, pool.submit(_analyze_batch, batch, runtime_modules)) for batch in batches]
-            for batch, future in futures:
-                try:
-                    for result in future.result():
-                        by_path[result.path] = result
-                except BrokenProcessPool:
-                    survivors.extend(item for item in batch if item[0] not in by_path)
-    except BrokenProcessPool:
-        pass
-    survivors.extend(item for item in items if item[0] not in by_path and item not in survivors)
-    for path, data in survivors:
-        by_path[path] = _analyze_isolated(path, data, runtime_modules)
-    return [by_path[path] for path, _ in items]
+def _transient(result: FileResult) -> bool:
+    return result.problem is not None and result.problem.transient

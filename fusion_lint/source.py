@@ -25,6 +25,8 @@ class Unreadable:
     message: str
     line: int = 1
     col: int = 0
+    # A crash, a timeout or a bug of ours: it may not happen again, so it is never cached.
+    transient: bool = False
 
 
 @dataclass(slots=True)
