@@ -19,21 +19,12 @@ from xml.etree import ElementTree
 from . import __version__
 from .diagnostics import Diagnostic
 from .engine import Report
-from .output import _summary, display_path, source_excerpt, statistics_lines
+from .output import display_path, source_excerpt, statistics_lines, summary_lines
 from .rules import Rule, rule_by_code_or_name
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/fusion-lint/fusion-lint"
 SOURCE_ROOT = "%SRCROOT%"
-
-
-def _summary_lines(report: Report) -> list[str]:
-    """The text reporter's closing lines: the counts, then how many findings ``--fix`` can fix."""
-    lines = [_summary(report)]
-    fixable = sum(1 for d in report.diagnostics if d.fix is not None and d.fix.applicability == "safe")
-    if fixable:
-        lines.append(f"[*] {fixable} fixable with --fix.")
-    return lines
 
 
 # ----- SARIF 2.1.0 -----------------------------------------------------------------------------
@@ -172,7 +163,7 @@ def github(report: Report, *, show_source: bool = False, quiet: bool = False, st
     if statistics:
         out.extend(statistics_lines(report))
     if not quiet:
-        out.extend(_summary_lines(report))
+        out.extend(summary_lines(report))
     return "\n".join(out) + ("\n" if out else "")
 
 

@@ -62,9 +62,9 @@ def text(report: Report, *, show_source: bool = False, quiet: bool = False, stat
                 out.append("")
             current = diagnostic.path
             span = diagnostic.span
-            fixable = " [*]" if diagnostic.fix is not None and diagnostic.fix.applicability == "safe" else ""
+            # Exactly DESIGN §7's shape, so editors' and CI's problem matchers can parse every line.
             out.append(
-                f"{display_path(diagnostic.path)}:{span.line}:{span.col + 1}: {diagnostic.code}{fixable} "
+                f"{display_path(diagnostic.path)}:{span.line}:{span.col + 1}: {diagnostic.code} "
                 f"[{diagnostic.name}] {diagnostic.message}"
             )
             if show_source:
@@ -75,11 +75,19 @@ def text(report: Report, *, show_source: bool = False, quiet: bool = False, stat
     if not quiet:
         if out:
             out.append("")
-        out.append(_summary(report))
-        fixable = sum(1 for d in report.diagnostics if d.fix is not None and d.fix.applicability == "safe")
-        if fixable:
-            out.append(f"[*] {fixable} fixable with --fix.")
+        out.extend(summary_lines(report))
     return "\n".join(out) + ("\n" if out else "")
+
+
+def summary_lines(report: Report) -> list[str]:
+    """The closing lines: the counts, then how many findings ``--fix`` can fix."""
+    lines = [_summary(report)]
+    fixable = sum(1 for d in report.diagnostics if d.fix is not None and d.fix.applicability == "safe")
+    unsafe = sum(1 for d in report.diagnostics if d.fix is not None and d.fix.applicability == "unsafe")
+    if fixable or unsafe:
+        extra = f" ({unsafe} more with --unsafe-fixes)" if unsafe else ""
+        lines.append(f"{fixable} fixable with --fix{extra}.")
+    return lines
 
 
 def statistics_lines(report: Report) -> list[str]:
