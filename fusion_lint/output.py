@@ -84,9 +84,11 @@ def summary_lines(report: Report) -> list[str]:
     lines = [_summary(report)]
     fixable = sum(1 for d in report.diagnostics if d.fix is not None and d.fix.applicability == "safe")
     unsafe = sum(1 for d in report.diagnostics if d.fix is not None and d.fix.applicability == "unsafe")
-    if fixable or unsafe:
+    if fixable:
         extra = f" ({unsafe} more with --unsafe-fixes)" if unsafe else ""
         lines.append(f"{fixable} fixable with --fix{extra}.")
+    elif unsafe:
+        lines.append(f"{unsafe} fixable with --fix --unsafe-fixes.")
     return lines
 
 

@@ -184,8 +184,8 @@ def test_python_dash_m_entry_point(project: Path) -> None:
 
 
 def test_text_output_exactly(run_cli, project: Path) -> None:
-    # Grouped per file (a blank line between files), then the summary line. (FL101 has a safe fix,
-    # which the text format marks; it is left out here to pin the plain format of §7.)
+    # Grouped per file (a blank line between files), then the summary line, then how many findings
+    # a fix can take care of (FL107's renaming is unsafe: clients may switch on the reason).
     outcome = run_cli("check", ".", "--no-cache", "--ignore", "FL112,FL101")
     assert outcome.stdout == (
         "app.py:3:12: FL107 [error-contract-reason-format] tool 'get_item': reason 'NoMatch' is not "
@@ -199,6 +199,7 @@ def test_text_output_exactly(run_cli, project: Path) -> None:
         "definition\n"
         "\n"
         "Found 1 error, 2 warnings in 2 files (2 files checked).\n"
+        "1 fixable with --fix --unsafe-fixes.\n"
     )
 
 
