@@ -494,7 +494,6 @@ class Extractor:
             if isinstance(small, (cst.Import, cst.ImportFrom)):
                 self.bind_imports(small, self.aliases)
                 self.local_names.difference_update(self.aliases)
-                self._note_runtime_import(small, stmt)
             elif isinstance(small, cst.Assign):
                 for target in small.targets:
                     if isinstance(target.target, cst.Name):
@@ -539,14 +538,6 @@ class Extractor:
                 self.local_names.discard(name)
                 return
         self._bind_local(name)
-
-    def _note_runtime_import(self, node: cst.CSTNode, stmt: cst.CSTNode) -> None:
-        if self.facts.runtime_import is not None or not isinstance(node, cst.ImportFrom):
-            return
-        module = self.absolute_module(node)
-        if module in self.runtime_modules and not isinstance(node.names, cst.ImportStar) and node.names:
-            self.stmt = stmt
-            self.facts.runtime_import = (module, self.span(node.names[-1]))
 
     def _module_statement(self, stmt: cst.CSTNode) -> None:
         if not isinstance(stmt, cst.SimpleStatementLine):

@@ -225,5 +225,3 @@ class FileFacts:
     definitions: list[Definition] = field(default_factory=list)
     functions: dict[str, FunctionFacts] = field(default_factory=dict)
     suppressions: dict[int, frozenset[str]] = field(default_factory=dict)  # line -> codes/names; "*" = all
-    # ``from <runtime> import a, b``: the module and the last imported name (fixes add names after it)
-    runtime_import: Optional[tuple[str, Span]] = None

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, ClassVar, Iterable, Optional
 
-from ..diagnostics import Finding, Fix, Severity
-from ..model import Construction, Definition, FileFacts, FunctionFacts
+from ..diagnostics import Finding, Severity
+from ..model import Definition, FileFacts, FunctionFacts
 from ..project import Contract, Project, Reached
 
 DOCS_URL = "https://github.com/fusion-lint/fusion-lint/blob/main/docs/rules.md#{anchor}"
@@ -47,11 +47,6 @@ class DefinitionContext:
     @property
     def label(self) -> str:
         return self.definition.label
-
-    def factory_fix(self, path: str, made: Construction, factory: str) -> Optional[Fix]:
-        from ..fixes import factory_fix
-
-        return factory_fix(self.files.get(path), made, factory, self.runtime_modules)
 
 
 class Rule:
