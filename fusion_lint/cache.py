@@ -36,7 +36,8 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Optional
 from . import __version__
 
 if TYPE_CHECKING:
-    from .engine import Analysis, Options
+    from .config import Settings
+    from .engine import Options
 
 #: Bumped when the layout of an entry changes (the code fingerprint covers everything else).
 CACHE_FORMAT = "2"
@@ -108,8 +109,8 @@ def store_entry(directory: Path, name: str, value: object) -> None:
         except BaseException:
             os.unlink(temporary)
             raise
-    except OSError:
-        pass  # a read-only tree still lints, just without a cache
+    except (OSError, pickle.PicklingError, RecursionError):
+        pass  # a read-only tree, or facts nested too deeply to pickle: linted, just not cached
 
 
 @lru_cache(maxsize=1)
@@ -231,57 +232,66 @@ def _remove(path: str) -> None:
 
 
 class RunMemo:
-    """The whole-run cache as the engine uses it: ``open`` (None when the run is not cacheable),
-    then ``load`` before the rules run, or ``store`` after."""
+    """The whole-run cache as the engine uses it: ``open`` once the files' keys are known (None
+    when the run cannot be cached), ``lookup`` before any cached fact is even loaded, ``store``
+    after the rules ran."""
 
     def __init__(self, cache: ReportCache, key: str, keyed_paths: set[str], used_file_keys: set[str]):
         self.cache, self.key = cache, key
         self.keyed_paths = keyed_paths  # files whose content the key covers
         self.used_file_keys = used_file_keys
+        self.entry: Optional[RunEntry] = None  # what ``lookup`` found
 
     @classmethod
-    def open(cls, options: "Options", analysis: "Analysis", enabled: Iterable[str]) -> Optional["RunMemo"]:
+    def open(
+        cls,
+        options: "Options",
+        settings: "Settings",
+        root: Path,
+        report_set: set[str],
+        walk_problems: list[tuple[str, str]],
+        results: list,
+        enabled: Iterable[str],
+    ) -> Optional["RunMemo"]:
         if not options.use_cache or options.stdin is not None or options.overrides:
             return None  # buffers and --fix rounds lint text that is not on disk
         parts = [
-            f"settings={analysis.settings.model_dump_json()}",
-            f"root={analysis.root}",
+            f"settings={settings.model_dump_json()}",
+            f"root={root}",
             f"enabled={','.join(sorted(enabled))}",
             f"unused-suppressions={options.report_unused_suppressions}",
-            *(f"report={path}" for path in sorted(analysis.report_set)),
-            *(f"walk-problem={path}|{why}" for path, why in analysis.walk_problems),
+            *(f"report={path}" for path in sorted(report_set)),
+            *(f"walk-problem={path}|{why}" for path, why in walk_problems),
         ]
         keyed_paths: set[str] = set()
         used: set[str] = set()
-        for result in analysis.results:
+        for result in results:
             if result.key is not None:
                 parts.append(f"file={result.path}|{result.key}")
                 keyed_paths.add(result.path)
                 used.add(result.key)
             elif result.skipped:
                 parts.append(f"skipped={result.path}")  # its existence matters to module lookups
-            elif result.problem is not None:
+            elif result.problem is not None and not result.problem.transient:
                 problem = result.problem
-                if problem.transient:
-                    return None  # a crash or a timeout: try again next time
                 parts.append(f"problem={result.path}|{problem.code}|{problem.line}|{problem.col}|{problem.message}")
-            else:  # pragma: no cover (every result is one of the above)
-                return None
-        directory = cache_directory(analysis.settings.cache_dir, analysis.root)
+            else:
+                return None  # a crash or a timeout: try again next time
+        directory = cache_directory(settings.cache_dir, root)
         return cls(ReportCache(directory), ReportCache.key(parts), keyed_paths, used)
 
-    def load(self, analysis: "Analysis") -> Optional[list]:
-        entry = self.cache.get(self.key)
-        if entry is None:
-            return None
-        for path in entry.texts:  # what the fixes were computed against, for the reporters
-            analysis.source(path)
-        return entry.diagnostics
+    def lookup(self) -> Optional[RunEntry]:
+        self.entry = self.cache.get(self.key)
+        return self.entry
 
-    def store(self, diagnostics: list, analysis: "Analysis") -> None:
-        read = set(analysis.files) | {path for path, text in analysis.texts.items() if text}
+    def store(self, diagnostics: list, results: Iterable, files: Iterable[str], texts: dict[str, str]) -> None:
+        """``results``: the analysed files (a crash or a timeout among them: nothing is stored);
+        ``files``: every file whose facts the run used; ``texts``: the texts the rules read."""
+        if any(result.problem is not None and result.problem.transient for result in results):
+            return
+        read = set(files) | {path for path, text in texts.items() if text}
         outside = {path: digest_of_file(path) for path in sorted(read - self.keyed_paths)}
-        entry = RunEntry(diagnostics, outside, sorted(path for path, text in analysis.texts.items() if text))
+        entry = RunEntry(diagnostics, outside, sorted(path for path, text in texts.items() if text))
         self.cache.put(self.key, entry, self.used_file_keys)
 
 

@@ -125,6 +125,7 @@ class Analysis:
     project: Project
     source: Callable[[str], Optional[str]]  # decoded text of a file, memoised in ``texts``
     texts: dict[str, str]
+    memo: Optional[RunMemo] = None  # the whole-run cache, when this run may use it
 
 
 def configure(options: Options) -> tuple[LoadedConfig, Settings]:
@@ -137,8 +138,13 @@ def configure(options: Options) -> tuple[LoadedConfig, Settings]:
     return config, options.settings or config.settings
 
 
-def analyse(options: Options, config: LoadedConfig, settings: Settings) -> Analysis:
-    """Discover, analyse every file (parallel, cached) and build the cross-file project view."""
+def analyse(
+    options: Options, config: LoadedConfig, settings: Settings, enabled: Optional[frozenset[str]] = None
+) -> Analysis:
+    """Discover, analyse every file (parallel, cached) and build the cross-file project view.
+
+    With ``enabled`` (the rules that will run), a run whose every input is unchanged is found in
+    the cache before any file's facts are loaded: ``memo.entry`` then holds its report."""
     paths = [Path(p) for p in options.paths]
     root = _root_for(config, paths[0] if paths else Path("."))
     excludes = [*settings.exclude, *settings.extend_exclude]
@@ -164,8 +170,15 @@ def analyse(options: Options, config: LoadedConfig, settings: Settings) -> Analy
     overrides = dict(options.overrides)
     if options.stdin is not None and stdin_path:
         overrides[stdin_path] = options.stdin[1]
+    memo: Optional[RunMemo] = None
+
+    def remembered(partial: list[FileResult]) -> bool:
+        nonlocal memo
+        memo = RunMemo.open(options, settings, root, report_set, list(reported.problems), partial, enabled or ())
+        return memo is not None and memo.lookup() is not None
+
     results = run_files(all_paths, settings, jobs=options.jobs, use_cache=options.use_cache,
-                        cache_root=root, overrides=overrides)
+                        cache_root=root, overrides=overrides, probe=remembered if enabled is not None else None)
     files: dict[str, FileFacts] = {result.path: result.facts for result in results if result.facts is not None}
 
     texts: dict[str, str] = {}
@@ -192,7 +205,7 @@ def analyse(options: Options, config: LoadedConfig, settings: Settings) -> Analy
     search_roots = sorted({Path(_module_of(p)[2]) for p in files} | {root, root / "src"})
     project = Project(files, load, search_roots, settings.follow_calls)
     return Analysis(config, settings, root, report_set, list(reported.problems), results, files, project,
-                    source, texts)  # fmt: skip
+                    source, texts, memo)  # fmt: skip
 
 
 def lint(options: Options) -> Report:
@@ -210,14 +223,15 @@ def lint(options: Options) -> Report:
         extend_select=[*settings.extend_select, *options.selection.extend_select],
     )
     enabled = selection.resolve(rules)
-    analysis = analyse(options, config, settings)
+    analysis = analyse(options, config, settings, frozenset(enabled))
     root, report_set, files, project = analysis.root, analysis.report_set, analysis.files, analysis.project
     source, texts = analysis.source, analysis.texts
-    # Nothing the run depends on changed since a run with these settings: its report, no rule run.
-    memo = RunMemo.open(options, analysis, enabled)
-    remembered = memo.load(analysis) if memo is not None else None
-    if remembered is not None:
-        return Report(remembered, len(report_set), rules, config, texts, sorted(report_set), frozenset(enabled))
+    memo = analysis.memo
+    if memo is not None and memo.entry is not None:  # nothing the run depends on changed: no rule runs
+        for path in memo.entry.texts:  # what the fixes' offsets point into, for the reporters
+            source(path)
+        return Report(memo.entry.diagnostics, len(report_set), rules, config, texts, sorted(report_set),
+                      frozenset(enabled))  # fmt: skip
 
     diagnostics: list[Diagnostic] = []
     by_code = {r.code: r for r in rules}
@@ -282,7 +296,7 @@ def lint(options: Options) -> Report:
         unique.setdefault(key, diagnostic)
     ordered = sorted(unique.values(), key=Diagnostic.sort_key)
     if memo is not None:
-        memo.store(ordered, analysis)
+        memo.store(ordered, analysis.results, files, texts)
     return Report(ordered, len(report_set), rules, config, texts, sorted(report_set), frozenset(enabled))
 
 

@@ -60,6 +60,25 @@ class _TargetedPositionState(CodegenState):
         return _Recorder(self, node, start_node, end_node)
 
 
+class _CompleteState(_TargetedPositionState):
+    """Also records the whitespace-inclusive range of any target that has no syntactic one, as
+    ``PositionProvider`` falls back to. It costs a Python call per node: only used when needed."""
+
+    def __init__(self, targets: set[int], **kwargs: object) -> None:
+        super().__init__(targets, **kwargs)
+        del self.before_codegen, self.after_codegen  # the class's methods below, not the C no-ops
+        self._starts: dict[int, int] = {}
+
+    def before_codegen(self, node: cst.CSTNode) -> None:  # type: ignore[override]
+        if id(node) in self.targets:
+            self._starts[id(node)] = self.offset()
+
+    def after_codegen(self, node: cst.CSTNode) -> None:  # type: ignore[override]
+        key = id(node)
+        if key in self._starts and key not in self.ranges:
+            self.ranges[key] = (self._starts[key], self.offset())
+
+
 class _Recorder:
     """The range of one registered node: the offsets before and after its code is emitted."""
 
@@ -113,6 +132,11 @@ class SpanRegistry:
             targets, default_indent=module.default_indent, default_newline=module.default_newline
         )
         module._codegen(state)
+        if any(id(node) not in state.ranges for _, node, _ in self._pending):
+            # A node type that records no syntactic range of its own (none the extractor
+            # registers today): a second pass that also watches every node's whole extent.
+            state = _CompleteState(targets, default_indent=module.default_indent, default_newline=module.default_newline)
+            module._codegen(state)
         text = "".join(state.tokens)
         if not self._pending:
             return text
@@ -127,8 +151,10 @@ class SpanRegistry:
             line = bisect_right(line_starts, offset)
             return line, offset - line_starts[line - 1]
 
+        size = len(text)  # a file without a final newline: codegen counted one, then dropped it
         for placeholder, node, stmt in self._pending:
             start, end = state.ranges.get(id(node), (0, 0))
+            start, end = min(start, size), min(end, size)
             placeholder.start, placeholder.end = start, end
             placeholder.line, placeholder.col = line_col(start)
             placeholder.end_line, placeholder.end_col = line_col(end)

@@ -14,7 +14,7 @@ import multiprocessing
 import os
 import threading
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from .cache import FileCache, cache_directory, gc_paused
 from .config import Settings
@@ -71,42 +71,55 @@ def run_files(
     cache_root: Optional[Path] = None,
     prescan: bool = True,
     overrides: Optional[dict[str, bytes]] = None,
+    probe: Optional[Callable[[list[FileResult]], bool]] = None,
 ) -> list[FileResult]:
-    """Results in the order of ``paths``, whatever the number of processes."""
+    """Results in the order of ``paths``, whatever the number of processes.
+
+    ``probe`` sees every file's result before any fact is loaded or parsed: files to analyse
+    carry only their cache key. When it returns True (the whole run is remembered), those
+    partial results are returned as they are.
+    """
     runtime_modules = tuple(settings.runtime_modules)
     cache = FileCache(cache_directory(settings.cache_dir, cache_root), runtime_modules) if use_cache else None
-    results: dict[str, FileResult] = {}
-    pending: list[tuple[str, bytes, Optional[str]]] = []
-    with gc_paused():  # unpickling cached results allocates as much as parsing
-        for path in paths:
-            data = (overrides or {}).get(path)
-            if data is None:
-                try:
-                    data = Path(path).read_bytes()
-                except OSError as exc:
-                    results[path] = FileResult(path, problem=Unreadable("FL001", f"cannot read file: {exc.strerror or exc}"))
-                    continue
-            if prescan and not mentions_runtime(data, runtime_modules):
-                results[path] = FileResult(path, skipped=True)
+    results: list[FileResult] = []
+    to_analyse: list[tuple[int, bytes]] = []  # index into results, content
+    for path in paths:
+        data = (overrides or {}).get(path)
+        if data is None:
+            try:
+                data = Path(path).read_bytes()
+            except OSError as exc:
+                results.append(FileResult(path, problem=Unreadable("FL001", f"cannot read file: {exc.strerror or exc}")))
                 continue
-            if len(data) > MAX_FILE_BYTES:
-                results[path] = FileResult(path, problem=too_large(data))
-                continue
-            # An unsaved buffer (stdin, the editor) changes with every keystroke: caching each version
-            # would only fill the cache directory with entries that are never read again.
-            buffered = overrides is not None and path in overrides
-            key = None
-            if cache is not None and not buffered:
-                module, is_package, _ = _module_of(path)
-                key = cache.key(path, module, is_package, data)
-                cached = cache.get(key)
-                if isinstance(cached, FileResult) and cached.path == path:
-                    cached.key = key
-                    results[path] = cached
-                    continue
-            pending.append((path, data, key))
+        if prescan and not mentions_runtime(data, runtime_modules):
+            results.append(FileResult(path, skipped=True))
+            continue
+        if len(data) > MAX_FILE_BYTES:
+            results.append(FileResult(path, problem=too_large(data)))
+            continue
+        key = None
+        # An unsaved buffer (stdin, the editor) changes with every keystroke: caching each version
+        # would only fill the cache directory with entries that are never read again.
+        if cache is not None and not (overrides is not None and path in overrides):
+            module, is_package, _ = _module_of(path)
+            key = cache.key(path, module, is_package, data)
+        to_analyse.append((len(results), data))
+        results.append(FileResult(path, key=key))
+    if probe is not None and probe(results):
+        return results
 
-    items = [(path, data) for path, data, _ in pending]
+    pending: list[tuple[int, bytes]] = []
+    with gc_paused():  # unpickling cached results allocates as much as parsing
+        for index, data in to_analyse:
+            partial = results[index]
+            cached = cache.get(partial.key) if cache is not None and partial.key is not None else None
+            if isinstance(cached, FileResult) and cached.path == partial.path:
+                cached.key = partial.key
+                results[index] = cached
+            else:
+                pending.append((index, data))
+
+    items = [(results[index].path, data) for index, data in pending]
     context = isolation_context(len(items)) if items else None
     if context is None:
         computed = _analyze_in_process(items, runtime_modules)
@@ -114,12 +127,13 @@ def run_files(
         workers = min(jobs or default_jobs(), len(items)) if len(items) >= PARALLEL_THRESHOLD else 1
         with gc_paused():  # the parent unpickles every result the workers send
             computed = WorkerPool(analyze_one, runtime_modules, workers, context).run(items)
-    for (path, _, key), result in zip(pending, computed):
+    for (index, _), result in zip(pending, computed):
+        key = results[index].key
         result.key = key
-        results[path] = result
+        results[index] = result
         if cache is not None and key is not None and not _transient(result):
             cache.put(key, result)
-    return [results[path] for path in paths]
+    return results
 
 
 def _transient(result: FileResult) -> bool:

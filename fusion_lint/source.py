@@ -9,9 +9,11 @@ from __future__ import annotations
 import ast
 import codecs
 import io
+import sys
 import tokenize
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Iterator, Optional, Union
 
 if TYPE_CHECKING:  # libcst is imported on the first parse: a tree that needs none never pays for it
     import libcst as cst
@@ -41,15 +43,30 @@ def decode(data: bytes) -> Union[Decoded, Unreadable]:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        return Unreadable("FL001", f"cannot decode: {exc.msg if hasattr(exc, 'msg') else exc}")
+        message = str(exc.msg if hasattr(exc, "msg") else exc)
+        if message.startswith("invalid or missing encoding declaration"):
+            # The first two lines are not UTF-8 and no coding cookie names another encoding.
+            return _not_valid(data, "utf-8") or Unreadable("FL001", f"cannot decode: {message}")
+        return Unreadable("FL001", f"cannot decode: {message}")
     bom = data.startswith(codecs.BOM_UTF8)
     try:
         text = data.decode("utf-8-sig" if bom else encoding)
-    except (UnicodeDecodeError, LookupError) as exc:
-        reason = exc.reason if isinstance(exc, UnicodeDecodeError) else str(exc)
-        where = f" at byte {exc.start}" if isinstance(exc, UnicodeDecodeError) else ""
-        return Unreadable("FL001", f"not valid {encoding}{where}: {reason}")
+    except LookupError as exc:
+        return Unreadable("FL001", f"cannot decode: {exc}")
+    except UnicodeDecodeError:
+        return _not_valid(data, encoding) or Unreadable("FL001", f"not valid {encoding}")
     return Decoded(text, "utf-8" if encoding == "utf-8-sig" else encoding, bom)
+
+
+def _not_valid(data: bytes, encoding: str) -> Optional[Unreadable]:
+    """Where and why ``data`` is not ``encoding`` (None if it is)."""
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        # Reported at the top like every per-file problem; the message says where.
+        return Unreadable("FL001", f"not valid {encoding} at byte {exc.start} (line {line}): {exc.reason}")
+    return None
 
 
 def gate(text: str, path: str) -> Optional[Unreadable]:
@@ -67,6 +84,41 @@ def gate(text: str, path: str) -> Optional[Unreadable]:
     return None
 
 
+#: When set (worker processes set it, see workers.py), libcst's parse and the walks over its tree
+#: may recurse this deep. Never the gate: CPython bounds nesting by the recursion limit (in 3.11,
+#: three levels per unit), and with a raised limit it would admit what crashes or stalls libcst.
+analysis_recursion_limit: Optional[int] = None
+DEFAULT_RECURSION_LIMIT = sys.getrecursionlimit()
+
+
+@contextmanager
+def deep_recursion() -> Iterator[None]:
+    """The raised recursion limit of a worker, for the span of one file's analysis."""
+    limit = sys.getrecursionlimit()
+    if analysis_recursion_limit is None or analysis_recursion_limit <= limit:
+        yield
+        return
+    sys.setrecursionlimit(analysis_recursion_limit)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+@contextmanager
+def shallow_recursion() -> Iterator[None]:
+    """The interpreter's own limit again, inside ``deep_recursion`` or in a worker."""
+    limit = sys.getrecursionlimit()
+    if limit <= DEFAULT_RECURSION_LIMIT:
+        yield
+        return
+    sys.setrecursionlimit(DEFAULT_RECURSION_LIMIT)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
 def parse(text: str, path: str) -> Union[cst.Module, Unreadable]:
     """Gate, then libcst. libcst rejects a few files CPython accepts: FL000 naming the parser."""
     problem = gate(text, path)
@@ -75,7 +127,8 @@ def parse(text: str, path: str) -> Union[cst.Module, Unreadable]:
     import libcst as cst
 
     try:
-        return cst.parse_module(text)
+        with deep_recursion():
+            return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         return Unreadable(
             "FL000", f"libcst cannot parse this file (CPython can): {exc.message}", exc.raw_line, exc.raw_column

@@ -15,12 +15,14 @@ from __future__ import annotations
 import gc
 import itertools
 import multiprocessing
+import pickle
 import signal
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Callable, Optional, Sequence
 
+from . import source
 from .pipeline import FileResult
 from .source import Unreadable
 
@@ -28,6 +30,8 @@ from .source import Unreadable
 #: is killed. A 100 kB module parses in about 0.1 s; a legitimate file never comes near this.
 TIMEOUT_BASE_S = 10.0
 TIMEOUT_PER_MB_S = 30.0
+
+WORKER_RECURSION_LIMIT = 20_000
 
 Analyze = Callable[[str, bytes, Sequence[str]], FileResult]
 
@@ -43,6 +47,9 @@ def _serve(connection: Connection, analyze: Analyze, runtime_modules: Sequence[s
     # The parent handles Ctrl-C and ends the workers; a worker dying on it first would be reported
     # as a crash of the file it held.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # CPython's gate admits expressions nested up to ~3,000 levels; walking them takes a few
+    # Python frames per level. Here, a stack overflow costs one file, not the run (see above).
+    source.analysis_recursion_limit = WORKER_RECURSION_LIMIT
     with gc_paused():
         for done in itertools.count(1):
             try:
@@ -52,9 +59,22 @@ def _serve(connection: Connection, analyze: Analyze, runtime_modules: Sequence[s
             if task is None:
                 return
             path, data = task
-            connection.send(analyze(path, data, runtime_modules))
+            connection.send_bytes(_portable(analyze(path, data, runtime_modules)))
             if done % COLLECT_EVERY == 0:
                 gc.collect()
+
+
+def _portable(result: FileResult) -> bytes:
+    """The pickled result, made here under the interpreter's default recursion limit (not the
+    raised one the analysis ran under): what cannot be pickled here could not be cached or walked
+    in the parent either, so it is this file's FL000 instead of the parent's RecursionError."""
+    with source.shallow_recursion():
+        try:
+            return pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+        except RecursionError:
+            pass
+    too_deep = Unreadable("FL000", "the file parses, but nests too deeply for fusion-lint to analyse it")
+    return pickle.dumps(FileResult(result.path, problem=too_deep), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 @dataclass
@@ -129,7 +149,7 @@ class WorkerPool:
             path = items[index][0]
             if worker.connection in ready:
                 try:
-                    results[index] = worker.connection.recv()
+                    results[index] = pickle.loads(worker.connection.recv_bytes())
                     worker.task = None
                     continue
                 except (EOFError, OSError):
