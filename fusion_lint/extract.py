@@ -8,6 +8,7 @@ punctuation fields entirely, which is what keeps it at a few percent of the pars
 from __future__ import annotations
 
 import dataclasses
+import sys
 from typing import Iterable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
@@ -15,6 +16,7 @@ import libcst as cst
 from mcp_fusion import FACTORY_CODES
 
 from .model import (
+    Assumptions,
     BadExpr,
     BadItem,
     Binding,
@@ -178,6 +180,8 @@ class Extractor:
         self.local_names: set[str] = set()
         self.local_classes: set[str] = set()
         self.runtime_star = False
+        # ``from myapp.api import *`` of project modules: a bare runtime API name may come from one.
+        self.star_modules: list[str] = []
         self.stmt: Optional[cst.CSTNode] = None
 
     # ----- names ---------------------------------------------------------------------------
@@ -218,6 +222,8 @@ class Extractor:
         if isinstance(node.names, cst.ImportStar):
             if self.is_runtime(module):
                 self.runtime_star = True
+            elif module.split(".")[0] not in sys.stdlib_module_names:
+                self.star_modules.append(module)
             return
         for alias in node.names:
             name = _dotted(alias.name)
@@ -240,8 +246,11 @@ class Extractor:
                 return self.aliases[name]
             if name in self.local_names:
                 return f"{self.module_name}.{name}"
-            if self.runtime_star and name in RUNTIME_API:
-                return f"{self.runtime_modules[0]}.{name}"
+            if name in RUNTIME_API:
+                if self.runtime_star:
+                    return f"{self.runtime_modules[0]}.{name}"
+                if self.star_modules:  # the last star import that may bind it wins, as at run time
+                    return f"{self.star_modules[-1]}.{name}"
             return name
         if isinstance(node, cst.Attribute):
             base = self.qualify(node.value, scope)
@@ -256,6 +265,28 @@ class Extractor:
         if last in RUNTIME_API and self.is_runtime(prefix):
             return last
         return None
+
+    def api_of(self, qname: Optional[str]) -> tuple[Optional[str], Assumptions]:
+        """The runtime API ``qname`` names, and what that rests on: nothing for the runtime's own
+        names; for a name imported from a project module (``myapp.api.tool``), the assumption
+        that the module re-exports the runtime's object of that name, which the project view
+        confirms (``model.Assumptions``). A fact built on it carries it."""
+        api = self.runtime_api(qname)
+        if api is not None:
+            return api, ()
+        if qname is None or "." not in qname:
+            return None, ()
+        prefix, _, last = qname.rpartition(".")
+        if last in RUNTIME_API and self.may_reexport_runtime(prefix):
+            return last, (qname,)
+        return None, ()
+
+    def may_reexport_runtime(self, prefix: str) -> bool:
+        """Whether ``prefix`` (what a runtime API name was read from) may be another module of the
+        project: not this module or anything in it, not the standard library."""
+        if prefix == self.module_name or prefix.startswith(self.module_name + "."):
+            return False
+        return prefix.split(".")[0] not in sys.stdlib_module_names
 
     def code_member(self, qname: Optional[str]) -> Optional[str]:
         """``X`` for ``<runtime>...JsonRpcErrorCode.X``."""
@@ -300,8 +331,8 @@ class Extractor:
             return Value("collection", describe(node), span)
         return Value("expr", describe(node), span)
 
-    def entry_from_call(self, call: cst.Call) -> Entry:
-        entry = Entry("call", self.span(call), [])
+    def entry_from_call(self, call: cst.Call, assumes: Assumptions = ()) -> Entry:
+        entry = Entry("call", self.span(call), [], assumes=assumes)
         for arg in call.args:
             if arg.star:
                 entry.opaque.append(f"{arg.star}{_dotted(arg.value) or '...'}")
@@ -327,12 +358,21 @@ class Extractor:
     def is_contract_call(self, node: cst.CSTNode) -> bool:
         return isinstance(node, cst.Call) and self.runtime_api(self.qualify(node.func)) == "ErrorContract"
 
+    def contract_call_assumptions(self, node: cst.CSTNode) -> Optional[Assumptions]:
+        """Like ``is_contract_call``, also through a re-export: None when ``node`` is no
+        ``ErrorContract(...)``, else what recognising it assumed."""
+        if not isinstance(node, cst.Call):
+            return None
+        api, assumes = self.api_of(self.qualify(node.func))
+        return assumes if api == "ErrorContract" else None
+
     def contract_item(self, node: cst.BaseElement) -> Item:
         value = node.value
         if isinstance(node, cst.StarredElement):
             return SpreadItem(self.contract_expr(value), self.span(node))
-        if self.is_contract_call(value):
-            return EntryItem(self.entry_from_call(value))  # type: ignore[arg-type]
+        assumes = self.contract_call_assumptions(value)
+        if assumes is not None:
+            return EntryItem(self.entry_from_call(value, assumes))  # type: ignore[arg-type]
         if isinstance(value, cst.Dict):
             return EntryItem(self.entry_from_dict(value))
         if isinstance(value, (cst.Name, cst.Attribute)) and describe(value) not in ("None", "True", "False"):
@@ -371,8 +411,9 @@ class Extractor:
             if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.Add):
                 return None
             return self.contract_expr(node)
-        if self.is_contract_call(node):
-            return self.entry_from_call(node)  # type: ignore[arg-type]
+        assumes = self.contract_call_assumptions(node)
+        if assumes is not None:
+            return self.entry_from_call(node, assumes)  # type: ignore[arg-type]
         if isinstance(node, cst.Dict):
             return self.entry_from_dict(node)
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.UnaryOperation)):
@@ -386,16 +427,22 @@ class Extractor:
 
     # ----- definitions -------------------------------------------------------------------------
 
-    def definer(self, node: cst.CSTNode, scope: Optional[dict[str, str]] = None) -> Optional[str]:
+    def definer(self, node: cst.CSTNode, scope: Optional[dict[str, str]] = None) -> tuple[Optional[str], Assumptions]:
+        """``tool``/``resource``/``prompt`` when ``node`` is a call to one, and what that assumed."""
         if isinstance(node, cst.Call):
-            api = self.runtime_api(self.qualify(node.func, scope))
+            api, assumes = self.api_of(self.qualify(node.func, scope))
             if api in DEFINERS:
-                return api
-        return None
+                return api, assumes
+        return None, ()
 
-    def definition(self, kind: str, call: cst.Call, handler: Optional[str], handler_ref: Optional[str]) -> None:
+    def definition(
+        self, kind: str, call: cst.Call, handler: Optional[str], handler_ref: Optional[str], assumes: Assumptions
+    ) -> None:
         name_node = _arg_value(call, 0, "uri_template" if kind == "resource" else "name")
         name = string_value(name_node) if name_node is not None else None
+        name_ref = None
+        if not isinstance(name, str) and isinstance(name_node, (cst.Name, cst.Attribute)):
+            name_ref = self.qualify(name_node)  # ``@tool(NAME)``: resolved with the project's constants
         errors_arg = _arg(call, 99, "errors")
         self.facts.definitions.append(
             Definition(
@@ -407,12 +454,14 @@ class Extractor:
                 errors_arg_span=self.span(errors_arg) if errors_arg is not None else None,
                 handler=handler,
                 handler_ref=handler_ref,
+                name_ref=name_ref,
+                assumes=assumes,
             )
         )
 
     def call_form_definition(self, node: cst.Call, scope: Optional[dict[str, str]]) -> bool:
         """``tool("x", ...)(handler)``: record it; True when ``node`` was one."""
-        kind = self.definer(node.func, scope)
+        kind, assumes = self.definer(node.func, scope)
         if kind is None or not node.args:
             return False
         target = node.args[0].value
@@ -425,7 +474,7 @@ class Extractor:
                 handler = qname[len(self.module_name) + 1 :]
             else:
                 handler_ref = qname
-        self.definition(kind, node.func, handler, handler_ref)  # type: ignore[arg-type]
+        self.definition(kind, node.func, handler, handler_ref, assumes)  # type: ignore[arg-type]
         return True
 
     def scan_module_expression(self, node: cst.CSTNode) -> None:
@@ -457,7 +506,17 @@ class Extractor:
                         self._function(inner, prefix=stmt.name.value + ".", outer=None)
             else:
                 self._module_statement(stmt)
+        self.facts.runtime_names = self._runtime_names()
         return self.facts
+
+    def _runtime_names(self) -> dict[str, str]:
+        """What this module re-exports of the runtime (``FileFacts.runtime_names``)."""
+        names = {local: qname for local, qname in self.aliases.items() if self.is_runtime(qname)}
+        if self.runtime_star:
+            for api in sorted(RUNTIME_API):
+                if api not in self.aliases and api not in self.local_names:
+                    names[api] = f"{self.runtime_modules[0]}.{api}"
+        return names
 
     def _flatten(self, body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
         """Module-level statements, looking through ``if``/``try``/``with`` blocks (TYPE_CHECKING,
@@ -574,9 +633,9 @@ class Extractor:
         self.facts.functions[qualname] = facts
         for decorator in node.decorators:
             self.stmt = decorator
-            kind = self.definer(decorator.decorator, outer.scope if outer else None)
+            kind, assumes = self.definer(decorator.decorator, outer.scope if outer else None)
             if kind is not None:
-                self.definition(kind, decorator.decorator, qualname, None)  # type: ignore[arg-type]
+                self.definition(kind, decorator.decorator, qualname, None, assumes)  # type: ignore[arg-type]
             elif outer is not None:
                 outer.expression(decorator.decorator)
             else:
@@ -617,7 +676,7 @@ class _FunctionWalker:
         for param in all_params:
             annotation = param.annotation.annotation if param.annotation is not None else None
             if annotation is not None and any(
-                qname == "Context" or self.ex.runtime_api(qname) == "Context"
+                qname == "Context" or self.ex.api_of(qname)[0] == "Context"
                 for qname in self._annotation_qnames(annotation)
             ):
                 found = param.name.value
@@ -856,21 +915,23 @@ class _FunctionWalker:
         while isinstance(root.func, cst.Attribute) and isinstance(root.func.value, cst.Call):
             root = root.func.value  # ``tool_error(...).suggest(...)`` chains
         qname = ex.qualify(root.func, self.scope)
-        api = ex.runtime_api(qname)
+        api, assumes = ex.api_of(qname)
         cause = _arg(call, 99, "cause") is not None
         if api == "McpError":
-            code = self.code_of(_arg_value(call, 0, "code"))
-            site = RaiseSite(Span(), "mcp_error", code=code, has_cause=cause)
+            code, code_assumes = self.code_of(_arg_value(call, 0, "code"))
+            site = RaiseSite(Span(), "mcp_error", code=code, has_cause=cause, assumes=assumes + code_assumes)
             site.data_reason = self.data_reason(_arg_value(call, 2, "data"))
             self._message(site, _arg_value(call, 1, "message"))
             return site
         if api in FACTORY_CODES:
-            site = RaiseSite(Span(), "factory", code=FACTORY_CODES[api].name, factory=api, has_cause=cause)
+            site = RaiseSite(Span(), "factory", code=FACTORY_CODES[api].name, factory=api, has_cause=cause,
+                             assumes=assumes)  # fmt: skip
             site.data_reason = self.data_reason(_arg_value(call, 1, "data"))
             self._message(site, _arg_value(call, 0, "message"))
             return site
         if api == "tool_error":
-            return RaiseSite(Span(), "tool_error", code=self.code_of(_arg_value(root, 0, "code")))
+            code, code_assumes = self.code_of(_arg_value(root, 0, "code"))
+            return RaiseSite(Span(), "tool_error", code=code, assumes=assumes + code_assumes)
         if qname in SDK_PROTOCOL_ERRORS:
             return RaiseSite(Span(), "protocol")
         if qname in BUILTIN_EXCEPTIONS:
@@ -882,26 +943,32 @@ class _FunctionWalker:
             site.message_span = self.ex.span(node)
             site.leaks = self.leaks(node)
 
-    def code_of(self, node: Optional[cst.CSTNode]) -> Optional[str]:
+    def code_of(self, node: Optional[cst.CSTNode]) -> tuple[Optional[str], Assumptions]:
+        """The member name of the code ``node`` gives, and what recognising it assumed."""
         if node is None:
-            return None
+            return None, ()
         if isinstance(node, (cst.Name, cst.Attribute)):
-            return self.ex.code_member(self.ex.qualify(node, self.scope))
+            qname = self.ex.qualify(node, self.scope)
+            if qname is None:
+                return None, ()
+            owner, _, member = qname.rpartition(".")
+            api, assumes = self.ex.api_of(owner)
+            return (member, assumes) if api == "JsonRpcErrorCode" and member else (None, ())
         if isinstance(node, cst.Integer) or isinstance(node, cst.UnaryOperation):
             value = self.ex.value(node)
             if value.kind == "int":
                 from mcp_fusion import JsonRpcErrorCode
 
                 try:
-                    return JsonRpcErrorCode(value.value).name
+                    return JsonRpcErrorCode(value.value).name, ()
                 except ValueError:
-                    return None
+                    return None, ()
         if isinstance(node, cst.SimpleString):  # the envelope's string codes: a member's exact name
             from mcp_fusion import JsonRpcErrorCode
 
             text = string_value(node)
-            return text if isinstance(text, str) and text in JsonRpcErrorCode.__members__ else None
-        return None
+            return (text, ()) if isinstance(text, str) and text in JsonRpcErrorCode.__members__ else (None, ())
+        return None, ()
 
     def data_reason(self, node: Optional[cst.CSTNode]) -> Optional[str]:
         if isinstance(node, cst.Dict):
@@ -956,10 +1023,10 @@ class _FunctionWalker:
             pass
         else:
             qname = ex.qualify(node.func, self.scope)
-            api = ex.runtime_api(qname)
+            api, assumes = ex.api_of(qname)
             if api == "McpError":
                 code_node = _arg_value(node, 0, "code")
-                code = self.code_of(code_node) if isinstance(code_node, cst.Attribute) else None
+                code, code_assumes = self.code_of(code_node) if isinstance(code_node, cst.Attribute) else (None, ())
                 if code is not None and code in FACTORY_CODES_BY_CODE:
                     positional = node.args[0].keyword is None and not node.args[0].star
                     following = node.args[1].value if positional and len(node.args) > 1 else None
@@ -969,9 +1036,12 @@ class _FunctionWalker:
                         func_span=ex.span(node.func),
                         code_span=ex.span(code_node) if positional else None,
                         next_arg_span=ex.span(following) if following is not None else None,
+                        assumes=assumes + code_assumes,
                     )
                     self._record("constructions", construction)
-            elif api is None and qname is not None and qname not in self.seen_calls:
+            # A call through a re-export is also an ordinary call, in case the project view finds
+            # that the name is the project's own function after all.
+            if (api is None or assumes) and qname is not None and qname not in self.seen_calls:
                 self.seen_calls.add(qname)
                 for facts in self.facts_stack:
                     if qname not in facts.calls:

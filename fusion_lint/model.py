@@ -24,6 +24,13 @@ class Span:
     stmt_line: int = 0
 
 
+# A fact the extractor could only derive by *assuming* that a project name re-exports the runtime
+# object it is named after (``from myapp.api import tool``, where ``myapp/api.py`` imports it from
+# the runtime): the qualified names it assumed, each ending in a runtime API name. One file cannot
+# see another, so the project view confirms them (``Project.runtime_qname``) and drops, or reads
+# as an ordinary call, what rests on an assumption that turned out false. Empty: no assumption.
+Assumptions = tuple[str, ...]
+
 # ----- values ---------------------------------------------------------------------------------
 
 ValueKind = Literal["str", "fstring", "int", "float", "bool", "none", "code", "ref", "collection", "expr"]
@@ -60,6 +67,7 @@ class Entry:
     span: Span
     fields: list[EntryField]
     opaque: list[str] = field(default_factory=list)  # ``**spread``, positional args: fields unknown
+    assumes: Assumptions = ()  # ``ErrorContract`` imported through a project module
 
     def get(self, name: str) -> Optional[EntryField]:
         for f in self.fields:
@@ -158,6 +166,7 @@ class RaiseSite:
     leaks: list[str] = field(default_factory=list)  # FL303: what the message is built from
     call_span: Optional[Span] = None  # the raised call, when the raise is ``raise <call>``
     message_span: Optional[Span] = None  # its message argument
+    assumes: Assumptions = ()  # the factory/``McpError``/code came through a project module
 
 
 @dataclass(slots=True)
@@ -169,6 +178,7 @@ class Construction:
     func_span: Span  # ``McpError``: the fix replaces it and the code argument with the factory
     code_span: Optional[Span]  # the positional code argument (None: passed by keyword, no fix)
     next_arg_span: Optional[Span]  # the argument after the code, if any
+    assumes: Assumptions = ()
 
 
 @dataclass(slots=True)
@@ -207,6 +217,10 @@ class Definition:
     errors_arg_span: Optional[Span]  # the whole ``errors=...`` argument (FL101's fix drops it)
     handler: Optional[str]  # qualname of the handler function in this module, when known
     handler_ref: Optional[str] = None  # qualified name when the handler is imported
+    # The name given by a constant (``@tool(NAME)``): its qualified name, for the project view to
+    # resolve (``name`` is then None until it does; see ``Project.definitions``).
+    name_ref: Optional[str] = None
+    assumes: Assumptions = ()  # the definer (``tool``, ...) came through a project module
 
     @property
     def label(self) -> str:
@@ -221,6 +235,9 @@ class FileFacts:
     path: str
     module: Optional[str]
     imports: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
+    # The module-level names bound to runtime objects (local name -> the runtime's qualified name),
+    # star imports included: what this module re-exports to the project (``Assumptions``).
+    runtime_names: dict[str, str] = field(default_factory=dict)
     bindings: dict[str, Binding] = field(default_factory=dict)
     definitions: list[Definition] = field(default_factory=list)
     functions: dict[str, FunctionFacts] = field(default_factory=dict)

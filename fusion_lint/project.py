@@ -6,6 +6,7 @@ pipeline (and cache) as the main pass.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from .model import (
     FileFacts,
     FunctionFacts,
     ListExpr,
+    RaiseSite,
     RefExpr,
     RefItem,
     Span,
@@ -97,6 +99,9 @@ class Project:
         follow_calls: int,
     ):
         self.files = files
+        # The files analysed for this run: their definitions are the project's. Files loaded later
+        # (a contract module, a service) contribute what definitions refer to, never definitions.
+        self._analysed = sorted(files)
         self._load = load
         self.search_roots = search_roots
         self.follow_calls = follow_calls
@@ -105,6 +110,9 @@ class Project:
         self._call_targets: dict[tuple[str, str], list[tuple[str, str]]] = {}
         # Resolved once per definition: rules, fixes and the lockfile all ask, some per finding.
         self._contracts: dict[int, Contract] = {}
+        self._runtime_qnames: dict[str, Optional[str]] = {}
+        self._definitions: dict[str, list[Definition]] = {}
+        self._settled_functions: dict[tuple[str, str], FunctionFacts] = {}
 
     # ----- modules and symbols -------------------------------------------------------------------
 
@@ -136,16 +144,19 @@ class Project:
                     return str(candidate)
         return None
 
+    def _module_and_name(self, qname: str) -> Optional[tuple[FileFacts, str]]:
+        """The project module ``qname`` starts with (the longest one) and the rest of it."""
+        parts = qname.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            facts = self.module_facts(".".join(parts[:cut]))
+            if facts is not None:
+                return facts, ".".join(parts[cut:])
+        return None
+
     def lookup(self, qname: str) -> Optional[tuple[FileFacts, str]]:
         """The file and the top-level name ``qname`` refers to, following re-exports."""
         for _ in range(MAX_ALIAS_HOPS):
-            parts = qname.split(".")
-            found = None
-            for cut in range(len(parts) - 1, 0, -1):
-                facts = self.module_facts(".".join(parts[:cut]))
-                if facts is not None:
-                    found = (facts, ".".join(parts[cut:]))
-                    break
+            found = self._module_and_name(qname)
             if found is None:
                 return None
             facts, name = found
@@ -160,6 +171,40 @@ class Project:
             return facts, name
         return None
 
+    def runtime_qname(self, qname: str) -> Optional[str]:
+        """The runtime object a project name stands for, following re-exports through project
+        modules (``myapp.tool`` → ``myapp.api.tool`` → ``mcp_fusion.tool``); None when it is the
+        project's own, or not found."""
+        if qname in self._runtime_qnames:
+            return self._runtime_qnames[qname]
+        found: Optional[str] = None
+        current = qname
+        for _ in range(MAX_ALIAS_HOPS):
+            located = self._module_and_name(current)
+            if located is None:
+                break
+            facts, name = located
+            head, dot, rest = name.partition(".")
+            if head in facts.runtime_names:
+                found = facts.runtime_names[head] + dot + rest
+                break
+            if head not in facts.imports or head in facts.bindings or head in facts.functions:
+                break
+            target = facts.imports[head] + dot + rest
+            if target == current:
+                break
+            current = target
+        self._runtime_qnames[qname] = found
+        return found
+
+    def confirmed(self, assumes: tuple[str, ...]) -> bool:
+        """Whether each assumed name does stand for the runtime object it is named after."""
+        for assumed in assumes:
+            runtime = self.runtime_qname(assumed)
+            if runtime is None or runtime.rpartition(".")[2] != assumed.rpartition(".")[2]:
+                return False
+        return True
+
     def binding(self, qname: str) -> Optional[tuple[Binding, str]]:
         found = self.lookup(qname)
         if found is None:
@@ -173,8 +218,28 @@ class Project:
         if found is None:
             return None
         facts, name = found
-        function = facts.functions.get(name)
+        function = self.function_facts(facts.path, name)
         return (function, facts.path) if function is not None else None
+
+    def function_facts(self, path: str, qualname: str) -> Optional[FunctionFacts]:
+        """A function's facts, with every raise that rested on a refuted re-export read as an
+        ordinary call (its callee is in ``calls``, so it is followed like any other)."""
+        key = (path, qualname)
+        settled = self._settled_functions.get(key)
+        if settled is None:
+            facts = self.files.get(path)
+            function = facts.functions.get(qualname) if facts is not None else None
+            if function is None:
+                return None
+            settled = self._settled_functions[key] = self._settle(function)
+        return settled
+
+    def _settle(self, function: FunctionFacts) -> FunctionFacts:
+        if not any(site.assumes for site in function.raises) and not any(made.assumes for made in function.constructions):
+            return function
+        raises = [site if self.confirmed(site.assumes) else _ordinary_raise(site) for site in function.raises]
+        constructions = [made for made in function.constructions if self.confirmed(made.assumes)]
+        return dataclasses.replace(function, raises=raises, constructions=constructions)
 
     # ----- values and contracts ----------------------------------------------------------------
 
@@ -183,6 +248,9 @@ class Project:
         seen = 0
         current = value
         while current.kind == "ref" and seen < MAX_ALIAS_HOPS:
+            member = self._reexported_code(str(current.value))
+            if member is not None:
+                return Value("code", member, value.span)
             found = self.binding(str(current.value))
             if found is None:
                 return current
@@ -195,6 +263,15 @@ class Project:
                 return current
             seen += 1
         return current
+
+    def _reexported_code(self, qname: str) -> Optional[str]:
+        """``NOT_FOUND`` for ``myapp.api.JsonRpcErrorCode.NOT_FOUND`` when ``myapp.api`` re-exports
+        the runtime's ``JsonRpcErrorCode`` (the extractor records the runtime's own as codes)."""
+        owner, _, member = qname.rpartition(".")
+        if owner.rpartition(".")[2] != "JsonRpcErrorCode" or not member:
+            return None
+        runtime = self.runtime_qname(owner)
+        return member if runtime is not None and runtime.rpartition(".")[2] == "JsonRpcErrorCode" else None
 
     def contract(self, definition: Definition, path: str) -> Contract:
         known = self._contracts.get(id(definition))
@@ -234,7 +311,9 @@ class Project:
                 contract.unresolved.append((f"'{expr.qname}' (no list of that name in the project)", expr.span, path))
                 return
             binding, where = target
-            if isinstance(binding, Entry):
+            if isinstance(binding, Entry) and not self.confirmed(binding.assumes):
+                contract.unresolved.append((_unconfirmed(binding), expr.span, path))
+            elif isinstance(binding, Entry):
                 if top:
                     what = "a single ErrorContract (wrap it in a list)" if binding.form == "call" else "a dict"
                     contract.wrong_type = (BadExpr(what, expr.span, True), path)
@@ -256,7 +335,10 @@ class Project:
 
     def _item(self, item: object, path: str, contract: Contract, seen: set[str]) -> None:
         if isinstance(item, EntryItem):
-            contract.entries.append((item.entry, path))
+            if self.confirmed(item.entry.assumes):
+                contract.entries.append((item.entry, path))
+            else:
+                contract.unresolved.append((_unconfirmed(item.entry), item.entry.span, path))
         elif isinstance(item, SpreadItem):
             self._expand(item.expr, path, contract, seen, top=False)
         elif isinstance(item, RefItem):
@@ -265,7 +347,9 @@ class Project:
                 contract.unresolved.append((f"entry '{item.qname}'", item.span, path))
                 return
             binding, where = target
-            if isinstance(binding, Entry):
+            if isinstance(binding, Entry) and not self.confirmed(binding.assumes):
+                contract.unresolved.append((_unconfirmed(binding), item.span, path))
+            elif isinstance(binding, Entry):
                 contract.entries.append((binding, where))
             elif isinstance(binding, Value):
                 contract.bad_items.append((BadItem(_value_phrase(binding), item.span, True), path))
@@ -281,8 +365,7 @@ class Project:
 
     def handler(self, definition: Definition, path: str) -> Optional[tuple[FunctionFacts, str]]:
         if definition.handler is not None:
-            facts = self.files.get(path)
-            function = facts.functions.get(definition.handler) if facts else None
+            function = self.function_facts(path, definition.handler)
             return (function, path) if function is not None else None
         if definition.handler_ref is not None:
             return self.function(definition.handler_ref)
@@ -300,7 +383,9 @@ class Project:
                     if (target_path, qualname) in seen:
                         continue
                     seen.add((target_path, qualname))
-                    target = self.files[target_path].functions[qualname]
+                    target = self.function_facts(target_path, qualname)
+                    if target is None:
+                        continue
                     reached.append(Reached(target, target_path, depth))
                     following.append((target, target_path))
             frontier = following
@@ -323,14 +408,39 @@ class Project:
         return cached
 
     def tool_names(self) -> set[str]:
-        return {
-            d.name for f in self.files.values() for d in f.definitions if d.kind == "tool" and d.name is not None
-        }
+        return {d.name for d, _ in self.all_definitions() if d.kind == "tool" and d.name is not None}
 
     def all_definitions(self) -> Iterator[tuple[Definition, str]]:
-        for path in sorted(self.files):
-            for definition in self.files[path].definitions:
+        for path in self._analysed:
+            for definition in self.definitions(path):
                 yield definition, path
+
+    def definitions(self, path: str) -> list[Definition]:
+        """A file's definitions as the rules see them: a name given by a constant resolved, and
+        a definer imported through a project module kept only if it is the runtime's."""
+        settled = self._definitions.get(path)
+        if settled is None:
+            settled = []
+            for definition in self.files[path].definitions:
+                if not self.confirmed(definition.assumes):
+                    continue  # ``@tool`` of the project's own: not a definition of ours
+                if definition.name is None and definition.name_ref is not None:
+                    name = self.resolve_value(Value("ref", definition.name_ref, definition.name_span))
+                    if name.kind == "str":
+                        definition = dataclasses.replace(definition, name=str(name.value))
+                settled.append(definition)
+            self._definitions[path] = settled
+        return settled
+
+
+def _ordinary_raise(site: RaiseSite) -> RaiseSite:
+    """A raise of a call that turned out to be the project's own: nothing known about what it raises."""
+    return RaiseSite(site.span, "other", in_except=site.in_except, has_cause=site.has_cause, call_span=site.call_span)
+
+
+def _unconfirmed(entry: Entry) -> str:
+    """How an entry written with a project's ``ErrorContract`` that is not the runtime's is named."""
+    return f"an entry (a call to {entry.assumes[0]}(), not the runtime's ErrorContract)"
 
 
 def _value_phrase(value: Value) -> str:

@@ -429,7 +429,7 @@ UNLOCKABLE = {
         "tool 'get_invoice': entry 'a': recovery is an f-string, which cannot be resolved statically",
     ),
     "computed name": (
-        HEADER + "NAME = 'get_invoice'\n\n@tool(NAME)\nasync def get_invoice(ctx):\n    return 1\n",
+        HEADER + "PREFIX = 'get'\n\n@tool(f'{PREFIX}_invoice')\nasync def get_invoice(ctx):\n    return 1\n",
         "tool '<dynamic>': its name is not a literal string",
     ),
     "unknown code": (
