@@ -95,6 +95,15 @@ def load_entry(path: Path) -> object:
 
 
 def store_entry(directory: Path, name: str, value: object) -> None:
+    """Pickle ``value`` into ``directory/name`` (see ``store_bytes``)."""
+    try:
+        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, RecursionError):
+        return  # facts nested too deeply to pickle: linted, just not cached
+    store_bytes(directory, name, payload)
+
+
+def store_bytes(directory: Path, name: str, payload: bytes) -> None:
     """Write atomically: a reader sees the old entry or the new one, never a partial one."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -104,13 +113,13 @@ def store_entry(directory: Path, name: str, value: object) -> None:
         fd, temporary = tempfile.mkstemp(dir=directory, suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as handle:
-                pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
+                handle.write(payload)
             os.replace(temporary, directory / name)
         except BaseException:
             os.unlink(temporary)
             raise
-    except (OSError, pickle.PicklingError, RecursionError):
-        pass  # a read-only tree, or facts nested too deeply to pickle: linted, just not cached
+    except OSError:
+        pass  # a read-only tree still lints, just without a cache
 
 
 @lru_cache(maxsize=1)
@@ -156,6 +165,10 @@ class FileCache:
 
     def put(self, key: str, result: object) -> None:
         store_entry(self.directory, f"{key}.pickle", result)
+
+    def put_pickled(self, key: str, payload: bytes) -> None:
+        """An entry a worker pickled already: written as it is, not pickled twice."""
+        store_bytes(self.directory, f"{key}.pickle", payload)
 
 
 @dataclass

@@ -105,6 +105,11 @@ def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 def string_value(node: cst.CSTNode) -> Union[str, None, bool]:
     """The joined value of a string literal; ``False`` for an f-string/bytes; ``None`` if no string."""
     if isinstance(node, cst.SimpleString):
+        literal = node.value
+        if "\\" not in literal and "\r" not in literal and literal[0] in "'\"":
+            # No prefix, no escape, no line ending to normalise: the text between the quotes is the
+            # value. ``evaluated_value`` compiles every literal (~10 us each, ~7% of a parse).
+            return node.raw_value
         value = node.evaluated_value
         return value if isinstance(value, str) else False
     if isinstance(node, cst.ConcatenatedString):

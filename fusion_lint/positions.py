@@ -9,6 +9,7 @@ benchmark corpus (bench/): below the cost of a plain ``module.code``.
 """
 from __future__ import annotations
 
+import io
 from bisect import bisect_right
 from contextlib import nullcontext
 from typing import Optional
@@ -27,21 +28,34 @@ class _TargetedPositionState(CodegenState):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.targets = targets  # ids of nodes whose range we need
         self.ranges: dict[int, tuple[int, int]] = {}
-        self._counted = 0  # tokens already summed into _offset
-        self._offset = 0
-        # Instance attributes shadow the class's Python methods with C callables: the token list's
-        # own ``append``, and ``id`` as a one-argument function without effect for the node hooks
-        # (the base class's are empty Python methods; PositionProvider needs them, we do not).
-        self.add_token = self.tokens.append  # type: ignore[method-assign]
+        # Instance attributes shadow the class's Python methods with C callables: tokens go
+        # straight into a text buffer whose ``tell`` is the offset in code points, and ``id`` is a
+        # one-argument function without effect for the node hooks (the base class's are empty
+        # Python methods; PositionProvider needs them, we do not).
+        self.buffer = io.StringIO()
+        self.add_token = self.buffer.write  # type: ignore[method-assign,assignment]
+        self.offset = self.buffer.tell  # type: ignore[method-assign]
         self.before_codegen = self.after_codegen = id  # type: ignore[method-assign,assignment]
+        self.trailing_newline_dropped = False
+        # ``Module`` adds a newline when ``tokens`` is empty, to render a file that is only a
+        # newline; the tokens are in the buffer, so ``text`` takes care of that case itself.
+        self.tokens.append("")
 
-    def offset(self) -> int:
-        """Characters emitted so far, summed lazily: only recorded nodes ever ask."""
-        tokens = self.tokens
-        if self._counted < len(tokens):
-            self._offset += sum(map(len, tokens[self._counted :]))
-            self._counted = len(tokens)
-        return self._offset
+    def add_indent_tokens(self) -> None:
+        for token in self.indent_tokens:
+            self.buffer.write(token)
+
+    def pop_trailing_newline(self) -> None:
+        # Called once, at the very end, for a file without a final newline: ``text`` drops it.
+        self.trailing_newline_dropped = True
+
+    @property
+    def text(self) -> str:
+        text = self.buffer.getvalue()
+        if self.trailing_newline_dropped and text:
+            # The last token is always a newline (every statement and empty line ends with one).
+            text = text[: -2 if text.endswith("\r\n") else -1]
+        return text
 
     def record_syntactic_position(  # type: ignore[override]
         self,
@@ -137,7 +151,7 @@ class SpanRegistry:
             # registers today): a second pass that also watches every node's whole extent.
             state = _CompleteState(targets, default_indent=module.default_indent, default_newline=module.default_newline)
             module._codegen(state)
-        text = "".join(state.tokens)
+        text = state.text or (module.default_newline if module.has_trailing_newline else "")
         if not self._pending:
             return text
         line_starts = [0]

@@ -121,17 +121,24 @@ def run_files(
 
     items = [(results[index].path, data) for index, data in pending]
     context = isolation_context(len(items)) if items else None
+    payloads: list[Optional[bytes]] = [None] * len(items)
     if context is None:
         computed = _analyze_in_process(items, runtime_modules)
     else:
         workers = min(jobs or default_jobs(), len(items)) if len(items) >= PARALLEL_THRESHOLD else 1
+        pool = WorkerPool(analyze_one, runtime_modules, workers, context)
         with gc_paused():  # the parent unpickles every result the workers send
-            computed = WorkerPool(analyze_one, runtime_modules, workers, context).run(items)
-    for (index, _), result in zip(pending, computed):
+            computed = pool.run(items)
+        payloads = pool.payloads
+    for (index, _), result, payload in zip(pending, computed, payloads):
         key = results[index].key
         result.key = key
         results[index] = result
-        if cache is not None and key is not None and not _transient(result):
+        if cache is None or key is None or _transient(result):
+            continue
+        if payload is not None:
+            cache.put_pickled(key, payload)
+        else:
             cache.put(key, result)
     return results
 

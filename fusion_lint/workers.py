@@ -114,7 +114,10 @@ class WorkerPool:
         worker.connection.close()
 
     def run(self, items: Sequence[tuple[str, bytes]]) -> list[FileResult]:
+        """The results in the order of ``items``; ``payloads`` then holds each as the worker pickled
+        it (None for a file whose worker died or was killed), for the cache to write as it is."""
         results: list[Optional[FileResult]] = [None] * len(items)
+        self.payloads: list[Optional[bytes]] = [None] * len(items)
         queue = list(range(len(items) - 1, -1, -1))  # popped from the end: input order
         try:
             for _ in range(min(self.size, len(items))):
@@ -149,7 +152,9 @@ class WorkerPool:
             path = items[index][0]
             if worker.connection in ready:
                 try:
-                    results[index] = pickle.loads(worker.connection.recv_bytes())
+                    payload = worker.connection.recv_bytes()
+                    results[index] = pickle.loads(payload)
+                    self.payloads[index] = payload
                     worker.task = None
                     continue
                 except (EOFError, OSError):

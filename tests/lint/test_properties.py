@@ -250,7 +250,7 @@ def test_positions_match_libcsts_position_provider(source: str) -> None:
     nodes = list(_all_nodes(module))
     registry = SpanRegistry()
     spans = [registry.span(node) for node in nodes]
-    registry.resolve(module)
+    assert registry.resolve(module) == source  # the text the offsets point into
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     lines = source.split("\n")
     text_end = (len(lines), len(lines[-1]))
