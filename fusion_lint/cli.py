@@ -118,7 +118,7 @@ def check(
             if diff or (stdin is not None and (fix or add_noqa)):
                 click.echo(outcome, nl=False)  # the diff, or the fixed buffer (bytes) for --stdin-filename
                 if diff:
-                    raise click.exceptions.Exit(EXIT_CLEAN if not outcome else EXIT_FINDINGS)
+                    raise click.exceptions.Exit(EXIT_FINDINGS if outcome and not exit_zero else EXIT_CLEAN)
         formatter = FORMATTERS.get(output_format)
         if formatter is None:
             from .formats import FORMATTERS as EXTRA

@@ -122,6 +122,13 @@ def string_value(node: cst.CSTNode) -> Union[str, None, bool]:
     return None
 
 
+def _is_bytes(node: cst.CSTNode) -> bool:
+    """A bytes literal, plain or implicitly concatenated (``b"a" b"b"``)."""
+    while isinstance(node, cst.ConcatenatedString):
+        node = node.left
+    return isinstance(node, cst.SimpleString) and "b" in node.prefix.lower()
+
+
 def describe(node: cst.CSTNode) -> str:
     """A short phrase for a value of the wrong kind, for messages."""
     if isinstance(node, cst.Dict):
@@ -129,7 +136,7 @@ def describe(node: cst.CSTNode) -> str:
     if isinstance(node, cst.Set):
         return "a set"
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
-        return "a string"
+        return "bytes" if _is_bytes(node) else "a string"
     if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
         return "a number"
     if isinstance(node, cst.Name) and node.value in ("None", "True", "False"):
@@ -310,7 +317,9 @@ class Extractor:
         if isinstance(text, str):
             return Value("str", text, span)
         if text is False:
-            return Value("fstring", "an f-string or bytes", span)
+            if _is_bytes(node):  # the runtime rejects bytes where it takes text
+                return Value("bytes", "bytes", span)
+            return Value("fstring", "an f-string", span)
         if isinstance(node, cst.Integer):
             return Value("int", node.evaluated_value, span)
         if isinstance(node, cst.Float):
@@ -339,10 +348,9 @@ class Extractor:
     def entry_from_call(self, call: cst.Call, assumes: Assumptions = ()) -> Entry:
         entry = Entry("call", self.span(call), [], assumes=assumes)
         for arg in call.args:
-            if arg.star:
-                entry.opaque.append(f"{arg.star}{_dotted(arg.value) or '...'}")
-            elif arg.keyword is None:
-                entry.opaque.append("a positional argument")
+            if arg.star or arg.keyword is None:
+                entry.opaque.append(f"{arg.star}{_dotted(arg.value) or '...'}" if arg.star else "a positional argument")
+                entry.opaque_span = entry.opaque_span or self.span(arg)
             else:
                 entry.fields.append(EntryField(arg.keyword.value, self.value(arg.value), self.span(arg.keyword)))
         return entry
@@ -352,10 +360,12 @@ class Extractor:
         for element in node.elements:
             if isinstance(element, cst.StarredDictElement):
                 entry.opaque.append(f"**{_dotted(element.value) or '...'}")
+                entry.opaque_span = entry.opaque_span or self.span(element)
                 continue
             key = string_value(element.key)
             if not isinstance(key, str):
                 entry.opaque.append("a non-literal key")
+                entry.opaque_span = entry.opaque_span or self.span(element.key)
                 continue
             entry.fields.append(EntryField(key, self.value(element.value), self.span(element.key)))
         return entry
@@ -968,7 +978,7 @@ class _FunctionWalker:
                     return JsonRpcErrorCode(value.value).name, ()
                 except ValueError:
                     return None, ()
-        if isinstance(node, cst.SimpleString):  # the envelope's string codes: a member's exact name
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):  # the envelope's string codes: a member's name
             from mcp_fusion import JsonRpcErrorCode
 
             text = string_value(node)

@@ -212,7 +212,7 @@ def _entry_for(entry: Entry, path: str, label: str, project: Project) -> Union[L
         return Unlockable(path, span.line, label, why)
 
     if entry.opaque:
-        return refuse(f"fields passed as {', '.join(entry.opaque)} cannot be read statically")
+        return refuse(f"fields passed as {', '.join(entry.opaque)} cannot be read statically", entry.opaque_span or entry.span)
     values = {f.name: project.resolve_value(f.value) for f in entry.fields}
     unknown = sorted(set(values) - set(CONTRACT_FIELDS))
     if unknown:

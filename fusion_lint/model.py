@@ -33,7 +33,7 @@ Assumptions = tuple[str, ...]
 
 # ----- values ---------------------------------------------------------------------------------
 
-ValueKind = Literal["str", "fstring", "int", "float", "bool", "none", "code", "ref", "collection", "expr"]
+ValueKind = Literal["str", "fstring", "bytes", "int", "float", "bool", "none", "code", "ref", "collection", "expr"]
 
 
 @dataclass(slots=True)
@@ -44,7 +44,7 @@ class Value:
       as implicit concatenation is joined);
     * ``code``: ``JsonRpcErrorCode.<value>`` through any alias (the member name, maybe unknown);
     * ``ref``: a name bound elsewhere (``value`` is its qualified name), resolved across files later;
-    * ``fstring``, ``collection``, ``expr``: anything else; ``value`` is a short description.
+    * ``fstring``, ``bytes``, ``collection``, ``expr``: anything else; ``value`` is a short description.
     """
 
     kind: ValueKind
@@ -67,6 +67,7 @@ class Entry:
     span: Span
     fields: list[EntryField]
     opaque: list[str] = field(default_factory=list)  # ``**spread``, positional args: fields unknown
+    opaque_span: Optional[Span] = None  # the first of those (what FL190 points at)
     assumes: Assumptions = ()  # ``ErrorContract`` imported through a project module
 
     def get(self, name: str) -> Optional[EntryField]:

@@ -445,7 +445,7 @@ def _unconfirmed(entry: Entry) -> str:
 
 def _value_phrase(value: Value) -> str:
     """How a constant of the wrong kind is named in a message: 'a string', 'None', 'a code'."""
-    phrases = {"str": "a string", "fstring": "an f-string", "int": "an int", "float": "a float",
+    phrases = {"str": "a string", "fstring": "an f-string", "bytes": "bytes", "int": "an int", "float": "a float",
                "bool": "a bool", "none": "None", "code": "a JsonRpcErrorCode member"}  # fmt: skip
     return phrases.get(value.kind, str(value.value))
 

@@ -548,7 +548,7 @@ class ErrorContractUnresolved(ShapeRule):
                 hidden = [name for name in ("reason", "code") if entry.get(name) is None]
                 also = f", and {handler_checks} for this definition" if hidden else ""
                 yield Finding(
-                    entry.span,
+                    entry.opaque_span or entry.span,  # the spread (or argument) that hides the fields
                     f"{entry_label(ctx, entry)}: fields passed as {', '.join(entry.opaque)} cannot be checked "
                     f"statically; the missing-field checks were skipped for it{also}; write the fields out",
                     path=path,
@@ -557,7 +557,11 @@ class ErrorContractUnresolved(ShapeRule):
                 if entry_field.name not in CONTRACT_FIELDS:
                     continue
                 value = ctx.project.resolve_value(entry_field.value)
-                if value.kind in UNRESOLVED_KINDS:
+                # An f-string recovery is text only known at run time: its checks (FL111, FL112,
+                # FL4xx) cannot run. (An f-string reason is FL106's; an f-string ``when`` is text
+                # whose only check, "not empty", its literal parts settle.)
+                dynamic_recovery = value.kind == "fstring" and entry_field.name == "recovery"
+                if value.kind in UNRESOLVED_KINDS or dynamic_recovery:
                     what = f"'{value.value}'" if value.kind == "ref" else str(value.value)
                     also = f" and {handler_checks}" if entry_field.name in ("reason", "code") else ""
                     yield Finding(
@@ -572,7 +576,7 @@ class ErrorContractUnresolved(ShapeRule):
                 for site in reached.function.fail_sites:
                     if site.reason is None:
                         yield Finding(
-                            site.span,
+                            site.reason_span or site.span,  # the reason that is not a literal
                             f"{ctx.label}: ctx.{site.method}() is called with a reason that is not a literal; "
                             "error-contract-unthrown (FL202) was skipped for this definition",
                             path=reached.path,
@@ -583,6 +587,7 @@ def _kind(value: Value) -> str:
     return {
         "str": "a string",
         "fstring": "an f-string",
+        "bytes": "bytes",
         "int": "an int",
         "float": "a float",
         "bool": "a bool",
