@@ -29,6 +29,10 @@ class Span:
 # the runtime): the qualified names it assumed, each ending in a runtime API name. One file cannot
 # see another, so the project view confirms them (``Project.runtime_qname``) and drops, or reads
 # as an ordinary call, what rests on an assumption that turned out false. Empty: no assumption.
+# A re-export keeps the runtime's name (``from mcp_fusion import tool as define`` re-exported as
+# ``define`` is not recognised). Known limitation: the per-file pre-scan (``pipeline``) still
+# admits only files that name a runtime module, so a file that reaches the runtime only through a
+# project module is analysed only when it also names the runtime (a comment is enough).
 Assumptions = tuple[str, ...]
 
 # ----- values ---------------------------------------------------------------------------------
