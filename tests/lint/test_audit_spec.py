@@ -182,7 +182,46 @@ def test_implicit_concatenation_is_read_as_the_joined_string_everywhere(lint_pro
     assert "RATE_LIMITED" in linted.diagnostics[2].message
 
 
+def test_data_positions_baseline_factories_and_reraises(lint_project) -> None:
+    entry = "ErrorContract(reason='{r}', code=JsonRpcErrorCode.NOT_FOUND, when='w', recovery='Call t again with another id.')"
+    source = HEADER + (
+        f"@tool('t', errors=[{entry.format(r='a')}, {entry.format(r='b')}, {entry.format(r='c')}, {entry.format(r='d')}])\n"
+        "def t(ctx, x: int):\n"
+        "    if x == 1:\n        raise ctx.fail('a')\n"
+        "    if x == 2:\n        raise conflict('m', {'reason': 'b'})\n"  # a factory's 2nd argument
+        "    if x == 3:\n        raise McpError(JsonRpcErrorCode.CONFLICT, 'm', {'reason': 'c'})\n"  # McpError's 3rd
+        "    if x == 4:\n        raise McpError(JsonRpcErrorCode.CONFLICT, {'reason': 'd'})\n"  # its message: no data
+        "    if x == 5:\n        raise McpError(JsonRpcErrorCode.INTERNAL_ERROR, 'm')\n"  # baseline: FL301 still
+        "    try:\n        pass\n    except ValueError as e:\n        raise e\n"
+        "    except KeyError:\n        raise\n"
+    )
+
+    linted = lint_project({"app.py": source}, select=["FL202", "FL206", "FL301", "FL300"])
+
+    assert [(d.code, d.span.line) for d in linted.diagnostics] == [
+        ("FL202", 2),  # only 'd' is never raised: its "data" was the message
+        ("FL206", 7), ("FL206", 9), ("FL301", 9), ("FL301", 11), ("FL301", 13),
+    ]
+    assert "reason 'd' is declared but nothing raises it" in linted.diagnostics[0].message
+    assert "internal_error(...)" in linted.diagnostics[-1].message
+
+
 # ----- the CLI (§6) ---------------------------------------------------------------------------------
+
+
+DESIGN_CHECK_FLAGS = (
+    "--select", "--ignore", "--extend-select", "--output-format", "--statistics", "--exit-zero", "--quiet",
+    "--show-source", "--no-cache", "--jobs", "--fix", "--diff", "--unsafe-fixes", "--stdin-filename",
+    "--add-noqa", "--report-unused-suppressions",
+)
+
+
+def test_every_flag_of_the_design_exists(run_cli) -> None:
+    check, lock = run_cli("check", "--help"), run_cli("lock", "--help")
+
+    assert [flag for flag in DESIGN_CHECK_FLAGS if flag not in check.stdout] == []
+    assert "--check" in lock.stdout
+    assert "[text|json|sarif|github|junit]" in check.stdout
 
 
 def test_diff_honours_exit_zero(tmp_path: Path, run_cli) -> None:
