@@ -13,12 +13,12 @@ depends on ``--jobs``.
 from __future__ import annotations
 
 import gc
-import itertools
 import multiprocessing
 import pickle
 import signal
 import time
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Callable, Optional, Sequence
 
@@ -41,7 +41,8 @@ def deadline_for(data: bytes) -> float:
 
 
 def _serve(connection: Connection, analyze: Analyze, runtime_modules: Sequence[str]) -> None:
-    """A worker's life: receive ``(path, data)``, send back its ``FileResult``; ``None`` ends it."""
+    """A worker's life: receive a list of ``(path, data)``, send back each file's pickled
+    ``FileResult`` in that order as soon as it is done; ``None`` ends it."""
     from .runner import COLLECT_EVERY, gc_paused  # noqa: PLC0415 (the runner imports this module)
 
     # The parent handles Ctrl-C and ends the workers; a worker dying on it first would be reported
@@ -50,18 +51,20 @@ def _serve(connection: Connection, analyze: Analyze, runtime_modules: Sequence[s
     # CPython's gate admits expressions nested up to ~3,000 levels; walking them takes a few
     # Python frames per level. Here, a stack overflow costs one file, not the run (see above).
     source.analysis_recursion_limit = WORKER_RECURSION_LIMIT
+    done = 0
     with gc_paused():
-        for done in itertools.count(1):
+        while True:
             try:
-                task = connection.recv()
+                batch = connection.recv()
             except EOFError:
                 return
-            if task is None:
+            if batch is None:
                 return
-            path, data = task
-            connection.send_bytes(_portable(analyze(path, data, runtime_modules)))
-            if done % COLLECT_EVERY == 0:
-                gc.collect()
+            for path, data in batch:
+                connection.send_bytes(_portable(analyze(path, data, runtime_modules)))
+                done += 1
+                if done % COLLECT_EVERY == 0:
+                    gc.collect()
 
 
 def _portable(result: FileResult) -> bytes:
@@ -81,12 +84,20 @@ def _portable(result: FileResult) -> bytes:
 class _Worker:
     process: multiprocessing.process.BaseProcess
     connection: Connection
-    task: Optional[int] = None  # index of the file it holds
+    # Indices of the files sent and not answered yet, in the order the worker takes them: the
+    # first is the one it is reading now, and the one to blame if it dies or runs out of time.
+    held: deque[int] = field(default_factory=deque)
     deadline: float = 0.0
 
 
 class WorkerPool:
-    """``workers`` processes analysing ``items``; see the module docstring."""
+    """``workers`` processes analysing ``items``; see the module docstring.
+
+    Each worker gets a few files at a time (``BATCH``) and answers file by file, so the parent
+    unpickles one result while the worker reads the next file instead of both waiting in turn.
+    """
+
+    BATCH = 8
 
     def __init__(self, analyze: Analyze, runtime_modules: Sequence[str], workers: int, context: multiprocessing.context.BaseContext):
         self.analyze = analyze
@@ -94,6 +105,7 @@ class WorkerPool:
         self.size = max(1, workers)
         self.context = context
         self.workers: list[_Worker] = []
+        self.payloads: list[Optional[bytes]] = []
 
     def _start(self) -> _Worker:
         parent, child = self.context.Pipe(duplex=True)
@@ -106,9 +118,12 @@ class WorkerPool:
         self.workers.append(worker)
         return worker
 
-    def _retire(self, worker: _Worker, kill: bool) -> None:
+    def _retire(self, worker: _Worker, grace: float = 0.0) -> None:
+        """End it: after ``grace`` seconds to exit by itself (a dying one reports how it died)."""
         self.workers.remove(worker)
-        if kill and worker.process.is_alive():
+        if grace:
+            worker.process.join(timeout=grace)
+        if worker.process.is_alive():
             worker.process.kill()
         worker.process.join(timeout=5)
         worker.connection.close()
@@ -116,73 +131,79 @@ class WorkerPool:
     def run(self, items: Sequence[tuple[str, bytes]]) -> list[FileResult]:
         """The results in the order of ``items``; ``payloads`` then holds each as the worker pickled
         it (None for a file whose worker died or was killed), for the cache to write as it is."""
-        results: list[Optional[FileResult]] = [None] * len(items)
-        self.payloads: list[Optional[bytes]] = [None] * len(items)
-        queue = list(range(len(items) - 1, -1, -1))  # popped from the end: input order
+        self.items = items
+        self.results: list[Optional[FileResult]] = [None] * len(items)
+        self.payloads = [None] * len(items)
+        self.queue: deque[int] = deque(range(len(items)))
         try:
             for _ in range(min(self.size, len(items))):
                 self._start()
-            while queue or any(w.task is not None for w in self.workers):
-                for worker in [w for w in self.workers if w.task is None]:
-                    if not queue:
-                        break
-                    self._assign(worker, queue.pop(), items)
-                self._collect(items, results)
+            while self.queue or any(w.held for w in self.workers):
+                for worker in self.workers:
+                    if not worker.held and self.queue:
+                        self._assign(worker)
+                self._collect()
         finally:
             self.close()
-        return [r if r is not None else _lost(items[i][0]) for i, r in enumerate(results)]
+        return [r if r is not None else _lost(items[i][0]) for i, r in enumerate(self.results)]
 
-    def _assign(self, worker: _Worker, index: int, items: Sequence[tuple[str, bytes]]) -> None:
-        worker.task = index
-        worker.deadline = time.monotonic() + deadline_for(items[index][1])
+    def _assign(self, worker: _Worker) -> None:
+        # Smaller batches near the end, so that no worker is left with a long tail alone.
+        size = max(1, min(self.BATCH, len(self.queue) // (2 * len(self.workers))))
+        worker.held.extend(self.queue.popleft() for _ in range(min(size, len(self.queue))))
+        worker.deadline = time.monotonic() + deadline_for(self.items[worker.held[0]][1])
         try:
-            worker.connection.send(items[index])
+            worker.connection.send([self.items[index] for index in worker.held])
         except (BrokenPipeError, ConnectionError, OSError):
             pass  # it died already: the next wait sees its sentinel
 
-    def _collect(self, items: Sequence[tuple[str, bytes]], results: list[Optional[FileResult]]) -> None:
-        busy = [w for w in self.workers if w.task is not None]
+    def _collect(self) -> None:
+        busy = [w for w in self.workers if w.held]
         if not busy:
             return
         timeout = max(0.0, min(w.deadline for w in busy) - time.monotonic())
         ready = set(wait([w.connection for w in busy] + [w.process.sentinel for w in busy], timeout))
         for worker in busy:
-            index = worker.task
-            assert index is not None
-            path = items[index][0]
+            index = worker.held[0]
             if worker.connection in ready:
                 try:
                     payload = worker.connection.recv_bytes()
-                    results[index] = pickle.loads(payload)
-                    self.payloads[index] = payload
-                    worker.task = None
-                    continue
                 except (EOFError, OSError):
                     pass  # died while answering: a crash, below
+                else:
+                    self.results[index] = pickle.loads(payload)
+                    self.payloads[index] = payload
+                    worker.held.popleft()
+                    if worker.held:  # the clock starts for the next file it holds
+                        worker.deadline = time.monotonic() + deadline_for(self.items[worker.held[0]][1])
+                    continue
+            path = self.items[index][0]
             if worker.connection in ready or worker.process.sentinel in ready:
-                self._retire(worker, kill=True)
-                results[index] = _crashed(path, worker.process.exitcode)
-                self._start()
+                self._retire(worker, grace=1.0)  # its pipe closed first: let it finish dying
+                self._replace(worker, _crashed(path, worker.process.exitcode))
             elif time.monotonic() >= worker.deadline:
-                self._retire(worker, kill=True)
-                results[index] = FileResult(
-                    path,
-                    problem=Unreadable(
-                        "FL000", f"parsing did not finish within {deadline_for(items[index][1]):.0f} s", transient=True
-                    ),
-                )
-                self._start()
+                self._retire(worker)
+                limit = deadline_for(self.items[index][1])
+                problem = Unreadable("FL000", f"parsing did not finish within {limit:.0f} s", transient=True)
+                self._replace(worker, FileResult(path, problem=problem))
+
+    def _replace(self, worker: _Worker, result: FileResult) -> None:
+        """After a dead or stuck worker: its current file gets ``result``, the files it had not
+        started go back to the front of the queue, and a new worker takes its place."""
+        self.results[worker.held.popleft()] = result
+        self.queue.extendleft(reversed(worker.held))
+        self._start()
 
     def close(self) -> None:
         for worker in list(self.workers):
-            if worker.task is None:
+            if not worker.held:
                 try:
                     worker.connection.send(None)
                 except (BrokenPipeError, ConnectionError, OSError):
                     pass
         for worker in list(self.workers):
-            worker.process.join(timeout=0.5 if worker.task is None else 0)
-            self._retire(worker, kill=True)
+            worker.process.join(timeout=0.5 if not worker.held else 0)
+            self._retire(worker)
 
 
 def _crashed(path: str, exitcode: Optional[int]) -> FileResult:

@@ -247,6 +247,9 @@ def test_positions_match_libcsts_position_provider(source: str) -> None:
         assume(False)
         return
     assume(module.code == source)  # libcst drops a blank line before trailing spaces at EOF (see pipeline)
+    # fusion-lint counts lines at "\n" (CRLF included) everywhere, positions and suppressions alike;
+    # libcst also breaks lines at a lone "\r", an old Mac line ending no current tool writes.
+    assume("\r" not in source.replace("\r\n", ""))
     nodes = list(_all_nodes(module))
     registry = SpanRegistry()
     spans = [registry.span(node) for node in nodes]
