@@ -2,8 +2,9 @@
 
 Inputs: programs generated from Python's grammar (hypothesmith), tool modules generated from the
 runtime's API with every kind of mistake, line-level mutations of the fixtures, random bytes.
-Each is linted as a one-file project (parsed in a worker, as the CLI does). Positions are checked
-against libcst's own ``PositionProvider`` on generated programs.
+Each is linted as a one-file project (parsed in a worker, as the CLI does); ``--fix`` on the
+generated tool modules must leave code both parsers accept. Positions are checked against libcst's
+own ``PositionProvider`` on generated programs.
 
 The example budget is fixed and the examples derandomized, so CI runs the same bounded set
 (well under a minute). For a longer local fuzzing run (random examples, any budget):
@@ -23,11 +24,12 @@ from unittest import mock
 import hypothesmith
 import libcst as cst
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from fusion_lint import runner
+from fusion_lint import cli, runner
 from fusion_lint.engine import Options, Report, lint
 from fusion_lint.pipeline import analyze_file
 from fusion_lint.positions import SpanRegistry
@@ -167,6 +169,18 @@ def tool_modules(draw: st.DrawFn) -> str:
 def test_generated_tool_modules_never_make_the_linter_raise(project_dir: Path, source: str) -> None:
     report = lint_source(project_dir, source.encode())
     assert_sound(report)
+
+
+@budget(40)
+@given(tool_modules())
+def test_fix_on_generated_tool_modules_leaves_code_that_parses(project_dir: Path, source: str) -> None:
+    (project_dir / "app.py").write_text(source)
+    arguments = [str(project_dir), "--no-cache", "--fix", "--unsafe-fixes"]
+    result = CliRunner().invoke(cli.main, arguments, catch_exceptions=False)
+    assert result.exit_code in (0, 1), result.output
+    fixed = (project_dir / "app.py").read_text()
+    ast.parse(fixed)
+    cst.parse_module(fixed)
 
 
 # ----- mutated fixtures and random bytes -------------------------------------------------------------------
