@@ -15,7 +15,7 @@ from .config import ConfigError, LoadedConfig, Settings, find_config
 from .diagnostics import Diagnostic
 from .discovery import Discovery, Walker
 from .model import FileFacts, Span
-from .pipeline import FileResult, _module_of, analyze_file
+from .pipeline import FileResult, _module_of, analyze_file, reexport_users
 from .project import Project
 from .rules import DefinitionContext, Rule, all_rules
 from .cache import RunMemo, gc_paused
@@ -179,6 +179,8 @@ def analyse(
 
     results = run_files(all_paths, settings, jobs=options.jobs, use_cache=options.use_cache,
                         cache_root=root, overrides=overrides, probe=remembered if enabled is not None else None)
+    if memo is None or memo.entry is None:
+        results = _admit_reexport_users(results, settings, options.use_cache, root, overrides)
     files: dict[str, FileFacts] = {result.path: result.facts for result in results if result.facts is not None}
 
     texts: dict[str, str] = {}
@@ -206,6 +208,33 @@ def analyse(
     project = Project(files, load, search_roots, settings.follow_calls)
     return Analysis(config, settings, root, report_set, list(reported.problems), results, files, project,
                     source, texts, memo)  # fmt: skip
+
+
+def _admit_reexport_users(
+    results: list[FileResult], settings: Settings, use_cache: bool, root: Path, overrides: dict[str, bytes]
+) -> list[FileResult]:
+    """The pre-scan's second look (DESIGN §10): a file that never names the runtime but imports a
+    project module re-exporting it (``from myapp.api import tool``) is analysed after all."""
+    exporters = [r.facts.module for r in results if r.facts is not None and r.facts.runtime_names and r.facts.module]
+    skipped = [r.path for r in results if r.skipped]
+    if not exporters or not skipped:
+        return results
+    importing = reexport_users(exporters)
+    admitted = []
+    for path in skipped:
+        data = overrides.get(path)
+        if data is None:
+            try:
+                data = Path(path).read_bytes()
+            except OSError:
+                continue
+        if importing.search(data):
+            admitted.append(path)
+    if not admitted:
+        return results
+    second = {r.path: r for r in run_files(admitted, settings, jobs=1, use_cache=use_cache, cache_root=root,
+                                           prescan=False, overrides=overrides)}  # fmt: skip
+    return [second.get(r.path, r) for r in results]
 
 
 # Rules allocate plenty and free it all by reference counting, while collections would scan every

@@ -30,9 +30,9 @@ class Span:
 # see another, so the project view confirms them (``Project.runtime_qname``) and drops, or reads
 # as an ordinary call, what rests on an assumption that turned out false. Empty: no assumption.
 # A re-export keeps the runtime's name (``from mcp_fusion import tool as define`` re-exported as
-# ``define`` is not recognised). Known limitation: the per-file pre-scan (``pipeline``) still
-# admits only files that name a runtime module, so a file that reaches the runtime only through a
-# project module is analysed only when it also names the runtime (a comment is enough).
+# ``define`` is not recognised). A file that reaches the runtime only through such a module never
+# names it, so the pre-scan takes a second look at skipped files that import a re-exporting module
+# (``engine._admit_reexport_users``).
 Assumptions = tuple[str, ...]
 
 # ----- values ---------------------------------------------------------------------------------

@@ -44,8 +44,19 @@ class FileResult:
 
 
 def mentions_runtime(data: bytes, runtime_modules: Sequence[str]) -> bool:
-    """The pre-scan: a file that never names a runtime module cannot define or raise anything we check."""
-    return any(name.encode() in data for name in runtime_modules)
+    """The pre-scan: a file that never names a runtime module cannot define or raise anything we check.
+
+    The last part of a dotted name is what every import spells, relative ones of a vendored copy
+    (``from .vendor.mcp_fusion import tool``) included."""
+    return any(name.rpartition(".")[2].encode() in data for name in runtime_modules)
+
+
+def reexport_users(exporters: Sequence[str]) -> "re.Pattern[bytes]":
+    """Matches an import statement naming one of ``exporters`` (modules that re-export runtime names),
+    by its full dotted name or, for relative imports, its last part."""
+    names = sorted({part for module in exporters for part in (module, module.rpartition(".")[2])})
+    alternatives = b"|".join(re.escape(name.encode()) for name in names)
+    return re.compile(rb"^[ \t]*(?:from|import)[ \t]+[\w. \t]*?\b(?:" + alternatives + rb")\b", re.MULTILINE)
 
 
 @lru_cache(maxsize=4096)

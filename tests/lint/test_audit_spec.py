@@ -275,11 +275,6 @@ def test_every_rule_has_its_page_and_python_dash_m_works(run_cli) -> None:
             assert "What it checks" in page.stdout and "Why it matters" in page.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the pre-scan (pipeline.mentions_runtime, owned elsewhere) looks for the configured module's full "
-    "dotted name, which a relative import of a vendored copy never spells",
-)
 def test_a_vendored_runtime_imported_relatively_is_recognised(lint_project) -> None:
     files = {
         "myapp/__init__.py": "",
