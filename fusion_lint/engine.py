@@ -15,7 +15,7 @@ from .config import ConfigError, LoadedConfig, Settings, find_config
 from .diagnostics import Diagnostic
 from .discovery import Discovery, Walker
 from .model import FileFacts, Span
-from .pipeline import FileResult, _module_of, analyze_file, reexport_users
+from .pipeline import FileResult, _module_of, analyze_file, imports_module
 from .project import Project
 from .rules import DefinitionContext, Rule, all_rules
 from .cache import RunMemo, gc_paused
@@ -214,12 +214,19 @@ def _admit_reexport_users(
     results: list[FileResult], settings: Settings, use_cache: bool, root: Path, overrides: dict[str, bytes]
 ) -> list[FileResult]:
     """The pre-scan's second look (DESIGN §10): a file that never names the runtime but imports a
-    project module re-exporting it (``from myapp.api import tool``) is analysed after all."""
-    exporters = [r.facts.module for r in results if r.facts is not None and r.facts.runtime_names and r.facts.module]
+    project module re-exporting it (``from myapp.api import tool``) is analysed after all.
+
+    Re-export hubs are the modules that bind runtime names and define no tool themselves (tool
+    modules import the runtime to use it, not to pass it on); keeping to them keeps this look to a
+    few long needles, so a large tree that never mentions the runtime still costs one read."""
+    hubs = [
+        (r.facts.module, Path(_module_of(r.path)[2]).joinpath(*r.facts.module.split(".")[:-1]))
+        for r in results
+        if r.facts is not None and r.facts.runtime_names and not r.facts.definitions and r.facts.module
+    ]
     skipped = [r.path for r in results if r.skipped]
-    if not exporters or not skipped:
+    if not hubs or not skipped:
         return results
-    importing = reexport_users(exporters)
     admitted = []
     for path in skipped:
         data = overrides.get(path)
@@ -228,7 +235,7 @@ def _admit_reexport_users(
                 data = Path(path).read_bytes()
             except OSError:
                 continue
-        if importing.search(data):
+        if any(imports_module(data, module, package in Path(path).parents) for module, package in hubs):
             admitted.append(path)
     if not admitted:
         return results

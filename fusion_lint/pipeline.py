@@ -51,12 +51,18 @@ def mentions_runtime(data: bytes, runtime_modules: Sequence[str]) -> bool:
     return any(name.rpartition(".")[2].encode() in data for name in runtime_modules)
 
 
-def reexport_users(exporters: Sequence[str]) -> "re.Pattern[bytes]":
-    """Matches an import statement naming one of ``exporters`` (modules that re-export runtime names),
-    by its full dotted name or, for relative imports, its last part."""
-    names = sorted({part for module in exporters for part in (module, module.rpartition(".")[2])})
-    alternatives = b"|".join(re.escape(name.encode()) for name in names)
-    return re.compile(rb"^[ \t]*(?:from|import)[ \t]+[\w. \t]*?\b(?:" + alternatives + rb")\b", re.MULTILINE)
+def imports_module(data: bytes, module: str, relative: bool) -> bool:
+    """Whether ``data`` holds an import statement naming ``module``: by its full dotted name, or
+    (``relative``: the file sits in that module's package) by its last part, as ``from .api import``
+    spells it. Cheapest test first; the words are checked at the start of their line."""
+    name = (module.rpartition(".")[2] if relative else module).encode()
+    if name not in data:
+        return False
+    for match in re.finditer(rb"\b" + re.escape(name) + rb"\b", data):
+        line = data[data.rfind(b"\n", 0, match.start()) + 1 : match.start()].lstrip()
+        if line.startswith((b"from ", b"from\t", b"import ", b"import\t")):
+            return True
+    return False
 
 
 @lru_cache(maxsize=4096)
