@@ -13,15 +13,17 @@ from __future__ import annotations
 import ast
 import importlib
 import re
+import weakref
 from collections import Counter
 from functools import lru_cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 from .diagnostics import Edit, Fix
-from .model import Construction, Entry, FailSite, FileFacts, RaiseSite, Span
+from .model import Construction, Definition, Entry, FailSite, FileFacts, RaiseSite, Span
 
 if TYPE_CHECKING:  # the rules import this module: no import cycle at run time
+    from .project import Project
     from .rules import DefinitionContext
 
 
@@ -113,6 +115,18 @@ def rewrite_call(text: str, span: Span, transform: CallRewrite) -> Optional[Edit
     return minimal_edit(span.start, old, printer.code_for_node(changed))
 
 
+def dotted_name(reference: str) -> "cst.BaseExpression":
+    """``a.b.c`` as a libcst node, built directly: what ``parse_expression`` returns for it
+    (a ``Name`` or nested ``Attribute``s, no whitespace), without a parse per fix."""
+    parts = reference.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return cst.parse_expression(reference)
+    node: cst.BaseExpression = cst.Name(parts[0])
+    for part in parts[1:]:
+        node = cst.Attribute(value=node, attr=cst.Name(part))
+    return node
+
+
 def _has_comment(whitespace: object) -> bool:
     if isinstance(whitespace, cst.ParenthesizedWhitespace):
         return whitespace.first_line.comment is not None or any(
@@ -179,34 +193,68 @@ def _positional_index(call: cst.Call, keyword: str) -> Optional[int]:
 
 
 @lru_cache(maxsize=16)
-def _module_names(text: str) -> tuple[Counter, tuple[ast.ImportFrom, ...]]:
-    """How often each name is bound anywhere in the file, and its top-level ``from`` imports."""
+def _module_tree(text: str) -> Optional[ast.Module]:
+    """The file's ``ast``, parsed once for all the fixes in it; None if CPython rejects it."""
     try:
-        tree = ast.parse(text)
+        return ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return Counter(), ()
+        return None
+
+
+def _binding_names(node: ast.AST) -> Sequence[str]:
+    """The names ``node`` itself binds (not its children's)."""
+    if isinstance(node, ast.Name):
+        return () if isinstance(node.ctx, ast.Load) else (node.id,)
+    if isinstance(node, ast.arg):
+        return (node.arg,)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return (node.name,)
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [alias.asname or alias.name.split(".")[0] for alias in node.names]
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return node.names
+    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return (node.name,) if node.name else ()
+    if isinstance(node, ast.MatchMapping):
+        return (node.rest,) if node.rest else ()
+    return ()
+
+
+# Only these node types bind names: the walk skips the type test for every other node.
+_BINDING_TYPES = frozenset({
+    ast.Name, ast.arg, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom,
+    ast.Global, ast.Nonlocal, ast.ExceptHandler, ast.MatchAs, ast.MatchStar, ast.MatchMapping,
+})  # fmt: skip
+
+
+@lru_cache(maxsize=16)
+def _binding_counts(text: str) -> Counter:
+    """How often each name is bound anywhere in the file (every scope, every binding form)."""
+    tree = _module_tree(text)
     bound: Counter = Counter()
+    if tree is None:
+        return bound
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            bound[node.id] += 1
-        elif isinstance(node, ast.arg):
-            bound[node.arg] += 1
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound[node.name] += 1
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                bound[alias.asname or alias.name.split(".")[0]] += 1
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            for name in node.names:
+        if type(node) in _BINDING_TYPES:
+            for name in _binding_names(node):
                 bound[name] += 1
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound[node.name] += 1
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            bound[node.name] += 1
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            bound[node.rest] += 1
-    imports = tuple(node for node in tree.body if isinstance(node, ast.ImportFrom))
-    return bound, imports
+    return bound
+
+
+def _bound_count(text: str, name: str) -> int:
+    """How often ``name`` is bound in the file. Every binding is a token spelling the name, so in
+    an ASCII text where the name never stands as a word the answer is 0 without parsing the file
+    (the common case: the factory a fix would introduce). Elsewhere (non-ASCII identifiers are
+    NFKC-normalized, so spelling proves nothing) the file is parsed and walked once."""
+    if text.isascii() and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is None:
+        return 0
+    return _binding_counts(text)[name]
+
+
+def _top_level_from_imports(text: str) -> tuple[ast.ImportFrom, ...]:
+    """The file's top-level ``from M import ...`` statements (none if CPython rejects the file)."""
+    tree = _module_tree(text)
+    return tuple(node for node in tree.body if isinstance(node, ast.ImportFrom)) if tree is not None else ()
 
 
 def _is_runtime(qname: str, runtime_modules: Sequence[str]) -> bool:
@@ -303,16 +351,16 @@ def factory_fix(
     if facts is None or text is None or made.code_span is None or not _valid_span(text, made.func_span):
         return None
     func_text = text[made.func_span.start : made.func_span.end]
-    bound, imports = _module_names(text)
     edits: list[Edit] = []
     if "." in func_text:
         reference = func_text.rpartition(".")[0] + "." + factory  # the module McpError came from
     else:
-        reference = _imported_factory(facts, factory, runtime_modules, bound)
+        reference = _imported_factory(facts, factory, runtime_modules, text)
         if reference is None:
-            if bound[factory]:
+            if _bound_count(text, factory):
                 return None  # the bare name means something else in this file
             reference = factory
+            imports = _top_level_from_imports(text)
             if not _star_imports_runtime(imports, runtime_modules):
                 statement = _runtime_import_for(func_text, imports, runtime_modules)
                 edit = add_import_name(text, statement, factory) if statement is not None else None
@@ -324,7 +372,7 @@ def factory_fix(
         index = _positional_index(call, "code")
         if index != 0 or call.args[0].keyword is not None:
             return None
-        return drop_argument(call, 0).with_changes(func=cst.parse_expression(reference))
+        return drop_argument(call, 0).with_changes(func=dotted_name(reference))
 
     rewrite = rewrite_call(text, made.span, to_factory)
     if rewrite is None:
@@ -332,14 +380,15 @@ def factory_fix(
     return Fix(f"Use {factory}(...)", [*edits, rewrite], "safe")
 
 
-def _imported_factory(facts: FileFacts, factory: str, runtime_modules: Sequence[str], bound: Counter) -> Optional[str]:
-    """How the file already reaches the factory: its imported name, or ``alias.factory``."""
+def _imported_factory(facts: FileFacts, factory: str, runtime_modules: Sequence[str], text: str) -> Optional[str]:
+    """How the file already reaches the factory: its imported name (never rebound), or
+    ``alias.factory``."""
     for local, qname in sorted(facts.imports.items()):
-        if qname.rpartition(".")[2] == factory and _is_runtime(qname, runtime_modules) and bound[local] == 1:
+        if qname.rpartition(".")[2] == factory and _is_runtime(qname, runtime_modules) and _bound_count(text, local) == 1:
             return local
     modules = {*runtime_modules, *(f"{m}.errors" for m in runtime_modules)}
     for local, qname in sorted(facts.imports.items()):
-        if qname in modules and bound[local] == 1:
+        if qname in modules and _bound_count(text, local) == 1:
             return f"{local}.{factory}"
     return None
 
@@ -376,7 +425,7 @@ def prefer_fail_fix(text: Optional[str], site: RaiseSite, reason: str, ctx_name:
     if text is None or site.call_span is None or site.kind not in ("factory", "mcp_error"):
         return None
     literal = cst.SimpleString(python_string(reason))
-    fail = cst.parse_expression(f"{ctx_name}.fail")
+    fail = dotted_name(f"{ctx_name}.fail")
 
     def to_fail(call: cst.Call) -> Optional[cst.Call]:
         if site.kind == "factory":
@@ -463,6 +512,27 @@ def string_like(old_literal: str, value: str) -> str:
     return python_string(value)
 
 
+# project -> id(entry) -> the definitions whose contract holds that entry, in the project's order.
+# Weak: the index lives as long as the run's project (whose cached contracts keep the ids valid).
+_HOLDERS: "weakref.WeakKeyDictionary[Project, dict[int, list[tuple[Definition, str]]]]" = weakref.WeakKeyDictionary()
+
+
+def _entry_holders(project: "Project") -> dict[int, list[tuple[Definition, str]]]:
+    """Which definitions declare each contract entry: built once per project, so that renaming a
+    reason costs the definitions that share it, not a scan of every definition per finding."""
+    holders = _HOLDERS.get(project)
+    if holders is None:
+        holders = {}
+        for definition, path in project.all_definitions():
+            held: set[int] = set()
+            for entry, _ in project.contract(definition, path).entries:
+                if id(entry) not in held:  # an entry spread twice into one contract: one holder
+                    held.add(id(entry))
+                    holders.setdefault(id(entry), []).append((definition, path))
+        _HOLDERS[project] = holders
+    return holders
+
+
 def rename_reason_fix(ctx: "DefinitionContext", entry: Entry, path: str, new: str) -> Optional[Fix]:
     """FL107: rename a reason literal, and every literal ``ctx.fail``/``ctx.recovery_for`` of it in
     the reach of every handler whose contract holds this entry (a shared contract constant serves
@@ -478,7 +548,7 @@ def rename_reason_fix(ctx: "DefinitionContext", entry: Entry, path: str, new: st
         return None
     spans: dict[int, Span] = {raw.value.span.start: raw.value.span}
     project = ctx.project
-    for definition, definition_path in project.all_definitions():
+    for definition, definition_path in _entry_holders(project).get(id(entry), ()):
         contract = project.contract(definition, definition_path)
         if not any(candidate is entry for candidate, _ in contract.entries):
             continue
