@@ -16,7 +16,7 @@ from .diagnostics import Diagnostic
 from .discovery import Discovery, Walker
 from .model import FileFacts, Span
 from .pipeline import FileResult, _module_of, analyze_file, imports_module
-from .project import Project
+from .project import Contract, Project, Reached
 from .rules import DefinitionContext, Rule, all_rules
 from .cache import RunMemo, gc_paused
 from .runner import run_files
@@ -210,6 +210,18 @@ def analyse(
                     source, texts, memo)  # fmt: skip
 
 
+def _touches(report_set: set[str], path: str, contract: Contract, reach: list[Reached]) -> bool:
+    """Whether a definition's diagnostics could land in a reported file: its own file, a file its
+    contract was written in, or a file its handler reaches."""
+    if path in report_set:
+        return True
+    written = {where for _, where in contract.entries} | {where for _, where in contract.bad_items}
+    written |= {where for _, _, where in contract.unresolved}
+    if contract.wrong_type is not None:
+        written.add(contract.wrong_type[1])
+    return not written.isdisjoint(report_set) or any(r.path in report_set for r in reach)
+
+
 def _admit_reexport_users(
     results: list[FileResult], settings: Settings, use_cache: bool, root: Path, overrides: dict[str, bytes]
 ) -> list[FileResult]:
@@ -287,13 +299,19 @@ def lint(options: Options) -> Report:
     tool_names = project.tool_names()
     for definition, path in list(project.all_definitions()):
         handler = project.handler(definition, path)
+        contract = project.contract(definition, path)
+        reach = project.reach(*handler) if handler else []
+        # Only definitions that can report into a reported file are checked: pre-commit and the
+        # editor report one file of a large project, whose other definitions cannot matter there.
+        if not _touches(report_set, path, contract, reach):
+            continue
         ctx = DefinitionContext(
             definition=definition,
             path=path,
-            contract=project.contract(definition, path),
+            contract=contract,
             handler=handler[0] if handler else None,
             handler_path=handler[1] if handler else None,
-            reach=project.reach(*handler) if handler else [],
+            reach=reach,
             project=project,
             recovery_min_words=settings.recovery_min_words,
             tool_names=tool_names,
