@@ -7,6 +7,7 @@ punctuation fields entirely, which is what keeps it at a few percent of the pars
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import sys
 from typing import Iterable, Iterator, Optional, Sequence, Union
@@ -195,11 +196,14 @@ class Extractor:
         # ``from myapp.api import *`` of project modules: a bare runtime API name may come from one.
         self.star_modules: list[str] = []
         self.stmt: Optional[cst.CSTNode] = None
+        # What the positions pass renders to place a node (see ``SpanRegistry``): a module-level
+        # statement, a top-level function's decorator or body statement; None: the whole module.
+        self.unit: Optional[cst.CSTNode] = None
 
     # ----- names ---------------------------------------------------------------------------
 
     def span(self, node: cst.CSTNode) -> Span:
-        return self.spans.span(node, self.stmt)
+        return self.spans.span(node, self.stmt, self.unit)
 
     def absolute_module(self, node: cst.ImportFrom) -> Optional[str]:
         base = _dotted(node.module) if node.module is not None else None
@@ -510,10 +514,12 @@ class Extractor:
         statements = list(self._flatten(module.body))
         for stmt in statements:  # pass 1: what names mean
             self._declare(stmt)
+        top_level = {id(stmt) for stmt in module.body}
         for stmt in statements:  # pass 2: bindings, definitions, functions
             self.stmt = stmt
+            self.unit = stmt if id(stmt) in top_level else None  # inside a module-level if/try: None
             if isinstance(stmt, cst.FunctionDef):
-                self._function(stmt, prefix="", outer=None)
+                self._function(stmt, prefix="", outer=None, top=id(stmt) in top_level)
             elif isinstance(stmt, cst.ClassDef):
                 for inner in self._flatten(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ()):
                     if isinstance(inner, cst.FunctionDef):
@@ -642,12 +648,20 @@ class Extractor:
 
     # ----- functions ----------------------------------------------------------------------------
 
-    def _function(self, node: cst.FunctionDef, prefix: str, outer: Optional["_FunctionWalker"]) -> None:
+    def _function(
+        self, node: cst.FunctionDef, prefix: str, outer: Optional["_FunctionWalker"], top: bool = False
+    ) -> None:
+        """``top``: a function of the module body itself, whose decorators and body statements
+        the positions pass renders one by one (its name is placed from CPython's tree)."""
         qualname = prefix + node.name.value
+        if top:
+            self.unit = node
         facts = FunctionFacts(qualname=qualname, span=self.span(node.name))
         self.facts.functions[qualname] = facts
         for decorator in node.decorators:
             self.stmt = decorator
+            if top:
+                self.unit = decorator
             kind, assumes = self.definer(decorator.decorator, outer.scope if outer else None)
             if kind is not None:
                 self.definition(kind, decorator.decorator, qualname, None, assumes)  # type: ignore[arg-type]
@@ -655,8 +669,15 @@ class Extractor:
                 outer.expression(decorator.decorator)
             else:
                 self.scan_module_expression(decorator.decorator)
+        if top:
+            self.unit = node
         walker = _FunctionWalker(self, node, facts, outer)
-        walker.block(node.body)
+        if top and isinstance(node.body, cst.IndentedBlock):
+            for stmt in node.body.body:
+                self.unit = stmt
+                walker.statement(stmt)
+        else:
+            walker.block(node.body)
 
 
 class _FunctionWalker:
@@ -1086,10 +1107,16 @@ def _contains_raise(body: cst.CSTNode) -> bool:
 
 
 def extract(
-    module: cst.Module, path: str, module_name: str, is_package: bool, runtime_modules: Sequence[str]
+    module: cst.Module,
+    path: str,
+    module_name: str,
+    is_package: bool,
+    runtime_modules: Sequence[str],
+    source: Optional[str] = None,
+    tree: Optional[ast.Module] = None,
 ) -> tuple[FileFacts, str]:
     """Facts of one parsed module, with the spans of everything that may be reported filled in."""
     extractor = Extractor(path, module_name, is_package, runtime_modules)
     facts = extractor.run(module)
-    text = extractor.spans.resolve(module)
+    text = extractor.spans.resolve(module, source, tree)
     return facts, text

@@ -15,7 +15,7 @@ from typing import Optional, Sequence
 
 from .model import FileFacts
 from .project import module_name_for
-from .source import Unreadable, decode, deep_recursion, parse
+from .source import Unreadable, decode, deep_recursion, parse_with_tree
 
 _SUPPRESSION = re.compile(
     r"#\s*(?:noqa(?::\s*(?P<codes>[\w-]+(?:[\s,]+[\w-]+)*))?|fusion-lint:\s*ignore(?:\[(?P<names>[^\]]*)\])?)",
@@ -146,14 +146,15 @@ def _analyze_text(path: str, data: bytes, runtime_modules: Sequence[str]) -> Fil
     decoded = decode(data)
     if isinstance(decoded, Unreadable):
         return FileResult(path, problem=decoded)
-    module = parse(decoded.text, path)
-    if isinstance(module, Unreadable):
-        return FileResult(path, problem=module)
+    parsed = parse_with_tree(decoded.text, path)
+    if isinstance(parsed, Unreadable):
+        return FileResult(path, problem=parsed)
+    module, tree = parsed
     from .extract import extract  # with libcst: only when a file is actually parsed
 
     name, is_package, _ = _module_of(path)
     with deep_recursion():
-        facts, generated = extract(module, path, name, is_package, runtime_modules)
+        facts, generated = extract(module, path, name, is_package, runtime_modules, decoded.text, tree)
     if generated != decoded.text:
         problem = _not_reproduced(decoded.text, generated)
         if problem is not None:

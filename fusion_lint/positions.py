@@ -9,10 +9,11 @@ benchmark corpus (bench/): below the cost of a plain ``module.code``.
 """
 from __future__ import annotations
 
+import ast
 import io
 from bisect import bisect_right
 from contextlib import nullcontext
-from typing import Optional
+from typing import Optional, Sequence
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState  # the documented hook PositionProvider uses
@@ -129,14 +130,29 @@ class SpanRegistry:
 
     def __init__(self) -> None:
         self._pending: list[tuple[Span, cst.CSTNode, Optional[cst.CSTNode]]] = []
+        self._units: list[Optional[cst.CSTNode]] = []
 
-    def span(self, node: cst.CSTNode, stmt: Optional[cst.CSTNode] = None) -> Span:
+    def span(
+        self, node: cst.CSTNode, stmt: Optional[cst.CSTNode] = None, unit: Optional[cst.CSTNode] = None
+    ) -> Span:
+        """A placeholder for ``node``'s range. ``unit`` is the piece of the module whose rendering
+        contains the node (a statement, a decorator), or None when only the whole module will do."""
         placeholder = Span()
         self._pending.append((placeholder, node, stmt))
+        self._units.append(unit)
         return placeholder
 
-    def resolve(self, module: cst.Module) -> str:
-        """Fill every placeholder; return the module's text (identical to the source)."""
+    def resolve(self, module: cst.Module, source: Optional[str] = None, tree: Optional[ast.Module] = None) -> str:
+        """Fill every placeholder; return the module's text (identical to the source).
+
+        With the source and CPython's tree of it, only the units holding registered nodes are
+        rendered, each from where CPython says it starts, and each checked against the source;
+        anything unexpected falls back to rendering the whole module."""
+        if source is not None and tree is not None and self._pending:
+            ranges = _ranges_by_unit(module, source, tree, self._pending, self._units)
+            if ranges is not None:
+                self._fill(source, ranges)
+                return source
         targets: set[int] = set()
         for _, node, stmt in self._pending:
             targets.add(id(node))
@@ -152,14 +168,12 @@ class SpanRegistry:
             state = _CompleteState(targets, default_indent=module.default_indent, default_newline=module.default_newline)
             module._codegen(state)
         text = state.text or (module.default_newline if module.has_trailing_newline else "")
-        if not self._pending:
-            return text
-        line_starts = [0]
-        find = text.find
-        index = find("\n")
-        while index != -1:
-            line_starts.append(index + 1)
-            index = find("\n", index + 1)
+        if self._pending:
+            self._fill(text, state.ranges)
+        return text
+
+    def _fill(self, text: str, ranges: dict[int, tuple[int, int]]) -> None:
+        line_starts = _line_starts(text)
 
         def line_col(offset: int) -> tuple[int, int]:
             line = bisect_right(line_starts, offset)
@@ -167,14 +181,127 @@ class SpanRegistry:
 
         size = len(text)  # a file without a final newline: codegen counted one, then dropped it
         for placeholder, node, stmt in self._pending:
-            start, end = state.ranges.get(id(node), (0, 0))
+            start, end = ranges.get(id(node), (0, 0))
             start, end = min(start, size), min(end, size)
             placeholder.start, placeholder.end = start, end
             placeholder.line, placeholder.col = line_col(start)
             placeholder.end_line, placeholder.end_col = line_col(end)
-            if stmt is not None and id(stmt) in state.ranges:
-                placeholder.stmt_line = line_col(state.ranges[id(stmt)][0])[0]
+            if stmt is not None and id(stmt) in ranges:
+                placeholder.stmt_line = line_col(ranges[id(stmt)][0])[0]
             else:
                 placeholder.stmt_line = placeholder.line
         self._pending.clear()
-        return text
+        self._units.clear()
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    find = text.find
+    index = find("\n")
+    while index != -1:
+        starts.append(index + 1)
+        index = find("\n", index + 1)
+    return starts
+
+
+def _first_line(stmt: cst.CSTNode, node: ast.stmt) -> int:
+    """The line a libcst statement's rendering starts on: CPython's first line of the statement
+    (its first decorator's), less the comment and blank lines libcst renders before it."""
+    lines = len(getattr(stmt, "leading_lines", ()))
+    decorators = getattr(stmt, "decorators", ())
+    if decorators:
+        return node.decorator_list[0].lineno - len(decorators[0].leading_lines) - lines  # type: ignore[attr-defined]
+    return node.lineno - lines
+
+
+def _pair(block: Sequence[cst.CSTNode], nodes: Sequence[ast.stmt]) -> Optional[list[tuple[cst.CSTNode, ast.stmt]]]:
+    """libcst statements with CPython's (first) statement of each: ``a; b`` is one line in libcst."""
+    pairs, index = [], 0
+    for stmt in block:
+        if index >= len(nodes):
+            return None
+        pairs.append((stmt, nodes[index]))
+        index += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+    return pairs if index == len(nodes) else None
+
+
+def _ranges_by_unit(
+    module: cst.Module,
+    source: str,
+    tree: ast.Module,
+    pending: Sequence[tuple[Span, cst.CSTNode, Optional[cst.CSTNode]]],
+    units: Sequence[Optional[cst.CSTNode]],
+) -> Optional[dict[int, tuple[int, int]]]:
+    """Ranges of the registered nodes from rendering only the units that hold them; None when
+    that cannot be trusted (a unit unknown, a rendering that does not match the source)."""
+    if any(unit is None for unit in units):
+        return None
+    top = _pair(module.body, tree.body)
+    if top is None:
+        return None
+    line_starts = _line_starts(source)
+    starts: dict[int, tuple[int, str]] = {}  # id(unit) -> (line it starts on, indentation)
+    names: dict[int, tuple[cst.FunctionDef, ast.stmt]] = {}  # id(def's name) -> where to find it
+    for stmt, node in top:
+        starts[id(stmt)] = (_first_line(stmt, node), "")
+        if isinstance(stmt, cst.FunctionDef) and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names[id(stmt.name)] = (stmt, node)
+            for decorator, expression in zip(stmt.decorators, node.decorator_list):
+                starts[id(decorator)] = (expression.lineno - len(decorator.leading_lines), "")
+            if isinstance(stmt.body, cst.IndentedBlock):
+                indent = stmt.body.indent if stmt.body.indent is not None else module.default_indent
+                inner = _pair(stmt.body.body, node.body)
+                if inner is None:
+                    return None
+                for child, child_node in inner:
+                    starts[id(child)] = (_first_line(child, child_node), indent)
+    by_unit: dict[int, tuple[cst.CSTNode, set[int]]] = {}
+    wanted_names: dict[int, tuple[cst.FunctionDef, ast.stmt]] = {}
+    for (_, node, stmt), unit in zip(pending, units):
+        assert unit is not None
+        if id(node) in names and unit is names[id(node)][0]:
+            wanted_names[id(node)] = names[id(node)]  # placed from CPython's tree, not rendered
+            continue
+        if id(unit) not in starts:
+            return None
+        targets = by_unit.setdefault(id(unit), (unit, set()))[1]
+        targets.add(id(node))
+        if stmt is not None:
+            targets.add(id(stmt))
+    ranges: dict[int, tuple[int, int]] = {}
+    for key, (unit, targets) in by_unit.items():
+        line, indent = starts[key]
+        if not 1 <= line <= len(line_starts):
+            return None
+        base = line_starts[line - 1]
+        state = _TargetedPositionState(targets, default_indent=module.default_indent, default_newline=module.default_newline)
+        if indent:
+            state.indent_tokens = [indent]
+        unit._codegen(state)
+        rendered = state.buffer.getvalue()
+        if source[base : base + len(rendered)] != rendered or any(t not in state.ranges for t in targets):
+            return None
+        for target, (start, end) in state.ranges.items():
+            ranges[target] = (base + start, base + end)
+    for key, (definition, node) in wanted_names.items():
+        found = _name_range(source, line_starts, definition, node)
+        if found is None:
+            return None
+        ranges[key] = found
+    return ranges
+
+
+def _name_range(source: str, line_starts: list[int], definition: cst.FunctionDef, node: ast.stmt) -> Optional[tuple[int, int]]:
+    """A def's name, found after ``def`` on the line CPython puts the keyword on."""
+    if node.lineno > len(line_starts):
+        return None
+    start = line_starts[node.lineno - 1]
+    end = line_starts[node.lineno] if node.lineno < len(line_starts) else len(source)
+    name = definition.name.value
+    keyword = source.find("def", start, end)
+    if keyword == -1:
+        return None
+    offset = source.find(name, keyword + 3, end)
+    if offset == -1 or source[keyword + 3 : offset].strip():
+        return None
+    return offset, offset + len(name)

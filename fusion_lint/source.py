@@ -71,8 +71,14 @@ def _not_valid(data: bytes, encoding: str) -> Optional[Unreadable]:
 
 def gate(text: str, path: str) -> Optional[Unreadable]:
     """CPython's verdict on the text; None when it parses."""
+    verdict = gate_tree(text, path)
+    return verdict if isinstance(verdict, Unreadable) else None
+
+
+def gate_tree(text: str, path: str) -> Union[ast.Module, Unreadable]:
+    """CPython's tree of the text, or why it rejects it."""
     try:
-        ast.parse(text, filename=path)
+        return ast.parse(text, filename=path)
     except SyntaxError as exc:
         line = exc.lineno or 1
         col = max((exc.offset or 1) - 1, 0)
@@ -81,7 +87,6 @@ def gate(text: str, path: str) -> Optional[Unreadable]:
         # NUL bytes (ValueError before 3.12), nesting beyond the interpreter's limits.
         message = str(exc) or type(exc).__name__
         return Unreadable("FL000", f"CPython cannot parse this file: {message}")
-    return None
 
 
 #: When set (worker processes set it, see workers.py), libcst's parse and the walks over its tree
@@ -121,9 +126,20 @@ def shallow_recursion() -> Iterator[None]:
 
 def parse(text: str, path: str) -> Union[cst.Module, Unreadable]:
     """Gate, then libcst. libcst rejects a few files CPython accepts: FL000 naming the parser."""
-    problem = gate(text, path)
-    if problem is not None:
-        return problem
+    parsed = parse_with_tree(text, path)
+    return parsed if isinstance(parsed, Unreadable) else parsed[0]
+
+
+def parse_with_tree(text: str, path: str) -> Union[tuple[cst.Module, ast.Module], Unreadable]:
+    """``parse``, also keeping CPython's tree (it places statements for the positions pass)."""
+    tree = gate_tree(text, path)
+    if isinstance(tree, Unreadable):
+        return tree
+    module = _libcst_parse(text)
+    return module if isinstance(module, Unreadable) else (module, tree)
+
+
+def _libcst_parse(text: str) -> Union[cst.Module, Unreadable]:
     import libcst as cst
 
     try:

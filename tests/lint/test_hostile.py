@@ -68,7 +68,8 @@ HOSTILE: dict[str, tuple[bytes, str, str]] = {
 
 
 # Both parsers accept it; walking it takes more frames than the default recursion limit allows.
-DEEP_IN_A_FUNCTION = "import mcp_fusion\n\n\ndef total(a):\n    return " + " + ".join(["a"] * 1000) + "\n"
+# The chain sits in a raise, a statement the positions pass must render to place it.
+DEEP_IN_A_FUNCTION = "import mcp_fusion\n\n\ndef total(a):\n    raise ValueError(" + " + ".join(["a"] * 1000) + ")\n"
 
 
 def _good_variants() -> dict[str, bytes]:
@@ -133,8 +134,8 @@ def test_the_cli_exits_1_without_a_traceback(hostile_tree: Path) -> None:
 def test_a_file_nested_deeper_than_the_analysis_follows_is_fl000_in_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Both parsers accept a 1,000-term chain; walking it in-process (no worker, default recursion
-    limit) runs out of stack: one FL000 naming the reason, not a crash."""
+    """Both parsers accept a 1,000-term chain; rendering it in-process (no worker, default recursion
+    limit) to place the raise runs out of stack: one FL000 naming the reason, not a crash."""
     monkeypatch.setattr(runner, "isolation_context", lambda files: None)
     (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
     (tmp_path / "chain.py").write_text(DEEP_IN_A_FUNCTION)

@@ -278,3 +278,63 @@ def test_positions_match_libcsts_position_provider(source: str) -> None:
         assert (span.line, span.col, span.end_line, span.end_col) == (
             where.start.line, where.start.column, where.end.line, where.end.column,
         ), type(node).__name__  # fmt: skip
+
+
+def _facts_both_ways(source: str) -> tuple[bytes, bytes, bool]:
+    """The extractor's facts with positions from the whole module, and from only the statements
+    that hold reported nodes (placed by CPython's tree); and whether the second way was taken."""
+    import pickle
+
+    from fusion_lint import positions
+    from fusion_lint.extract import extract
+
+    tree, module = ast.parse(source), cst.parse_module(source)
+    whole, _ = extract(module, "m.py", "m", False, ["mcp_fusion"])
+    taken: list[bool] = []
+    original = positions._ranges_by_unit
+
+    def spy(*args):  # type: ignore[no-untyped-def]
+        found = original(*args)
+        taken.append(found is not None)
+        return found
+
+    positions._ranges_by_unit = spy
+    try:
+        by_unit, text = extract(module, "m.py", "m", False, ["mcp_fusion"], source, tree)
+    finally:
+        positions._ranges_by_unit = original
+    assert text == source
+    return pickle.dumps(whole), pickle.dumps(by_unit), any(taken)
+
+
+def test_statement_positions_equal_whole_module_positions_on_the_fixtures() -> None:
+    checked = 0
+    for path in sorted((REPO / "fixtures").rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        whole, by_unit, taken = _facts_both_ways(source)
+        assert whole == by_unit, path
+        checked += taken
+    assert checked >= 3  # the statement-by-statement pass really ran
+
+
+@budget(40)
+@given(st.sampled_from(sorted(str(p) for p in (REPO / "fixtures").rglob("*.py"))), st.data())
+def test_statement_positions_survive_edits_around_statements(path: str, data: st.DataObject) -> None:
+    """Comments, blank lines, decorators spread over lines, CRLF: wherever CPython and libcst could
+    disagree on where a statement starts, the result equals the whole-module pass (or falls back)."""
+    lines = Path(path).read_text(encoding="utf-8").split("\n")
+    for _ in range(data.draw(st.integers(0, 6))):
+        at = data.draw(st.integers(0, len(lines)))
+        lines.insert(at, data.draw(st.sampled_from(["", "# a comment", "    # indented comment", "   "])))
+    source = "\n".join(lines)
+    if data.draw(st.booleans()):
+        source = source.replace("\n", "\r\n")
+    try:
+        ast.parse(source)
+        module = cst.parse_module(source)
+    except (SyntaxError, ValueError, cst.ParserSyntaxError):
+        assume(False)
+        return
+    assume(module.code == source)
+    whole, by_unit, _ = _facts_both_ways(source)
+    assert whole == by_unit
