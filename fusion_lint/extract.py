@@ -40,6 +40,7 @@ from .model import (
     Span,
     SpreadItem,
     Value,
+    is_runtime,
 )
 from .positions import SpanRegistry
 
@@ -251,7 +252,7 @@ class Extractor:
             table[local] = f"{module}.{name}"
 
     def is_runtime(self, qname: str) -> bool:
-        return any(qname == m or qname.startswith(m + ".") for m in self.runtime_modules)
+        return is_runtime(qname, self.runtime_modules)
 
     def qualify(self, node: cst.CSTNode, scope: Optional[dict[str, str]] = None) -> Optional[str]:
         if isinstance(node, cst.Name):

@@ -25,7 +25,7 @@ import stat
 import tempfile
 import tokenize
 from dataclasses import dataclass, field
-from typing import Iterable, Optional, Union
+from typing import Callable, Iterable, Iterator, Optional, Union
 
 import click
 
@@ -159,17 +159,22 @@ class _Session:
         fix = diagnostic.fix
         return fix is not None and bool(fix.edits) and (fix.applicability == "safe" or self.unsafe)
 
+    def documents_for(self, keep: Callable[[Diagnostic], bool]) -> Iterator[tuple[Document, list[Diagnostic]]]:
+        """The report's diagnostics that ``keep`` selects, grouped by file in path order, each with
+        its file's document (a file that cannot be read is skipped; ``document`` said why)."""
+        by_path: dict[str, list[Diagnostic]] = {}
+        for diagnostic in self.report.diagnostics:
+            if keep(diagnostic):
+                by_path.setdefault(diagnostic.path, []).append(diagnostic)
+        for path, diagnostics in sorted(by_path.items()):
+            document = self.document(path)
+            if document is not None:
+                yield document, diagnostics
+
     def fix_rounds(self) -> None:
         for _ in range(MAX_ROUNDS):
-            by_path: dict[str, list[Diagnostic]] = {}
-            for diagnostic in self.report.diagnostics:
-                if self.applicable(diagnostic):
-                    by_path.setdefault(diagnostic.path, []).append(diagnostic)
             changed = False
-            for path, diagnostics in sorted(by_path.items()):
-                document = self.document(path)
-                if document is None:
-                    continue
+            for document, diagnostics in self.documents_for(self.applicable):
                 changed |= self._fix_round(document, diagnostics)
             if not changed:
                 return
@@ -239,15 +244,9 @@ class _Session:
     # ----- suppressions ---------------------------------------------------------------------------
 
     def suppress_remaining(self) -> None:
-        by_path: dict[str, list[Diagnostic]] = {}
-        for diagnostic in self.report.diagnostics:
-            if diagnostic.code not in UNSUPPRESSIBLE:
-                by_path.setdefault(diagnostic.path, []).append(diagnostic)
         changed = False
-        for path, diagnostics in sorted(by_path.items()):
-            document = self.document(path)
-            if document is None:
-                continue
+        for document, diagnostics in self.documents_for(lambda d: d.code not in UNSUPPRESSIBLE):
+            path = document.path
             edits, unplaced = noqa_edits(document.text, diagnostics)
             for diagnostic in unplaced:
                 warn(

@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 from .diagnostics import Edit, Fix
-from .model import Construction, Definition, Entry, FailSite, FileFacts, RaiseSite, Span
+from .model import Construction, Definition, Entry, FailSite, FileFacts, RaiseSite, Span, is_runtime
 
 if TYPE_CHECKING:  # the rules import this module: no import cycle at run time
     from .project import Project
@@ -257,10 +257,6 @@ def _top_level_from_imports(text: str) -> tuple[ast.ImportFrom, ...]:
     return tuple(node for node in tree.body if isinstance(node, ast.ImportFrom)) if tree is not None else ()
 
 
-def _is_runtime(qname: str, runtime_modules: Sequence[str]) -> bool:
-    return any(qname == m or qname.startswith(m + ".") for m in runtime_modules)
-
-
 def _offset(text: str, line_starts: list[int], line: int, byte_col: int) -> int:
     """An ``ast`` position (1-based line, UTF-8 byte column) as an offset into ``text``."""
     start = line_starts[line - 1]
@@ -384,7 +380,7 @@ def _imported_factory(facts: FileFacts, factory: str, runtime_modules: Sequence[
     """How the file already reaches the factory: its imported name (never rebound), or
     ``alias.factory``."""
     for local, qname in sorted(facts.imports.items()):
-        if qname.rpartition(".")[2] == factory and _is_runtime(qname, runtime_modules) and _bound_count(text, local) == 1:
+        if qname.rpartition(".")[2] == factory and is_runtime(qname, runtime_modules) and _bound_count(text, local) == 1:
             return local
     modules = {*runtime_modules, *(f"{m}.errors" for m in runtime_modules)}
     for local, qname in sorted(facts.imports.items()):

@@ -6,7 +6,7 @@ cross a process boundary, sit in the cache, and be combined with other files' fa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Optional, Union
+from typing import Literal, Optional, Sequence, Union
 
 
 @dataclass(slots=True)
@@ -34,6 +34,11 @@ class Span:
 # names it, so the pre-scan takes a second look at skipped files that import a re-exporting module
 # (``engine._admit_reexport_users``).
 Assumptions = tuple[str, ...]
+
+def is_runtime(qname: str, runtime_modules: Sequence[str]) -> bool:
+    """Whether ``qname`` is one of the runtime modules or something inside one."""
+    return any(qname == m or qname.startswith(m + ".") for m in runtime_modules)
+
 
 # ----- values ---------------------------------------------------------------------------------
 

@@ -50,14 +50,6 @@ def module_name_for(path: Path) -> tuple[str, bool, Path]:
     return ".".join(parts), is_package, directory
 
 
-@dataclass(slots=True)
-class Located:
-    """A fact and the file it was found in."""
-
-    path: str
-    value: object
-
-
 @dataclass
 class Contract:
     """A definition's contract, resolved across files.
@@ -77,10 +69,6 @@ class Contract:
     @property
     def complete(self) -> bool:
         return self.declared and self.wrong_type is None and not self.unresolved
-
-    def field_value(self, entry: Entry, name: str) -> Optional[Value]:
-        found = entry.get(name)
-        return found.value if found is not None else None
 
 
 @dataclass
