@@ -5,7 +5,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import click
 
@@ -20,8 +20,28 @@ def _codes(values: tuple[str, ...]) -> list[str]:
     return [code.strip() for value in values for code in value.split(",") if code.strip()]
 
 
+class FlagError(click.ClickException):
+    """A bad flag or flag value: one line naming the flag and what was expected, exit 2 (as a
+    configuration error is), instead of click's usage block."""
+
+    exit_code = EXIT_ERROR
+
+    def show(self, file: object = None) -> None:
+        click.echo(f"fusion-lint: error: {self.format_message()} (see --help)", err=True)
+
+
+class OneLineUsageErrors(click.Command):
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as exc:
+            raise FlagError(f"{self.name}: {exc.format_message()}") from None
+
+
 class DefaultGroup(click.Group):
     """``fusion-lint PATH...`` means ``fusion-lint check PATH...``."""
+
+    command_class = OneLineUsageErrors
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):

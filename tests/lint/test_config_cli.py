@@ -246,3 +246,22 @@ def test_output_is_the_same_bytes_on_a_second_run(run_cli, project: Path) -> Non
     first = run_cli("check", ".")  # with the cache: cold, then warm
     second = run_cli("check", ".")
     assert first.stdout == second.stdout and first.exit_code == second.exit_code == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (["--jobs", "0"], ["--jobs", "x>=1"]),
+        (["--output-format", "xml"], ["--output-format", "'xml'", "'sarif'"]),
+        (["--bogus"], ["--bogus"]),
+        (["lock", "--bogus"], ["lock:", "--bogus"]),
+        (["rule", "--all", "--bogus"], ["rule:", "--bogus"]),
+    ],
+)
+def test_a_bad_flag_is_one_line_naming_the_flag_and_exit_2(run_cli, args: list[str], names: list[str]) -> None:
+    outcome = run_cli(*args)
+    assert outcome.exit_code == 2
+    assert outcome.stdout == ""
+    lines = outcome.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fusion-lint: error: "), outcome.stderr
+    assert all(name in lines[0] for name in names), lines[0]
