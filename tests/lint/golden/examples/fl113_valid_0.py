@@ -1,0 +1,4 @@
+from mcp_fusion import tool, prompt, resource, ErrorContract, JsonRpcErrorCode
+@tool("get_invoice", errors=[ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id", recovery="Call get_invoice again with a valid invoice id.", retryable=True)])
+async def get_invoice(invoice_id: str, ctx):
+    return {}

@@ -1,0 +1,9 @@
+import traceback
+from mcp_fusion import tool, ErrorContract, JsonRpcErrorCode, Context, McpError, not_found, conflict
+ENTRIES = [ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice", recovery="Call list_invoices to find a valid id.")]
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context):
+    try:
+        pass
+    except KeyError as e:
+        raise ctx.fail('no_match', traceback.format_exc()) from e

@@ -1,0 +1,18 @@
+from mcp_fusion import tool, ErrorContract, JsonRpcErrorCode, Context
+@tool("list_invoices")
+async def list_invoices(customer_id: str) -> list:
+    return []
+
+@tool(
+    "get_invoice",
+    errors=[
+        ErrorContract(
+            reason="no_match",
+            code=JsonRpcErrorCode.NOT_FOUND,
+            when="No invoice has that id",
+            recovery="Wait a few minutes, then try again; see https://status.example.com for outages.",
+        )
+    ],
+)
+async def get_invoice(invoice_id: str, ctx: Context) -> dict:
+    raise ctx.fail("no_match")
