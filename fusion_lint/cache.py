@@ -18,7 +18,6 @@ checkout cannot run code (DESIGN §11).
 from __future__ import annotations
 
 import builtins
-import gc
 import hashlib
 import importlib
 import importlib.util
@@ -27,17 +26,16 @@ import os
 import pickle
 import tempfile
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from . import __version__
+from .memory import gc_paused
 
 if TYPE_CHECKING:
     from .config import Settings
-    from .engine import Options
 
 #: Bumped when the layout of an entry changes (the code fingerprint covers everything else).
 CACHE_FORMAT = "2"
@@ -48,7 +46,8 @@ STALE_AFTER_S = 14 * 24 * 3600
 
 # Where the classes an entry may contain live. Anything else in a pickle is refused.
 _SAFE_MODULES = frozenset(
-    {"fusion_lint.model", "fusion_lint.pipeline", "fusion_lint.source", "fusion_lint.diagnostics", "fusion_lint.cache"}
+    {"fusion_lint.facts.model", "fusion_lint.pipeline", "fusion_lint.source", "fusion_lint.diagnostics",
+     "fusion_lint.cache"}
 )
 _SAFE_BUILTINS = frozenset({"frozenset", "set", "tuple", "list", "dict"})
 
@@ -64,25 +63,6 @@ class _DataOnlyUnpickler(pickle.Unpickler):
             if isinstance(found, type) and found.__module__ == module:
                 return found
         raise pickle.UnpicklingError(f"the cache may not reference {module}.{name}")
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """No automatic cyclic garbage collection while files are parsed or results unpickled.
-
-    Both allocate hundreds of thousands of objects that reference counting frees (libcst trees
-    hold no cycles; a file leaves a few hundred objects of closures behind), yet every 700
-    allocations trigger a collection that scans the growing set of retained results: measured on
-    the dense benchmark corpus, ~15% of the analysis time, and most of loading a run's report
-    once the files' facts are in memory.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def load_entry(path: Path) -> object:
@@ -258,21 +238,21 @@ class RunMemo:
     @classmethod
     def open(
         cls,
-        options: "Options",
         settings: "Settings",
         root: Path,
         report_set: set[str],
         walk_problems: list[tuple[str, str]],
         results: list,
         enabled: Iterable[str],
+        report_unused_suppressions: bool,
     ) -> Optional["RunMemo"]:
-        if not options.use_cache or options.stdin is not None or options.overrides:
-            return None  # buffers and --fix rounds lint text that is not on disk
+        """The memo of a run over files on disk (a run over buffers or ``--fix`` rounds, whose
+        text is not on disk, is not opened: the caller does not ask)."""
         parts = [
             f"settings={settings.model_dump_json()}",
             f"root={root}",
             f"enabled={','.join(sorted(enabled))}",
-            f"unused-suppressions={options.report_unused_suppressions}",
+            f"unused-suppressions={report_unused_suppressions}",
             *(f"report={path}" for path in sorted(report_set)),
             *(f"walk-problem={path}|{why}" for path, why in walk_problems),
         ]

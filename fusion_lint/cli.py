@@ -139,11 +139,7 @@ def check(
                 click.echo(outcome, nl=False)  # the diff, or the fixed buffer (bytes) for --stdin-filename
                 if diff:
                     raise click.exceptions.Exit(EXIT_FINDINGS if outcome and not exit_zero else EXIT_CLEAN)
-        formatter = FORMATTERS.get(output_format)
-        if formatter is None:
-            from .formats import FORMATTERS as EXTRA
-
-            formatter = EXTRA[output_format]
+        formatter = FORMATTERS[output_format]
         # With the fixed buffer on stdout (an editor replaces its buffer with it), findings go to stderr.
         buffer_out = stdin is not None and (fix or add_noqa)
         click.echo(formatter(report, show_source=show_source, quiet=quiet, statistics=statistics), nl=False,

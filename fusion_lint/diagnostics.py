@@ -2,12 +2,28 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Optional
+from typing import TYPE_CHECKING, Literal, Optional
 
-from .model import Span
+if TYPE_CHECKING:
+    from .config import LoadedConfig
 
 Severity = Literal["error", "warning"]
 Applicability = Literal["safe", "unsafe"]
+
+
+@dataclass(slots=True)
+class Span:
+    """A source range. Lines are 1-based, columns 0-based code points; ``start``/``end`` are
+    character offsets into the file's text (what fixes edit). ``stmt_line`` is the first line of
+    the enclosing statement (suppressions may sit there)."""
+
+    line: int = 0
+    col: int = 0
+    end_line: int = 0
+    end_col: int = 0
+    start: int = 0
+    end: int = 0
+    stmt_line: int = 0
 
 
 @dataclass(slots=True)
@@ -27,16 +43,6 @@ class Fix:
 
 
 @dataclass(slots=True)
-class Finding:
-    """What a rule reports: where, what to do, and maybe how to fix it."""
-
-    span: Span
-    message: str
-    fix: Optional[Fix] = None
-    path: Optional[str] = None  # None: the file of the definition being checked
-
-
-@dataclass(slots=True)
 class Diagnostic:
     code: str
     name: str
@@ -45,7 +51,26 @@ class Diagnostic:
     path: str
     span: Span
     fix: Optional[Fix] = None
-    suppressed_by: Optional[int] = field(default=None, compare=False)
 
     def sort_key(self) -> tuple:
         return (self.path, self.span.line, self.span.col, self.code, self.message)
+
+
+@dataclass
+class Report:
+    """What one run found, as the reporters, ``--fix`` and the editor consume it."""
+
+    diagnostics: list[Diagnostic]
+    files_checked: int
+    config: "LoadedConfig"
+    texts: dict[str, str] = field(default_factory=dict)  # decoded sources of reported files (fixes)
+    checked: list[str] = field(default_factory=list)  # the reported files, sorted (JUnit: one case each)
+    enabled: frozenset[str] = frozenset()  # codes of the rules that ran (SARIF lists them)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity == "warning")

@@ -1,6 +1,7 @@
-"""Orchestration: discover → analyse files (parallel, cached) → project view → rules → suppress.
+"""The run, in named steps (DESIGN §2.1): select the rules → analyse the files → resolve the project
+→ check (the rules, pure) → per-file ignores → suppress → fixes → report.
 
-One direction of flow. The rules see the model only; this module owns every file read.
+This module owns every file read of a lint; the rules see the resolved project only.
 """
 from __future__ import annotations
 
@@ -11,19 +12,30 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
+from .cache import RunMemo
 from .config import ConfigError, LoadedConfig, Settings, find_config
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, Report, Span
 from .discovery import Discovery, Walker
-from .model import FileFacts, Span
-from .pipeline import FileResult, _module_of, analyze_file, imports_module
-from .project import Contract, Project, Reached
-from .rules import DefinitionContext, Rule, all_rules
-from .cache import RunMemo, gc_paused
+from .facts.model import FileFacts
+from .memory import gc_paused
+from .modules import module_of
+from .pipeline import FileResult, imports_module
+from .project.index import ProjectIndex
+from .project.resolve import resolve
+from .project.view import ProjectView, ResolvedDefinition
+from .rules import Finding, FixBuilder, Rule, all_rules
 from .runner import run_files
+from .source import Decoded, decode
+
+#: Rules the engine reports itself, for a whole file or a comment: no definition to check.
+ENGINE_RULES = frozenset({"FL000", "FL001", "FL900", "FL999"})
 
 
 class UsageError(Exception):
     """Bad paths or flags: exit 2 with this message."""
+
+
+# ----- selection ----------------------------------------------------------------------------------
 
 
 @dataclass
@@ -80,40 +92,34 @@ class Options:
     # absolute path -> content to lint instead of the file on disk (the rounds of --fix)
     overrides: dict[str, bytes] = field(default_factory=dict)
     report_unused_suppressions: bool = False
+    # An in-memory project (absolute path -> content): the files are these and nothing else, no
+    # file is read from disk and none is written, and they are parsed in this process (the rule
+    # examples' harness: snippets we wrote, not hostile input).
+    sources: Optional[dict[str, bytes]] = None
 
 
-@dataclass
-class Report:
-    diagnostics: list[Diagnostic]
-    files_checked: int
-    rules: list[type[Rule]]
-    config: LoadedConfig
-    texts: dict[str, str] = field(default_factory=dict)  # decoded sources of reported files (fixes)
-    checked: list[str] = field(default_factory=list)  # the reported files, sorted (JUnit: one case each)
-    enabled: frozenset[str] = frozenset()  # codes of the rules that ran (SARIF lists them)
-
-    @property
-    def errors(self) -> int:
-        return sum(1 for d in self.diagnostics if d.severity == "error")
-
-    @property
-    def warnings(self) -> int:
-        return sum(1 for d in self.diagnostics if d.severity == "warning")
+def select(options: Options, config: LoadedConfig, settings: Settings, rules: Sequence[type[Rule]]) -> set[str]:
+    """The codes that run: the config's lists, then the command line's (each checked where it was
+    written, so an unknown code names its flag or its file)."""
+    table = f"{config.path}: [tool.fusion-lint]" if config.path else "configuration"
+    Selection(settings.select, settings.ignore, settings.extend_select).resolve(rules, table)
+    for pattern, keys in settings.per_file_ignores.items():
+        expand_rule_keys(keys, rules, table, f'per-file-ignores."{pattern}"')
+    options.selection.resolve(rules)
+    selection = Selection(
+        select=options.selection.select if options.selection.select is not None else settings.select,
+        ignore=[*settings.ignore, *options.selection.ignore],
+        extend_select=[*settings.extend_select, *options.selection.extend_select],
+    )
+    return selection.resolve(rules)
 
 
-def _root_for(config: LoadedConfig, path: Path) -> Path:
-    if config.root is not None:
-        return config.root
-    absolute = Path(os.path.abspath(path))
-    if absolute.is_file() or not absolute.exists():
-        _, _, base = _module_of(str(absolute)) if absolute.suffix == ".py" else ("", False, str(absolute.parent))
-        return Path(base)
-    return absolute
+# ----- analysis: the files and the project --------------------------------------------------------
 
 
 @dataclass
 class Analysis:
-    """The project as the rules see it, built once per run (``lint`` and ``lock`` share it)."""
+    """The project's files analysed and indexed, built once per run (``lint`` and ``lock`` share it)."""
 
     config: LoadedConfig
     settings: Settings
@@ -121,15 +127,28 @@ class Analysis:
     report_set: set[str]  # absolute paths of the files the paths name: what is reported on
     walk_problems: list[tuple[str, str]]  # (path, why) of what the walk could not read (FL001)
     results: list[FileResult]  # one per analysed file, problems included
-    files: dict[str, FileFacts]  # shared with ``project``, which adds the files it loads later
-    project: Project
-    source: Callable[[str], Optional[str]]  # decoded text of a file, memoised in ``texts``
-    texts: dict[str, str]
+    files: dict[str, FileFacts]  # shared with ``index``, which adds the files it loads later
+    index: ProjectIndex
+    read: Callable[[str], Optional[bytes]]  # a file's bytes as this run sees them (overrides first)
     memo: Optional[RunMemo] = None  # the whole-run cache, when this run may use it
+
+    def text(self, path: str) -> Optional[str]:
+        """The decoded text of a file, as the run saw it (what a fix's offsets point into)."""
+        data = self.read(path)
+        if data is None:
+            return None
+        decoded = decode(data)
+        return decoded.text if isinstance(decoded, Decoded) else None
+
+    def resolved(self) -> ProjectView:
+        return resolve(self.index, self.settings.recovery_min_words, tuple(self.settings.runtime_modules))
 
 
 def configure(options: Options) -> tuple[LoadedConfig, Settings]:
     """Check the paths exist and find the configuration (``UsageError``/``ConfigError``: exit 2)."""
+    if options.sources is not None:
+        config = options.config or LoadedConfig(settings=Settings(), path=None)
+        return config, options.settings or config.settings
     paths = [Path(p) for p in options.paths]
     for path in paths:
         if not path.exists() and options.stdin is None:
@@ -138,88 +157,94 @@ def configure(options: Options) -> tuple[LoadedConfig, Settings]:
     return config, options.settings or config.settings
 
 
+def _root_for(config: LoadedConfig, path: Path) -> Path:
+    if config.root is not None:
+        return config.root
+    absolute = Path(os.path.abspath(path))
+    if absolute.is_file() or not absolute.exists():
+        base = module_of(str(absolute))[2] if absolute.suffix == ".py" else str(absolute.parent)
+        return Path(base)
+    return absolute
+
+
 def analyse(
     options: Options, config: LoadedConfig, settings: Settings, enabled: Optional[frozenset[str]] = None
 ) -> Analysis:
-    """Discover, analyse every file (parallel, cached) and build the cross-file project view.
+    """Discover, analyse every file (parallel, cached) and index the project.
 
     With ``enabled`` (the rules that will run), a run whose every input is unchanged is found in
     the cache before any file's facts are loaded: ``memo.entry`` then holds its report."""
+    if options.sources is not None:
+        return _analyse_sources(options, config, settings)
     paths = [Path(p) for p in options.paths]
     root = _root_for(config, paths[0] if paths else Path("."))
-    excludes = [*settings.exclude, *settings.extend_exclude]
-    walker = Walker(root, excludes, settings.respect_gitignore)
+    walker = Walker(root, [*settings.exclude, *settings.extend_exclude], settings.respect_gitignore)
 
     reported = Discovery()
     if options.stdin is None:
         walker.walk(paths, reported)
     report_set = set(reported.files)
-    stdin_path = None
+    overrides = dict(options.overrides)
     if options.stdin is not None:
         stdin_path = os.path.abspath(options.stdin[0])
         # Excludes apply to the name a buffer is linted as, as to any path given by name (§6).
         named = Discovery()
         walker.walk([Path(stdin_path)], named)
         report_set.update(named.files)
+        overrides[stdin_path] = options.stdin[1]
 
     # The project: every file under the root that passes the pre-scan, so cross-file facts (tool
     # names, services, shared contracts) are the same whether one file or the tree is reported.
     project_files = Discovery()
     walker.walk([root], project_files)
     all_paths = sorted(set(project_files.files) | report_set)
-    overrides = dict(options.overrides)
-    if options.stdin is not None and stdin_path:
-        overrides[stdin_path] = options.stdin[1]
     memo: Optional[RunMemo] = None
+    cacheable = options.use_cache and options.stdin is None and not options.overrides
 
     def remembered(partial: list[FileResult]) -> bool:
         nonlocal memo
-        memo = RunMemo.open(options, settings, root, report_set, list(reported.problems), partial, enabled or ())
+        memo = RunMemo.open(settings, root, report_set, list(reported.problems), partial, enabled or (),
+                            options.report_unused_suppressions)  # fmt: skip
         return memo is not None and memo.lookup() is not None
 
-    results = run_files(all_paths, settings, jobs=options.jobs, use_cache=options.use_cache,
-                        cache_root=root, overrides=overrides, probe=remembered if enabled is not None else None)
+    probe = remembered if enabled is not None and cacheable else None
+    results = run_files(all_paths, settings, jobs=options.jobs, use_cache=options.use_cache, cache_root=root,
+                        overrides=overrides, probe=probe)  # fmt: skip
     if memo is None or memo.entry is None:
         results = _admit_reexport_users(results, settings, options.use_cache, root, overrides)
-    files: dict[str, FileFacts] = {result.path: result.facts for result in results if result.facts is not None}
-
-    texts: dict[str, str] = {}
+    files = {result.path: result.facts for result in results if result.facts is not None}
 
     def load(path: str) -> Optional[FileFacts]:
-        result = run_files([path], settings, jobs=1, use_cache=options.use_cache, cache_root=root,
-                           prescan=False, overrides=overrides)[0]
-        return result.facts
+        return run_files([path], settings, jobs=1, use_cache=options.use_cache, cache_root=root, prescan=False,
+                         overrides=overrides)[0].facts  # fmt: skip
 
-    def source(path: str) -> Optional[str]:
-        if path not in texts:
-            from .source import Decoded, decode
+    def read(path: str) -> Optional[bytes]:
+        if path in overrides:
+            return overrides[path]
+        try:
+            return Path(path).read_bytes()
+        except OSError:
+            return None
 
-            data = overrides.get(path)
-            if data is None:
-                try:
-                    data = Path(path).read_bytes()
-                except OSError:
-                    return None
-            decoded = decode(data)
-            texts[path] = decoded.text if isinstance(decoded, Decoded) else ""
-        return texts[path] or None
-
-    search_roots = sorted({Path(_module_of(p)[2]) for p in files} | {root, root / "src"})
-    project = Project(files, load, search_roots, settings.follow_calls)
-    return Analysis(config, settings, root, report_set, list(reported.problems), results, files, project,
-                    source, texts, memo)  # fmt: skip
+    search_roots = sorted({Path(module_of(p)[2]) for p in files} | {root, root / "src"})
+    index = ProjectIndex(files, load, search_roots, settings.follow_calls)
+    return Analysis(config, settings, root, report_set, list(reported.problems), results, files, index, read, memo)
 
 
-def _touches(report_set: set[str], path: str, contract: Contract, reach: list[Reached]) -> bool:
-    """Whether a definition's diagnostics could land in a reported file: its own file, a file its
-    contract was written in, or a file its handler reaches."""
-    if path in report_set:
-        return True
-    written = {where for _, where in contract.entries} | {where for _, where in contract.bad_items}
-    written |= {where for _, _, where in contract.unresolved}
-    if contract.wrong_type is not None:
-        written.add(contract.wrong_type[1])
-    return not written.isdisjoint(report_set) or any(r.path in report_set for r in reach)
+def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings) -> Analysis:
+    """An in-memory project: its files are ``options.sources``, read from nowhere else."""
+    sources = dict(options.sources or {})
+    paths = sorted(sources)
+    root = Path(os.path.commonpath([os.path.dirname(p) for p in paths])) if paths else Path("/")
+    results = run_files(paths, settings, jobs=1, use_cache=False, overrides=sources, isolate=False)
+    files = {result.path: result.facts for result in results if result.facts is not None}
+
+    def load(path: str) -> Optional[FileFacts]:
+        return run_files([path], settings, jobs=1, use_cache=False, prescan=False, overrides=sources,
+                         isolate=False)[0].facts  # fmt: skip
+
+    index = ProjectIndex(files, load, [root], settings.follow_calls, is_file=lambda path: str(path) in sources)
+    return Analysis(config, settings, root, set(paths), [], results, files, index, sources.get)
 
 
 def _admit_reexport_users(
@@ -232,7 +257,7 @@ def _admit_reexport_users(
     modules import the runtime to use it, not to pass it on); keeping to them keeps this look to a
     few long needles, so a large tree that never mentions the runtime still costs one read."""
     hubs = [
-        (r.facts.module, Path(_module_of(r.path)[2]).joinpath(*r.facts.module.split(".")[:-1]))
+        (r.facts.module, Path(module_of(r.path)[2]).joinpath(*r.facts.module.split(".")[:-1]))
         for r in results
         if r.facts is not None and r.facts.runtime_names and not r.facts.definitions and r.facts.module
     ]
@@ -256,139 +281,141 @@ def _admit_reexport_users(
     return [second.get(r.path, r) for r in results]
 
 
-# Rules allocate plenty and free it all by reference counting, while collections would scan every
-# file's facts again and again: measured ~20% of the rules' time on the dense benchmark corpus.
-@gc_paused()
-def lint(options: Options) -> Report:
-    config, settings = configure(options)
-    rules = all_rules()
-    # Each list is checked where it was written, so an unknown code names its flag or its file.
-    table = f"{config.path}: [tool.fusion-lint]" if config.path else "configuration"
-    Selection(settings.select, settings.ignore, settings.extend_select).resolve(rules, table)
-    for pattern, keys in settings.per_file_ignores.items():
-        expand_rule_keys(keys, rules, table, f'per-file-ignores."{pattern}"')
-    options.selection.resolve(rules)
-    selection = Selection(
-        select=options.selection.select if options.selection.select is not None else settings.select,
-        ignore=[*settings.ignore, *options.selection.ignore],
-        extend_select=[*settings.extend_select, *options.selection.extend_select],
-    )
-    enabled = selection.resolve(rules)
-    analysis = analyse(options, config, settings, frozenset(enabled))
-    root, report_set, files, project = analysis.root, analysis.report_set, analysis.files, analysis.project
-    source, texts = analysis.source, analysis.texts
-    memo = analysis.memo
-    if memo is not None and memo.entry is not None:  # nothing the run depends on changed: no rule runs
-        for path in memo.entry.texts:  # what the fixes' offsets point into, for the reporters
-            source(path)
-        return Report(memo.entry.diagnostics, len(report_set), rules, config, texts, sorted(report_set),
-                      frozenset(enabled))  # fmt: skip
+# ----- the rule phase: pure functions of the resolved project -------------------------------------
 
-    diagnostics: list[Diagnostic] = []
-    by_code = {r.code: r for r in rules}
-    for result in analysis.results:
-        if result.facts is None and result.problem is not None and result.path in report_set:
-            problem = result.problem
-            rule = by_code[problem.code]
-            span = Span(problem.line, problem.col, problem.line, problem.col, 0, 0, problem.line)
-            diagnostics.append(Diagnostic(rule.code, rule.name, rule.severity, problem.message, result.path, span))
-    for path, why in analysis.walk_problems:
-        rule = by_code["FL001"]
-        diagnostics.append(Diagnostic(rule.code, rule.name, rule.severity, why, path, Span(1, 0, 1, 0, 0, 0, 1)))
-    active = [rule() for rule in rules if rule.code in enabled and rule.code not in ("FL000", "FL001", "FL900", "FL999")]
-    tool_names = project.tool_names()
-    for definition, path in list(project.all_definitions()):
-        handler = project.handler(definition, path)
-        contract = project.contract(definition, path)
-        reach = project.reach(*handler) if handler else []
-        # Only definitions that can report into a reported file are checked: pre-commit and the
-        # editor report one file of a large project, whose other definitions cannot matter there.
-        if not _touches(report_set, path, contract, reach):
-            continue
-        ctx = DefinitionContext(
-            definition=definition,
-            path=path,
-            contract=contract,
-            handler=handler[0] if handler else None,
-            handler_path=handler[1] if handler else None,
-            reach=reach,
-            project=project,
-            recovery_min_words=settings.recovery_min_words,
-            tool_names=tool_names,
-            source=source,
-            files=files,
-            runtime_modules=tuple(settings.runtime_modules),
-        )
-        for rule in active:
+
+@dataclass
+class Reported:
+    """A diagnostic before suppression, with the fix its rule described (built only if it is kept)."""
+
+    diagnostic: Diagnostic
+    fix: Optional[FixBuilder] = None
+
+
+def _touches(definition: ResolvedDefinition, report_set: set[str]) -> bool:
+    """Whether a definition's diagnostics could land in a reported file: its own file, a file its
+    contract was written in, or a file its handler reaches."""
+    if definition.path in report_set:
+        return True
+    return not definition.contract.files.isdisjoint(report_set) or any(r.path in report_set for r in definition.reach)
+
+
+def check(project: ProjectView, rules: Sequence[type[Rule]], report_set: set[str]) -> list[Reported]:
+    """Run ``rules`` over the resolved project: definition rules once per definition, entry rules
+    once per contract entry, function rules once per function. Only what can report into a
+    reported file is checked (pre-commit and the editor report one file of a large project). A
+    finding made for several definitions (a shared entry, a shared handler) is one diagnostic
+    naming every one of them. A rule that raises is FL999 for what it was checking."""
+    order = {id(definition): index for index, definition in enumerate(project.definitions)}
+    touching = [d for d in project.definitions if _touches(d, report_set)]
+    entries = [e for e in project.entries if e.path in report_set]
+    functions = [f for f in project.functions if f.path in report_set]
+    grouped: dict[tuple, tuple[type[Rule], Finding, list[ResolvedDefinition]]] = {}
+    internal: list[Reported] = []
+    for rule_class in rules:
+        rule = rule_class()
+        scopes = rule_class.checks()
+        work: list[tuple[Callable[[], Iterable[Finding]], list[ResolvedDefinition], str, Span, str]] = []
+        if "definition" in scopes:
+            work += [(lambda d=d: rule.check_definition(d, project), [d], d.label, d.definition.span, d.path)
+                     for d in touching]  # fmt: skip
+        if "entry" in scopes:
+            work += [(lambda e=e: rule.check_entry(e, project), e.holders, _labels(e.holders), e.entry.span, e.path)
+                     for e in entries]  # fmt: skip
+        if "function" in scopes:
+            work += [(lambda f=f: rule.check_function(f, project), f.handler_of, _labels(f.handler_of),
+                      f.function.span, f.path) for f in functions]  # fmt: skip
+        for run, subjects, label, span, path in work:
             try:
-                findings = list(rule.check(ctx))
+                findings = list(run())
             except Exception as exc:  # a bug in a rule must not hide the others (FL999)
-                internal = by_code["FL999"]
-                where = traceback.extract_tb(exc.__traceback__)[-1]
-                diagnostics.append(
-                    Diagnostic(
-                        internal.code, internal.name, internal.severity,
-                        f"rule {rule.code} ({rule.name}) failed on {ctx.label}: {type(exc).__name__}: {exc} "
-                        f"[{os.path.basename(where.filename)}:{where.lineno}]",
-                        path, definition.span,
-                    )
-                )  # fmt: skip
+                internal.append(Reported(_internal_error(rule_class, label, exc, path, span)))
                 continue
             for finding in findings:
-                diagnostics.append(
-                    Diagnostic(rule.code, rule.name, rule.severity, finding.message, finding.path or path,
-                               finding.span, finding.fix)
-                )  # fmt: skip
-
-    diagnostics = [d for d in diagnostics if d.path in report_set and d.code in enabled | {"FL999", "FL900"}]
-    diagnostics = _apply_per_file_ignores(diagnostics, settings, root, by_code)
-    kept = [d for d in diagnostics if not _suppressed(d, files.get(d.path), by_code)]
-    if options.report_unused_suppressions:
-        kept += _unused_suppressions(diagnostics, files, report_set, by_code["FL900"])
-    diagnostics = kept
-    unique: dict[tuple, Diagnostic] = {}
-    for diagnostic in diagnostics:
-        key = (diagnostic.code, diagnostic.path, diagnostic.span.line, diagnostic.span.col,
-               diagnostic.span.end_line, diagnostic.span.end_col)  # fmt: skip
-        unique.setdefault(key, diagnostic)
-    ordered = sorted(unique.values(), key=Diagnostic.sort_key)
-    if memo is not None:
-        memo.store(ordered, analysis.results, files, texts)
-    return Report(ordered, len(report_set), rules, config, texts, sorted(report_set), frozenset(enabled))
+                concerned = finding.subjects if finding.subjects is not None else subjects
+                if not concerned:
+                    continue
+                s = finding.span
+                key = (rule_class.code, finding.path, s.line, s.col, s.end_line, s.end_col, finding.message)
+                if key in grouped:
+                    grouped[key][2].extend(concerned)
+                else:
+                    grouped[key] = (rule_class, finding, list(concerned))
+    reported = []
+    for rule_class, finding, subjects in grouped.values():
+        unique = sorted({id(s): s for s in subjects}.values(), key=lambda s: order.get(id(s), len(order)))
+        message = f"{_labels(unique)}: {finding.message}"
+        diagnostic = Diagnostic(rule_class.code, rule_class.name, rule_class.severity, message, finding.path, finding.span)
+        reported.append(Reported(diagnostic, finding.fix))
+    return reported + internal
 
 
-def _apply_per_file_ignores(
-    diagnostics: list[Diagnostic], settings: Settings, root: Path, by_code: dict[str, type[Rule]]
-) -> list[Diagnostic]:
+def _labels(subjects: Sequence[ResolvedDefinition]) -> str:
+    return ", ".join(dict.fromkeys(subject.label for subject in subjects))
+
+
+def _internal_error(rule: type[Rule], label: str, exc: Exception, path: str, span: Span) -> Diagnostic:
+    where = traceback.extract_tb(exc.__traceback__)[-1]
+    internal = all_rules_by_code()["FL999"]
+    message = (f"rule {rule.code} ({rule.name}) failed on {label}: {type(exc).__name__}: {exc} "
+               f"[{os.path.basename(where.filename)}:{where.lineno}]")  # fmt: skip
+    return Diagnostic(internal.code, internal.name, internal.severity, message, path, span)
+
+
+def all_rules_by_code() -> dict[str, type[Rule]]:
+    return {rule.code: rule for rule in all_rules()}
+
+
+# ----- after the rules: per-file ignores, suppressions, fixes -------------------------------------
+
+
+def per_file_ignored(diagnostic: Diagnostic, settings: Settings, root: Path, rules: Sequence[type[Rule]]) -> bool:
+    """Whether a ``per-file-ignores`` pattern matching the diagnostic's file names its rule."""
     if not settings.per_file_ignores:
-        return diagnostics
-    kept = []
-    for diagnostic in diagnostics:
-        try:
-            relative = Path(diagnostic.path).relative_to(root).as_posix()
-        except ValueError:
-            relative = diagnostic.path
-        ignored = False
-        for pattern, keys in settings.per_file_ignores.items():
-            # A glob over the path from the root or over the file name; ``legacy/`` is a directory.
-            in_directory = pattern.endswith("/") and relative.startswith(pattern)
-            if in_directory or fnmatch(relative, pattern) or fnmatch(os.path.basename(relative), pattern):
-                rule = by_code[diagnostic.code]
-                if any(rule.code.startswith(k.upper()) or k == rule.name or k.upper() == "ALL" for k in keys):
-                    ignored = True
-        if not ignored:
-            kept.append(diagnostic)
-    return kept
+        return False
+    try:
+        relative = Path(diagnostic.path).relative_to(root).as_posix()
+    except ValueError:
+        relative = diagnostic.path
+    for pattern, keys in settings.per_file_ignores.items():
+        # A glob over the path from the root or over the file name; ``legacy/`` is a directory.
+        in_directory = pattern.endswith("/") and relative.startswith(pattern)
+        if in_directory or fnmatch(relative, pattern) or fnmatch(os.path.basename(relative), pattern):
+            if diagnostic.code in expand_rule_keys(keys, rules, None, "per-file-ignores"):
+                return True
+    return False
 
 
-def _unused_suppressions(
-    diagnostics: list[Diagnostic], files: dict[str, FileFacts], report_set: set[str], rule: type[Rule]
-) -> list[Diagnostic]:
+Used = dict[tuple[str, int], set[str]]  # (path, line of the comment) -> the codes and names it silenced
+
+
+def suppress(reported: list[Reported], files: dict[str, FileFacts]) -> tuple[list[Reported], Used]:
+    """What no suppression comment silences, and which comments silenced what."""
+    kept: list[Reported] = []
+    used: Used = {}
+    for item in reported:
+        diagnostic = item.diagnostic
+        line = _suppressing_line(diagnostic, files.get(diagnostic.path))
+        if line is None:
+            kept.append(item)
+        else:
+            used.setdefault((diagnostic.path, line), set()).update({diagnostic.code, diagnostic.name})
+    return kept, used
+
+
+def _suppressing_line(diagnostic: Diagnostic, facts: Optional[FileFacts]) -> Optional[int]:
+    """The line of the comment that suppresses ``diagnostic`` (on its line or its statement's first)."""
+    if facts is None or not facts.suppressions:
+        return None
+    for line in {diagnostic.span.line, diagnostic.span.stmt_line}:
+        tokens = facts.suppressions.get(line)
+        if tokens and ("*" in tokens or diagnostic.code in tokens or diagnostic.name in tokens):
+            return line
+    return None
+
+
+def unused_suppressions(used: Used, files: dict[str, FileFacts], report_set: set[str], rule: type[Rule]) -> list[Reported]:
     """A ``# noqa`` (or one of its codes) that suppressed nothing in this run."""
-    used: dict[tuple[str, int], set[str]] = {}
-    for diagnostic in diagnostics:
-        if diagnostic.suppressed_by is not None:
-            used.setdefault((diagnostic.path, diagnostic.suppressed_by), set()).update({diagnostic.code, diagnostic.name})
     unused = []
     for path in sorted(report_set):
         facts = files.get(path)
@@ -397,18 +424,72 @@ def _unused_suppressions(
             stale = sorted(t for t in tokens if t != "*" and t not in hits)
             if ("*" in tokens and not hits) or stale:
                 what = "'# noqa'" if "*" in tokens and not hits else ", ".join(stale)
-                span = Span(line, 0, line, 0, 0, 0, line)
-                unused.append(Diagnostic(rule.code, rule.name, rule.severity,
-                                         f"unused suppression: {what} suppresses nothing here; remove it", path, span))
+                message = f"unused suppression: {what} suppresses nothing here; remove it"
+                unused.append(Reported(Diagnostic(rule.code, rule.name, rule.severity, message, path,
+                                                  Span(line, 0, line, 0, 0, 0, line))))  # fmt: skip
     return unused
 
 
-def _suppressed(diagnostic: Diagnostic, facts: Optional[FileFacts], by_code: dict[str, type[Rule]]) -> bool:
-    if facts is None or not facts.suppressions:
-        return False
-    for line in {diagnostic.span.line, diagnostic.span.stmt_line}:
-        tokens = facts.suppressions.get(line)
-        if tokens and ("*" in tokens or diagnostic.code in tokens or diagnostic.name in tokens):
-            diagnostic.suppressed_by = line
-            return True
-    return False
+def build_fixes(reported: list[Reported], analysis: Analysis) -> dict[str, str]:
+    """Each kept diagnostic's fix, built from the text of its file; returns the texts used."""
+    texts: dict[str, str] = {}
+    for item in reported:
+        if item.fix is None:
+            continue
+        path = item.diagnostic.path
+        if path not in texts:
+            text = analysis.text(path)
+            if text is None:
+                continue
+            texts[path] = text
+        item.diagnostic.fix = item.fix(texts[path])
+    return {path: text for path, text in texts.items()}
+
+
+# ----- the whole run ------------------------------------------------------------------------------
+
+
+# Rules allocate plenty and free it all by reference counting, while collections would scan every
+# file's facts again and again: measured ~20% of the rules' time on the dense benchmark corpus.
+@gc_paused()
+def lint(options: Options) -> Report:
+    config, settings = configure(options)
+    rules = all_rules()
+    enabled = select(options, config, settings, rules)
+    analysis = analyse(options, config, settings, frozenset(enabled))
+    report_set = analysis.report_set
+    memo = analysis.memo
+    if memo is not None and memo.entry is not None:  # nothing the run depends on changed: no rule runs
+        texts = {path: text for path in memo.entry.texts if (text := analysis.text(path)) is not None}
+        return Report(memo.entry.diagnostics, len(report_set), config, texts, sorted(report_set), frozenset(enabled))
+
+    by_code = {rule.code: rule for rule in rules}
+    reported = [Reported(d) for d in _file_problems(analysis, by_code)]
+    active = [rule for rule in rules if rule.code in enabled and rule.code not in ENGINE_RULES]
+    reported += check(analysis.resolved(), active, report_set)
+    reported = [r for r in reported if r.diagnostic.path in report_set and r.diagnostic.code in enabled | {"FL999", "FL900"}]
+    reported = [r for r in reported if not per_file_ignored(r.diagnostic, settings, analysis.root, rules)]
+    kept, used = suppress(reported, analysis.files)
+    if options.report_unused_suppressions:
+        kept += unused_suppressions(used, analysis.files, report_set, by_code["FL900"])
+    texts = build_fixes(kept, analysis)
+    ordered = sorted((item.diagnostic for item in kept), key=Diagnostic.sort_key)
+    fixed_texts = {path: text for path, text in texts.items() if any(d.path == path and d.fix for d in ordered)}
+    if memo is not None:
+        memo.store(ordered, analysis.results, analysis.files, fixed_texts)
+    return Report(ordered, len(report_set), config, fixed_texts, sorted(report_set), frozenset(enabled))
+
+
+def _file_problems(analysis: Analysis, by_code: dict[str, type[Rule]]) -> list[Diagnostic]:
+    """FL000/FL001 of reported files that could not be analysed, and of what the walk could not read."""
+    found = []
+    for result in analysis.results:
+        if result.facts is None and result.problem is not None and result.path in analysis.report_set:
+            problem = result.problem
+            rule = by_code[problem.code]
+            span = Span(problem.line, problem.col, problem.line, problem.col, 0, 0, problem.line)
+            found.append(Diagnostic(rule.code, rule.name, rule.severity, problem.message, result.path, span))
+    for path, why in analysis.walk_problems:
+        rule = by_code["FL001"]
+        found.append(Diagnostic(rule.code, rule.name, rule.severity, why, path, Span(1, 0, 1, 0, 0, 0, 1)))
+    return found

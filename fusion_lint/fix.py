@@ -29,8 +29,8 @@ from typing import Callable, Iterable, Iterator, Optional, Union
 
 import click
 
-from .diagnostics import Diagnostic, Edit, Fix
-from .engine import Options, Report, lint
+from .diagnostics import Diagnostic, Edit, Fix, Report
+from .engine import Options, lint
 from .source import Decoded, Unreadable, decode, parse
 
 #: Rounds of fix-then-relint before giving up on convergence (each round is one lint of the project).
@@ -491,7 +491,7 @@ def _comment_map(tokens: list[tokenize.TokenInfo], lines: list[str]) -> tuple[se
 
 
 def _display(path: str) -> str:
-    from .output import display_path
+    from .output.common import display_path
 
     return display_path(path)
 

@@ -37,10 +37,11 @@ from mcp_fusion.lockfile import (
 )
 
 from .config import LoadedConfig
+from .diagnostics import Span
 from .engine import Analysis, Options, analyse, configure
-from .model import Definition, Entry, Span, Value
-from .output import display_path
-from .project import Contract, Project
+from .facts.model import Value
+from .output.common import display_path
+from .project.view import ResolvedContract, ResolvedDefinition, ResolvedEntry
 
 EXIT_IN_SYNC, EXIT_OUT_OF_SYNC = 0, 1
 #: Refusals listed before "... and N more".
@@ -128,12 +129,13 @@ def build_static_lock(options: Options, lockfile: Optional[str] = None) -> Stati
     analysis = analyse(options, config, settings)
     problems = _unreadable_files(analysis)
     found: dict[tuple[str, str], list[tuple[LockRecord, str, int]]] = {}
-    for definition, path in list(analysis.project.all_definitions()):
-        if path not in analysis.report_set or definition.kind == "prompt":
+    for resolved in analysis.resolved().definitions:
+        path = resolved.path
+        if path not in analysis.report_set or resolved.kind == "prompt":
             continue
-        record = _record_for(definition, path, analysis.project)
+        record = _record_for(resolved)
         if isinstance(record, LockRecord):
-            found.setdefault((record.kind, record.name), []).append((record, path, definition.span.line))
+            found.setdefault((record.kind, record.name), []).append((record, path, resolved.definition.span.line))
         else:
             problems.extend(record)
     records = []
@@ -166,15 +168,15 @@ def _unreadable_files(analysis: Analysis) -> list[Unlockable]:
     return problems
 
 
-def _record_for(definition: Definition, path: str, project: Project) -> Union[LockRecord, list[Unlockable]]:
-    label = definition.label
+def _record_for(resolved: ResolvedDefinition) -> Union[LockRecord, list[Unlockable]]:
+    definition, path, label = resolved.definition, resolved.path, resolved.label
     if definition.name is None:
         return [Unlockable(path, definition.name_span.line, label, "its name is not a literal string")]
-    contract = project.contract(definition, path)
+    contract = resolved.contract
     problems = _contract_problems(contract, label)
     entries: list[LockEntry] = []
-    for entry, entry_path in contract.entries:
-        locked = _entry_for(entry, entry_path, f"{label}: {_entry_label(entry, contract)}", project)
+    for entry in contract.entries:
+        locked = _entry_for(entry, f"{label}: {_entry_label(entry, contract)}")
         if isinstance(locked, Unlockable):
             problems.append(locked)
         else:
@@ -184,7 +186,7 @@ def _record_for(definition: Definition, path: str, project: Project) -> Union[Lo
     return LockRecord(kind=definition.kind, name=definition.name, entries=tuple(entries))  # type: ignore[arg-type]
 
 
-def _contract_problems(contract: Contract, label: str) -> list[Unlockable]:
+def _contract_problems(contract: ResolvedContract, label: str) -> list[Unlockable]:
     problems = [Unlockable(where, span.line, label, f"{what} cannot be resolved statically")
                 for what, span, where in contract.unresolved]  # fmt: skip
     if contract.wrong_type is not None:
@@ -197,23 +199,24 @@ def _contract_problems(contract: Contract, label: str) -> list[Unlockable]:
     return problems
 
 
-def _entry_label(entry: Entry, contract: Contract) -> str:
-    reason = entry.get("reason")
+def _entry_label(entry: ResolvedEntry, contract: ResolvedContract) -> str:
+    reason = entry.entry.get("reason")
     if reason is not None and reason.value.kind == "str" and reason.value.value:
         return f"entry '{reason.value.value}'"
-    index = next((i for i, (e, _) in enumerate(contract.entries) if e is entry), 0)
+    index = next((i for i, e in enumerate(contract.entries) if e is entry), 0)
     return f"entry #{index + 1}"
 
 
-def _entry_for(entry: Entry, path: str, label: str, project: Project) -> Union[LockEntry, Unlockable]:
+def _entry_for(resolved: ResolvedEntry, label: str) -> Union[LockEntry, Unlockable]:
     """The entry as the runtime would read it, or why it cannot be read (or would not load)."""
+    entry, path = resolved.entry, resolved.path
 
     def refuse(why: str, span: Span = entry.span) -> Unlockable:
         return Unlockable(path, span.line, label, why)
 
     if entry.opaque:
         return refuse(f"fields passed as {', '.join(entry.opaque)} cannot be read statically", entry.opaque_span or entry.span)
-    values = {f.name: project.resolve_value(f.value) for f in entry.fields}
+    values = {written.name: value for written, value in resolved.fields}
     unknown = sorted(set(values) - set(CONTRACT_FIELDS))
     if unknown:
         return refuse(f"unknown field {', '.join(repr(u) for u in unknown)} (the runtime rejects it)")

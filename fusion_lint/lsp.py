@@ -33,8 +33,8 @@ from pygls.lsp.server import LanguageServer
 
 from . import __version__
 from .config import ConfigError
-from .diagnostics import Diagnostic, Fix
-from .engine import Options, Report, UsageError, lint
+from .diagnostics import Diagnostic, Fix, Report
+from .engine import Options, UsageError, lint
 from .rules import all_rules
 
 log = logging.getLogger("fusion_lint.lsp")

@@ -9,12 +9,11 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Optional, Sequence
 
-from .model import FileFacts
-from .project import module_name_for
+from .facts.model import FileFacts
+from .modules import module_of
 from .source import Unreadable, decode, deep_recursion, parse_with_tree
 
 _SUPPRESSION = re.compile(
@@ -63,12 +62,6 @@ def imports_module(data: bytes, module: str, relative: bool) -> bool:
         if line.startswith((b"from ", b"from\t", b"import ", b"import\t")):
             return True
     return False
-
-
-@lru_cache(maxsize=4096)
-def _module_of(path: str) -> tuple[str, bool, str]:
-    name, is_package, base = module_name_for(Path(path))
-    return name, is_package, str(base)
 
 
 def suppressions(text: str) -> dict[int, frozenset[str]]:
@@ -150,9 +143,9 @@ def _analyze_text(path: str, data: bytes, runtime_modules: Sequence[str]) -> Fil
     if isinstance(parsed, Unreadable):
         return FileResult(path, problem=parsed)
     module, tree = parsed
-    from .extract import extract  # with libcst: only when a file is actually parsed
+    from .facts.extract import extract  # with libcst: only when a file is actually parsed
 
-    name, is_package, _ = _module_of(path)
+    name, is_package, _ = module_of(path)
     with deep_recursion():
         facts, generated = extract(module, path, name, is_package, runtime_modules, decoded.text, tree)
     if generated != decoded.text:

@@ -13,12 +13,12 @@ import ast
 import io
 from bisect import bisect_right
 from contextlib import nullcontext
-from typing import Optional, Sequence
+from typing import NamedTuple, Optional, Sequence
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState  # the documented hook PositionProvider uses
 
-from .model import Span
+from .diagnostics import Span
 
 # What ``record_syntactic_position`` returns for the (vast majority of) nodes nobody asked about.
 _NOT_RECORDED = nullcontext()
@@ -125,6 +125,21 @@ class _Recorder:
         ranges[id(self.node)] = (start, end)
 
 
+class Cursor(NamedTuple):
+    """Where the extractor is: what a span it hands out belongs to.
+
+    ``stmt`` is the innermost statement (a suppression may sit on its first line); ``unit`` is the
+    piece of the module whose rendering contains the node — a module-level statement, or a
+    top-level function's decorator or body statement — or None when only the whole module will do.
+    """
+
+    stmt: Optional[cst.CSTNode] = None
+    unit: Optional[cst.CSTNode] = None
+
+    def inside(self, stmt: cst.CSTNode) -> "Cursor":
+        return Cursor(stmt, self.unit)
+
+
 class SpanRegistry:
     """Hands out ``Span`` placeholders during extraction and fills them in one codegen pass."""
 
@@ -141,6 +156,10 @@ class SpanRegistry:
         self._pending.append((placeholder, node, stmt))
         self._units.append(unit)
         return placeholder
+
+    def at(self, node: cst.CSTNode, cursor: Cursor) -> Span:
+        """``span`` of ``node`` where ``cursor`` is."""
+        return self.span(node, cursor.stmt, cursor.unit)
 
     def resolve(self, module: cst.Module, source: Optional[str] = None, tree: Optional[ast.Module] = None) -> str:
         """Fill every placeholder; return the module's text (identical to the source).

@@ -16,9 +16,11 @@ import threading
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from .cache import FileCache, cache_directory, gc_paused
+from .cache import FileCache, cache_directory
 from .config import Settings
-from .pipeline import MAX_FILE_BYTES, FileResult, _module_of, analyze_file, mentions_runtime, too_large
+from .memory import COLLECT_EVERY, gc_paused
+from .modules import module_of
+from .pipeline import MAX_FILE_BYTES, FileResult, analyze_file, mentions_runtime, too_large
 from .source import Unreadable
 from .workers import WorkerPool
 
@@ -26,8 +28,6 @@ from .workers import WorkerPool
 PARALLEL_THRESHOLD = 12
 #: Without ``fork``, a worker is a fresh interpreter (~0.3 s to import libcst): worth it from here.
 SPAWN_THRESHOLD = 24
-#: Cyclic garbage is collected once per this many files while collection is paused (see below).
-COLLECT_EVERY = 200
 
 
 def analyze_one(path: str, data: bytes, runtime_modules: Sequence[str]) -> FileResult:
@@ -72,8 +72,10 @@ def run_files(
     prescan: bool = True,
     overrides: Optional[dict[str, bytes]] = None,
     probe: Optional[Callable[[list[FileResult]], bool]] = None,
+    isolate: bool = True,
 ) -> list[FileResult]:
-    """Results in the order of ``paths``, whatever the number of processes.
+    """Results in the order of ``paths``, whatever the number of processes. Without ``isolate``
+    (snippets we wrote ourselves, such as the rule examples), files are parsed in this process.
 
     ``probe`` sees every file's result before any fact is loaded or parsed: files to analyse
     carry only their cache key. When it returns True (the whole run is remembered), those
@@ -101,7 +103,7 @@ def run_files(
         # An unsaved buffer (stdin, the editor) changes with every keystroke: caching each version
         # would only fill the cache directory with entries that are never read again.
         if cache is not None and not (overrides is not None and path in overrides):
-            module, is_package, _ = _module_of(path)
+            module, is_package, _ = module_of(path)
             key = cache.key(path, module, is_package, data)
         to_analyse.append((len(results), data))
         results.append(FileResult(path, key=key))
@@ -120,7 +122,7 @@ def run_files(
                 pending.append((index, data))
 
     items = [(results[index].path, data) for index, data in pending]
-    context = isolation_context(len(items)) if items else None
+    context = isolation_context(len(items)) if items and isolate else None
     payloads: list[Optional[bytes]] = [None] * len(items)
     if context is None:
         computed = _analyze_in_process(items, runtime_modules)

@@ -23,6 +23,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Callable, Optional, Sequence
 
 from . import source
+from .memory import COLLECT_EVERY, gc_paused
 from .pipeline import FileResult
 from .source import Unreadable
 
@@ -43,8 +44,6 @@ def deadline_for(data: bytes) -> float:
 def _serve(connection: Connection, analyze: Analyze, runtime_modules: Sequence[str]) -> None:
     """A worker's life: receive a list of ``(path, data)``, send back each file's pickled
     ``FileResult`` in that order as soon as it is done; ``None`` ends it."""
-    from .runner import COLLECT_EVERY, gc_paused  # noqa: PLC0415 (the runner imports this module)
-
     # The parent handles Ctrl-C and ends the workers; a worker dying on it first would be reported
     # as a crash of the file it held.
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -17,7 +17,8 @@ from click.testing import CliRunner, Result
 
 from fusion_lint.cli import main
 from fusion_lint.diagnostics import Diagnostic
-from fusion_lint.engine import Options, Report, Selection, lint
+from fusion_lint.diagnostics import Report
+from fusion_lint.engine import Options, Selection, lint
 
 
 def write_project(root: Path, files: dict[str, str], config: str = "", dedent: bool = True) -> None:

@@ -272,7 +272,7 @@ def test_every_rule_has_its_page_and_python_dash_m_works(run_cli) -> None:
             page = run_cli("rule", key)
             assert page.exit_code == 0, page.stderr
             assert page.stdout.startswith(f"{rule.code} {rule.name} ({rule.severity}, ")
-            assert "What it checks" in page.stdout and "Why it matters" in page.stdout
+            assert "What it does" in page.stdout and "Why is this bad?" in page.stdout
 
 
 def test_a_vendored_runtime_imported_relatively_is_recognised(lint_project) -> None:

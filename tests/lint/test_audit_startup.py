@@ -10,7 +10,7 @@ PROBE = """
 import sys
 from fusion_lint.engine import Options, lint
 report = lint(Options(paths=[sys.argv[1]], use_cache=False, jobs=1))
-print(len(report.diagnostics), len(report.rules), "libcst" in sys.modules)
+print(len(report.diagnostics), len(report.enabled), "libcst" in sys.modules)
 """
 
 

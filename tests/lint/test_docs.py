@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from fusion_lint import docs
-from fusion_lint.rules import all_rules
+from fusion_lint.rules import all_rules, without_markers
 
 RULES_PAGE = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 RULES = all_rules()
@@ -46,21 +46,41 @@ def test_the_page_documents_every_rule_with_why_and_examples() -> None:
     sections = re.split(r"^## ", page, flags=re.MULTILINE)[1:]
     assert [s.split("\n", 1)[0] for s in sections] == [f"{r.code} {r.name}" for r in RULES]
     for rule, section in zip(RULES, sections):
-        assert f"**Why it matters.** {rule.why}" in section
+        assert f"**What it does.** {rule.summary}" in section
+        assert f"**Why is this bad?** {rule.why}" in section
+        assert "**Fix safety.** " in section
         if rule.INVALID:
-            assert rule.INVALID[0].code.rstrip() in section, f"{rule.code}: failing example missing"
-        if rule.VALID or (rule.INVALID and rule.INVALID[0].fixed):
-            assert "**Instead:**" in section or "**Fixed:**" in section, f"{rule.code}: fixed example missing"
+            shown = without_markers(rule.invalid_examples()[0].snippet).rstrip()
+            assert shown in section, f"{rule.code}: failing example missing"
+        if rule.VALID or (rule.INVALID and rule.invalid_examples()[0].fixed):
+            assert "**Use instead:**" in section or "**After the fix:**" in section, f"{rule.code}: fixed example missing"
+        for title, text in (("Options", rule.options), ("Known limits", rule.limits)):
+            assert (f"**{title}.** {text}" in section) == bool(text), (rule.code, title)
+
+
+def test_the_readme_table_is_generated_from_the_rules() -> None:
+    readme = (RULES_PAGE.parents[1] / "README.md").read_text(encoding="utf-8")
+    assert docs.render_table() in readme, "the README's rule table is stale: run `python -m fusion_lint.docs`"
+    for rule in RULES:
+        assert f"| [{rule.code}]({rule.url()}) | `{rule.name}` |" in readme
 
 
 def test_the_fixed_example_is_the_fix_output_or_the_closest_valid_snippet() -> None:
-    fixable = next(r for r in RULES if r.INVALID and r.INVALID[0].fixed)
-    assert docs.examples(fixable) == (fixable.INVALID[0].code, fixable.INVALID[0].fixed)
-    from fusion_lint.rules.recovery import RecoveryUnknownTool
+    fixable = next(r for r in RULES if r.invalid_examples() and r.invalid_examples()[0].fixed)
+    example = fixable.invalid_examples()[0]
+    assert docs.examples(fixable) == (without_markers(example.snippet), without_markers(example.fixed_snippet))
+    from fusion_lint.rules.fl401_recovery_unknown_tool import RecoveryUnknownTool
 
     bad, good = docs.examples(RecoveryUnknownTool)
-    assert bad == RecoveryUnknownTool.INVALID[0].code
-    assert good == RecoveryUnknownTool.VALID[0]  # the one that differs only in the hint
+    assert bad == without_markers(RecoveryUnknownTool.invalid_examples()[0].snippet)
+    assert good == without_markers(RecoveryUnknownTool.valid_examples()[0].snippet)
+
+
+def test_the_docs_show_snippets_without_the_prelude_or_the_expectations() -> None:
+    page = docs.render_markdown()
+    assert "# error: FL" not in page
+    assert "ENTRIES = [ErrorContract(" not in page  # the handler rules' prelude stays hidden
+    assert "raise ctx.fail(\"no_match\") from e" in page  # FL302's fixed form, as its fix writes it
 
 
 def test_docs_check_mode_reports_a_stale_page(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -83,18 +103,20 @@ def test_rule_command_documents_every_code_and_name(key: str, run_cli) -> None:
     outcome = run_cli("rule", key)
     assert outcome.exit_code == 0, outcome.stderr
     assert outcome.stdout.startswith(f"{rule.code} {rule.name} ")
-    assert "What it checks" in outcome.stdout and "Why it matters" in outcome.stdout
+    assert "What it does" in outcome.stdout and "Why is this bad?" in outcome.stdout
+    assert "Fix safety" in outcome.stdout
     assert rule.url() in outcome.stdout
     if rule.INVALID:
-        first_line = rule.INVALID[0].code.splitlines()[-1].strip()
-        assert "Example (fires)" in outcome.stdout and first_line in outcome.stdout
+        last_line = without_markers(rule.invalid_examples()[0].snippet).splitlines()[-1].strip()
+        assert "Example" in outcome.stdout and last_line in outcome.stdout
 
 
 def test_rule_command_shows_the_fix(run_cli) -> None:
     fixable = next(r for r in RULES if r.fix)
     outcome = run_cli("rule", fixable.code)
-    assert "Fixed\n" in outcome.stdout or "Instead\n" in outcome.stdout
+    assert "After the fix\n" in outcome.stdout or "Use instead\n" in outcome.stdout
     assert " ".join(fixable.fix.split()) in " ".join(outcome.stdout.split())
+    assert ("The fix is safe" if fixable.fix_safety == "safe" else "The fix is unsafe") in outcome.stdout
 
 
 def test_rule_all_lists_every_rule(run_cli) -> None:

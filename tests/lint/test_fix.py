@@ -15,7 +15,7 @@ from typing import Iterable, Optional
 import pytest
 
 from fusion_lint import fix as fix_module
-from fusion_lint import fixes
+from fusion_lint.rules import fl204_fail_not_raised
 from fusion_lint.diagnostics import Edit, Fix
 from fusion_lint.engine import Options, Selection, lint
 from fusion_lint.fix import apply_edits, apply_fixes, noqa_edits, unified_diff
@@ -486,16 +486,17 @@ def test_fl101_in_the_call_form(tmp_path: Path) -> None:
     assert fixed(tmp_path, before, select=["FL101"]) == before.replace(", errors=()", "")
 
 
-# ----- every rule's documented fix --------------------------------------------------------------------
+# ----- every rule's documented fix, applied by --fix on disk ---------------------------------------
 
 
 def _documented_fixes() -> list:
     return [
-        pytest.param(rule, example.code, example.fixed, id=f"{rule.code}-{index}")
+        pytest.param(rule, rule.prelude + example.snippet, rule.prelude + example.fixed_snippet,
+                     id=f"{rule.code}-{index}")
         for rule in all_rules()
-        for index, example in enumerate(rule.INVALID)
+        for index, example in enumerate(rule.invalid_examples())
         if example.fixed is not None
-    ]
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize(("rule", "before", "after"), _documented_fixes())
@@ -503,16 +504,6 @@ def test_documented_fix_examples(tmp_path: Path, rule: type[Rule], before: str, 
     write_project(tmp_path, {"app.py": before}, dedent=False)
     run_fix(tmp_path, unsafe=True, select=[rule.code])
     assert (tmp_path / "app.py").read_text() == after
-
-
-def test_every_rule_that_documents_a_fix_offers_one(tmp_path: Path) -> None:
-    """A rule whose docs promise a fix produces one on its first INVALID example."""
-    for rule in all_rules():
-        if rule.fix is None or not rule.INVALID:
-            continue
-        write_project(tmp_path, {"app.py": rule.INVALID[0].code}, dedent=False)
-        _, report = lint_root(tmp_path, [rule.code])
-        assert any(d.fix is not None for d in report.diagnostics), rule.code
 
 
 # ----- applying: rounds, parse gate, conflicts -----------------------------------------------------------
@@ -553,10 +544,10 @@ def test_a_second_fix_changes_nothing(tmp_path: Path) -> None:
 
 
 def test_a_fix_that_breaks_the_code_is_not_applied(tmp_path: Path, monkeypatch, capsys) -> None:
-    def broken(text, site):  # a buggy builder: ``raise raise ctx.fail(...)``
+    def broken(text, *, site):  # a buggy builder: ``raise raise ctx.fail(...)``
         return Fix("Raise the error", [Edit(site.span.start, site.span.start, "raise raise ")])
 
-    monkeypatch.setattr(fixes, "raise_fail_fix", broken)
+    monkeypatch.setattr(fl204_fail_not_raised, "insert_raise", broken)
     source = ROUNDS_SOURCE.replace('raise McpError(JsonRpcErrorCode.NOT_FOUND, "No such invoice")',
                                    'ctx.fail("no_match")\n        raise not_found("x")')  # fmt: skip
     result = fixed(tmp_path, source)
@@ -764,7 +755,7 @@ def test_add_noqa_suppresses_every_finding_and_merges_existing_comments(tmp_path
 
 def test_noqa_never_goes_after_a_backslash_or_inside_a_string() -> None:
     from fusion_lint.diagnostics import Diagnostic
-    from fusion_lint.model import Span
+    from fusion_lint.diagnostics import Span
 
     text = 'x = 1 + \\\n    2\ny = """a\nb"""\n'
 

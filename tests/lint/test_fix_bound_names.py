@@ -1,10 +1,13 @@
-"""The FL301 fix's "is this name bound in the file?" answers without parsing when the name never
-stands as a word; it must agree with the full walk of the file every time."""
+"""What the FL301 fix knows of a file before it adds a name: how often each name is bound anywhere
+in it, every scope and every binding form (recorded by the extractor from CPython's tree, so the
+fix never parses the file)."""
 from __future__ import annotations
+
+import ast
 
 import pytest
 
-from fusion_lint.fixes import _binding_counts, _bound_count
+from fusion_lint.facts.extract import file_names
 
 SOURCE = '''\
 from mcp_fusion import McpError, not_found as nf
@@ -28,21 +31,18 @@ def handler(ctx, *args, conflict=None, **kw):
 class rate_limited: ...
 '''
 
-
-@pytest.mark.parametrize(
-    "name",
-    ["McpError", "nf", "not_found", "mcp_fusion", "timeout", "invalid_params", "handler", "ctx", "args",
-     "conflict", "kw", "internal_error", "a", "b", "exc", "cap", "rest", "others", "walrus", "rate_limited",
-     "unavailable", "ValueError"],
-)
-def test_the_shortcut_agrees_with_the_walk(name: str) -> None:
-    assert _bound_count(SOURCE, name) == _binding_counts(SOURCE)[name]
+BOUND_ONCE = ["McpError", "nf", "mcp_fusion", "timeout", "handler", "ctx", "args", "conflict", "kw",
+              "internal_error", "a", "b", "exc", "cap", "rest", "others", "walrus", "rate_limited"]  # fmt: skip
+NEVER_BOUND = ["not_found", "invalid_params", "unavailable", "ValueError"]
 
 
-def test_a_non_ascii_spelling_of_a_name_still_counts_as_binding_it() -> None:
-    text = "ｎｏｔ_found = 1\n"  # NFKC: binds not_found, though the word is not in the text
-    assert _bound_count(text, "not_found") == 1
+@pytest.mark.parametrize("name", BOUND_ONCE + NEVER_BOUND)
+def test_every_binding_form_is_counted(name: str) -> None:
+    bound = file_names(ast.parse(SOURCE), SOURCE).bound
+    assert bound.get(name, 0) == (1 if name in BOUND_ONCE else 0)
 
 
-def test_a_file_cpython_rejects_binds_nothing() -> None:
-    assert _bound_count("def (:\n  timeout = 1\n", "timeout") == 0
+def test_the_top_level_from_imports_carry_the_offsets_of_their_names() -> None:
+    [statement] = file_names(ast.parse(SOURCE), SOURCE).from_imports
+    assert statement.module == "mcp_fusion" and not statement.star
+    assert [SOURCE[name.start : name.end] for name in statement.names] == ["McpError", "not_found as nf"]

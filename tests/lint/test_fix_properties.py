@@ -39,7 +39,7 @@ FIXTURE_FILES = sorted(
     p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rglob("*.py") if "__pycache__" not in p.parts
 )
 EXAMPLES = sorted(
-    {snippet for rule in all_rules() for snippet in (*rule.VALID, *(e.code for e in rule.INVALID))}
+    {rule.prelude + example.snippet for rule in all_rules() for example in (*rule.valid_examples(), *rule.invalid_examples())}
 )
 
 

@@ -12,9 +12,11 @@ import pytest
 
 from fusion_lint.config import LoadedConfig, Settings
 from fusion_lint.diagnostics import Diagnostic, Edit, Fix
-from fusion_lint.engine import Report
-from fusion_lint.formats import escape_data, escape_property, github_annotation, junit, sarif
-from fusion_lint.model import Span
+from fusion_lint.diagnostics import Report
+from fusion_lint.diagnostics import Span
+from fusion_lint.output.github import escape_data, escape_property, github_annotation
+from fusion_lint.output.junit import junit
+from fusion_lint.output.sarif import sarif
 from fusion_lint.rules import all_rules
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "data" / "sarif-schema-2.1.0.json").read_text())
@@ -231,7 +233,7 @@ def test_junit_stays_well_formed_with_characters_xml_cannot_hold() -> None:
     span = Span(1, 0, 1, 1)
     message = "tool 'x': reason 'a\x00b' & <c> \"d\" \x1b[0m"
     report = Report([Diagnostic("FL203", "error-contract-reason-undeclared", "error", message, "/abs/x.py", span)],
-                    1, all_rules(), LoadedConfig(settings=Settings(), path=None), {}, ["/abs/x.py"], frozenset({"FL203"}))
+                    1, LoadedConfig(settings=Settings(), path=None), {}, ["/abs/x.py"], frozenset({"FL203"}))
     document = ElementTree.fromstring(junit(report).encode("utf-8"))
     text = document.find("testsuite/testcase/failure").text
     assert "reason 'a\ufffdb' & <c> \"d\" \ufffd[0m" in text
@@ -242,7 +244,7 @@ def test_sarif_fix_offsets_and_unicode_survive(tmp_path: Path) -> None:
     span = Span(2, 4, 2, 9, 10, 15, 2)
     fix = Fix("Raise the error", [Edit(10, 10, "raise ")])
     diagnostic = Diagnostic("FL204", "fail-not-raised", "error", "tool 'caf\u00e9': \U0001F50E", str(tmp_path / "x.py"), span, fix)
-    report = Report([diagnostic], 1, all_rules(), LoadedConfig(settings=Settings(), path=None), {}, [diagnostic.path],
+    report = Report([diagnostic], 1, LoadedConfig(settings=Settings(), path=None), {}, [diagnostic.path],
                     frozenset({"FL204"}))  # fmt: skip
     document = json.loads(sarif(report))
     jsonschema.Draft4Validator(SCHEMA).validate(document)

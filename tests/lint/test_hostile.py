@@ -240,10 +240,10 @@ def test_an_exception_inside_a_rule_is_fl999_and_the_other_rules_still_run(
     all_rules()
     broken = REGISTRY["FL107"]
 
-    def explode(self: object, ctx: object) -> object:
+    def explode(self: object, entry: object, project: object) -> object:
         raise ZeroDivisionError("simulated bug")
 
-    monkeypatch.setattr(broken, "check", explode)
+    monkeypatch.setattr(broken, "check_entry", explode)
     (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
     (tmp_path / "app.py").write_text(GOOD)
     report = lint(Options(paths=[str(tmp_path)], use_cache=False, jobs=1))
@@ -259,7 +259,7 @@ def test_an_exception_inside_a_rule_is_fl999_and_the_other_rules_still_run(
 def test_an_exception_while_extracting_one_file_is_fl999_for_that_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import fusion_lint.extract as extract_module
+    import fusion_lint.facts.extract as extract_module
 
     original = extract_module.extract
 

@@ -30,7 +30,8 @@ from hypothesis import strategies as st
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from fusion_lint import cli, runner
-from fusion_lint.engine import Options, Report, lint
+from fusion_lint.diagnostics import Report
+from fusion_lint.engine import Options, lint
 from fusion_lint.pipeline import analyze_file
 from fusion_lint.positions import SpanRegistry
 
@@ -286,7 +287,7 @@ def _facts_both_ways(source: str) -> tuple[bytes, bytes, bool]:
     import pickle
 
     from fusion_lint import positions
-    from fusion_lint.extract import extract
+    from fusion_lint.facts.extract import extract
 
     tree, module = ast.parse(source), cst.parse_module(source)
     whole, _ = extract(module, "m.py", "m", False, ["mcp_fusion"])

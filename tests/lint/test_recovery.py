@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from fusion_lint.rules.recovery import Vocabulary, scan_recovery
+from fusion_lint.project.view import Vocabulary
+from fusion_lint.rules._recovery_text import scan_recovery
 
 PROJECT_VOCABULARY = Vocabulary(
     tools=frozenset({"search_articles", "fetch_articles", "list_invoices", "get_invoice", "billing.refund"}),

@@ -18,7 +18,8 @@ from typing import Optional
 import pytest
 
 from fusion_lint import cache, runner
-from fusion_lint.engine import Options, Report, Selection, lint
+from fusion_lint.diagnostics import Report
+from fusion_lint.engine import Options, Selection, lint
 from fusion_lint.rules import REGISTRY, all_rules
 
 CONTRACTS = '''\
@@ -104,7 +105,8 @@ def test_an_unchanged_tree_parses_nothing_and_runs_no_rule(
     parsed.clear()
     all_rules()
     for rule in REGISTRY.values():  # any rule that runs now fails loudly (FL999)
-        monkeypatch.setattr(rule, "check", lambda self, ctx: 1 / 0)
+        for scope in rule.checks():
+            monkeypatch.setattr(rule, f"check_{scope}", lambda self, subject, project: 1 / 0)
     warm = run(tmp_path)
     assert parsed == []
     assert seen(warm, tmp_path) == seen(cold, tmp_path)

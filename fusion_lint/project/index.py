@@ -1,92 +1,33 @@
-"""The project view: every file's facts, names resolved across files, contracts and call reach.
+"""The project index: every file's facts by path and by module, names looked up across files.
 
-This is where the per-file facts meet. It never parses: a file it needs that was not analysed yet
-(a contract constant, a service, a re-export) is handed to ``load``, which runs the same per-file
-pipeline (and cache) as the main pass.
+A module a definition refers to that was not analysed yet (a contract constant, a service, a
+re-export) is handed to ``load``, which runs the same per-file pipeline (and cache) as the main
+pass. The index never parses, and it is only asked while the project is being resolved: by the
+time a rule runs, ``resolve`` has asked everything a rule may need.
 """
 from __future__ import annotations
 
 import dataclasses
-import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Optional, Union
+from typing import Callable, Iterator, Optional
 
-from .model import (
-    BadExpr,
-    BadItem,
-    Binding,
-    ConcatExpr,
-    ContractExpr,
-    Definition,
-    Entry,
-    EntryItem,
-    FileFacts,
-    FunctionFacts,
-    ListExpr,
-    RaiseSite,
-    RefExpr,
-    RefItem,
-    Span,
-    SpreadItem,
-    Value,
-)
+from ..facts.model import Binding, Definition, FileFacts, FunctionFacts, Raise, RefExpr, Value
+from .view import Reached
 
 MAX_ALIAS_HOPS = 8
 
 
-def module_name_for(path: Path) -> tuple[str, bool, Path]:
-    """(dotted module name, is a package ``__init__``, the directory the name is relative to)."""
-    path = Path(os.path.abspath(path))
-    is_package = path.name == "__init__.py"
-    parts = [] if is_package else [path.stem]
-    directory = path.parent
-    while (directory / "__init__.py").is_file() and directory.parent != directory:
-        parts.insert(0, directory.name)
-        directory = directory.parent
-    if not parts:  # a top-level __init__.py outside any package
-        parts = [path.parent.name]
-        directory = path.parent.parent
-    return ".".join(parts), is_package, directory
-
-
-@dataclass
-class Contract:
-    """A definition's contract, resolved across files.
-
-    ``complete`` is False when part of it could not be resolved statically: the rules that need the
-    whole contract (§5.2) are then skipped and FL190 says so.
-    """
-
-    declared: bool
-    entries: list[tuple[Entry, str]] = field(default_factory=list)
-    wrong_type: Optional[tuple[BadExpr, str]] = None  # FL100
-    empty_literal: bool = False  # FL101: ``errors=[]`` written at the definition
-    bad_items: list[tuple[BadItem, str]] = field(default_factory=list)  # FL102
-    # FL190: (what could not be resolved, as a noun phrase; where; path)
-    unresolved: list[tuple[str, Span, str]] = field(default_factory=list)
-
-    @property
-    def complete(self) -> bool:
-        return self.declared and self.wrong_type is None and not self.unresolved
-
-
-@dataclass
-class Reached:
-    function: FunctionFacts
-    path: str
-    depth: int  # 0: the handler itself
-
-
-class Project:
+class ProjectIndex:
     def __init__(
         self,
         files: dict[str, FileFacts],
         load: Callable[[str], Optional[FileFacts]],
         search_roots: list[Path],
         follow_calls: int,
+        is_file: Callable[[Path], bool] = Path.is_file,
     ):
         self.files = files
+        self._is_file = is_file  # whether a module's file exists (an in-memory project has no disk)
         # The files analysed for this run: their definitions are the project's. Files loaded later
         # (a contract module, a service) contribute what definitions refer to, never definitions.
         self._analysed = sorted(files)
@@ -96,8 +37,6 @@ class Project:
         self.modules: dict[str, str] = {f.module: p for p, f in files.items() if f.module}
         self._module_misses: set[str] = set()
         self._call_targets: dict[tuple[str, str], list[tuple[str, str]]] = {}
-        # Resolved once per definition: rules, fixes and the lockfile all ask, some per finding.
-        self._contracts: dict[int, Contract] = {}
         self._runtime_qnames: dict[str, Optional[str]] = {}
         self._definitions: dict[str, list[Definition]] = {}
         self._settled_functions: dict[tuple[str, str], FunctionFacts] = {}
@@ -128,7 +67,7 @@ class Project:
         relative = Path(*module.split("."))
         for root in self.search_roots:
             for candidate in (root / relative.with_suffix(".py"), root / relative / "__init__.py"):
-                if candidate.is_file():
+                if self._is_file(candidate):
                     return str(candidate)
         return None
 
@@ -261,94 +200,6 @@ class Project:
         runtime = self.runtime_qname(owner)
         return member if runtime is not None and runtime.rpartition(".")[2] == "JsonRpcErrorCode" else None
 
-    def contract(self, definition: Definition, path: str) -> Contract:
-        known = self._contracts.get(id(definition))
-        if known is None:
-            known = self._contracts[id(definition)] = self._resolve_contract(definition, path)
-        return known
-
-    def _resolve_contract(self, definition: Definition, path: str) -> Contract:
-        # A prompt takes no contract (FL117 reports its errors=): checking its shape would be noise.
-        if definition.errors is None or definition.kind == "prompt":
-            return Contract(declared=False)
-        contract = Contract(declared=True)
-        expr = definition.errors
-        if isinstance(expr, ListExpr) and not expr.items:
-            contract.empty_literal = True
-        self._expand(expr, path, contract, set(), top=True)
-        return contract
-
-    def _expand(self, expr: ContractExpr, path: str, contract: Contract, seen: set[str], top: bool) -> None:
-        if isinstance(expr, ListExpr):
-            for item in expr.items:
-                self._item(item, path, contract, seen)
-        elif isinstance(expr, ConcatExpr):
-            for part in expr.parts:
-                self._expand(part, path, contract, seen, top=False)
-        elif isinstance(expr, BadExpr):
-            if expr.invalid and top:
-                contract.wrong_type = (expr, path)
-            elif expr.invalid:
-                contract.bad_items.append((BadItem(expr.description, expr.span, True), path))
-            else:
-                where = "errors=" if top else "part of errors="
-                contract.unresolved.append((f"{where} ({expr.description})", expr.span, path))
-        elif isinstance(expr, RefExpr):
-            target = self._deref(expr.qname, seen)
-            if target is None:
-                contract.unresolved.append((f"'{expr.qname}' (no list of that name in the project)", expr.span, path))
-                return
-            binding, where = target
-            if isinstance(binding, Entry) and not self.confirmed(binding.assumes):
-                contract.unresolved.append((_unconfirmed(binding), expr.span, path))
-            elif isinstance(binding, Entry):
-                if top:
-                    what = "a single ErrorContract (wrap it in a list)" if binding.form == "call" else "a dict"
-                    contract.wrong_type = (BadExpr(what, expr.span, True), path)
-                else:
-                    contract.entries.append((binding, where))
-            elif isinstance(binding, Value):
-                bad = BadExpr(_value_phrase(binding), expr.span, True)
-                if top:
-                    contract.wrong_type = (bad, path)
-                else:
-                    contract.bad_items.append((BadItem(bad.description, expr.span, True), path))
-            else:
-                self._expand(binding, where, contract, seen | {expr.qname}, top)
-
-    def _deref(self, qname: str, seen: set[str]) -> Optional[tuple[Binding, str]]:
-        if qname in seen:
-            return None  # a cycle of names
-        return self.binding(qname)
-
-    def _item(self, item: object, path: str, contract: Contract, seen: set[str]) -> None:
-        if isinstance(item, EntryItem):
-            if self.confirmed(item.entry.assumes):
-                contract.entries.append((item.entry, path))
-            else:
-                contract.unresolved.append((_unconfirmed(item.entry), item.entry.span, path))
-        elif isinstance(item, SpreadItem):
-            self._expand(item.expr, path, contract, seen, top=False)
-        elif isinstance(item, RefItem):
-            target = self._deref(item.qname, seen)
-            if target is None:
-                contract.unresolved.append((f"entry '{item.qname}'", item.span, path))
-                return
-            binding, where = target
-            if isinstance(binding, Entry) and not self.confirmed(binding.assumes):
-                contract.unresolved.append((_unconfirmed(binding), item.span, path))
-            elif isinstance(binding, Entry):
-                contract.entries.append((binding, where))
-            elif isinstance(binding, Value):
-                contract.bad_items.append((BadItem(_value_phrase(binding), item.span, True), path))
-            else:  # a list used as one entry
-                contract.bad_items.append((BadItem("a list (spread it with *)", item.span, True), path))
-        elif isinstance(item, BadItem):
-            if item.invalid:
-                contract.bad_items.append((item, path))
-            else:
-                contract.unresolved.append((f"an entry ({item.description})", item.span, path))
-
     # ----- handlers and what they reach ----------------------------------------------------------
 
     def handler(self, definition: Definition, path: str) -> Optional[tuple[FunctionFacts, str]]:
@@ -395,9 +246,6 @@ class Project:
             self._call_targets[key] = cached
         return cached
 
-    def tool_names(self) -> set[str]:
-        return {d.name for d, _ in self.all_definitions() if d.kind == "tool" and d.name is not None}
-
     def all_definitions(self) -> Iterator[tuple[Definition, str]]:
         for path in self._analysed:
             for definition in self.definitions(path):
@@ -421,21 +269,10 @@ class Project:
         return settled
 
 
-def _ordinary_raise(site: RaiseSite) -> RaiseSite:
-    """A raise of a call that turned out to be the project's own: nothing known about what it raises."""
-    return RaiseSite(site.span, "other", in_except=site.in_except, has_cause=site.has_cause, call_span=site.call_span)
-
-
-def _unconfirmed(entry: Entry) -> str:
-    """How an entry written with a project's ``ErrorContract`` that is not the runtime's is named."""
-    return f"an entry (a call to {entry.assumes[0]}(), not the runtime's ErrorContract)"
-
-
-def _value_phrase(value: Value) -> str:
-    """How a constant of the wrong kind is named in a message: 'a string', 'None', 'a code'."""
-    phrases = {"str": "a string", "fstring": "an f-string", "bytes": "bytes", "int": "an int", "float": "a float",
-               "bool": "a bool", "none": "None", "code": "a JsonRpcErrorCode member"}  # fmt: skip
-    return phrases.get(value.kind, str(value.value))
+def _ordinary_raise(site: Raise) -> Raise:
+    """A raise of a call that turned out to be the project's own: a call like any other."""
+    kind = "call" if site.kind != "fail" else site.kind
+    return dataclasses.replace(site, kind=kind, code=None, factory=None, data_reason=None, call=None, assumes=())
 
 
 # Modules that are never project code: calls into them are opaque and not looked up on disk.

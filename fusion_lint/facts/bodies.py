@@ -1,0 +1,524 @@
+"""What a function does: its fail sites, raises, except clauses, returns and calls (DESIGN §4).
+
+Nested functions and lambdas belong to the function around them too (a handler's helper closure
+is part of the handler). The walk looks only at the fields that can hold an expression or a
+statement, which keeps it at a few percent of the parse.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterator, Optional, Union
+
+import libcst as cst
+
+from mcp_fusion import FACTORY_CODES
+
+from ..diagnostics import Span
+from ..positions import Cursor
+from .model import (
+    Assumptions,
+    Construction,
+    Except,
+    FailSite,
+    FunctionFacts,
+    Raise,
+    RaiseKind,
+    Return,
+    Shape,
+    Try,
+    Uses,
+    Usage,
+)
+from .names import Scope
+from .syntax import (
+    LEAF_TYPES,
+    argument,
+    argument_value,
+    children,
+    contains_raise,
+    dotted,
+    fstring_start,
+    keyword_argument,
+    string_value,
+)
+
+if TYPE_CHECKING:
+    from .extract import ModuleExtractor
+
+CONTEXT_NAMES = ("ctx", "context")
+FACTORY_FOR_CODE = {code.name: name for name, code in FACTORY_CODES.items()}
+TEXT_LIMIT = 200  # characters of a returned string's text kept as a fact
+RUNTIME_RAISES = ("fail", "mcp_error", "factory", "tool_error")
+
+
+@dataclass(slots=True)
+class Raised:
+    """What raising a call raises, read from the call (the statement's facts are added around it)."""
+
+    kind: RaiseKind
+    exception: Optional[str] = None
+    code: Optional[str] = None
+    factory: Optional[str] = None
+    data_reason: Optional[str] = None
+    has_cause: bool = False
+    message: Optional[cst.BaseExpression] = None
+    message_span: Optional[Span] = None  # placed where the call is (the runtime's raises only)
+    data: Optional[cst.BaseExpression] = None
+    assumes: Assumptions = ()
+
+
+class FunctionWalker:
+    def __init__(self, ex: "ModuleExtractor", node: cst.FunctionDef, facts: FunctionFacts,
+                 outer: Optional["FunctionWalker"]):  # fmt: skip
+        self.ex = ex
+        self.names = ex.names
+        self.spans = ex.spans
+        self.facts_stack = [facts] + (outer.facts_stack if outer else [])
+        self.scope: Scope = dict(outer.scope) if outer else {}
+        self.ctx_names: set[str] = set(outer.ctx_names) if outer else set()
+        self.fail_aliases: dict[str, str] = dict(outer.fail_aliases) if outer else {}
+        self.bound_errors: dict[str, Raised] = {}
+        self.clauses: list[Except] = []  # the except clauses whose body is being walked, innermost last
+        self.try_bodies: list[Try] = []  # the try statements whose body is being walked, innermost last
+        self.awaits = 0  # awaits seen so far (a try body awaits when the count moved while walking it)
+        self.qualprefix = facts.qualname + "."
+        self.seen_calls: set[str] = set()
+        if outer is None and "." in facts.qualname:
+            self._bind_receiver(node, facts.qualname.rpartition(".")[0])
+        self._find_context(node.params, facts)
+
+    def _bind_receiver(self, node: cst.FunctionDef, class_name: str) -> None:
+        """In a method, ``self.helper()``/``cls.helper()`` is ``Class.helper``: follow it there."""
+        if any(dotted(d.decorator) == "staticmethod" for d in node.decorators):
+            return
+        positional = [*node.params.posonly_params, *node.params.params]
+        if positional:
+            self.scope[positional[0].name.value] = f"{self.names.module_name}.{class_name}"
+
+    def _find_context(self, params: cst.Parameters, facts: FunctionFacts) -> None:
+        all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
+        facts.params = [param.name.value for param in all_params]
+        found = None
+        for param in all_params:
+            annotation = param.annotation.annotation if param.annotation is not None else None
+            if annotation is not None and any(
+                qname == "Context" or self.names.api_of(qname)[0] == "Context"
+                for qname in self._annotation_qnames(annotation)
+            ):
+                found = param.name.value
+                break
+        if found is None:
+            # By name only when nothing says otherwise: ``ctx: dict`` is an ordinary argument.
+            for param in all_params:
+                if param.name.value in CONTEXT_NAMES and (
+                    param.annotation is None
+                    or any("context" in q.rpartition(".")[2].lower()
+                           for q in self._annotation_qnames(param.annotation.annotation))
+                ):  # fmt: skip
+                    found = param.name.value
+                    break
+        if found is not None:
+            self.ctx_names.add(found)
+            facts.context_param = found
+        # A parameter that shadows an outer context name is no longer the context.
+        for param in all_params:
+            if param.name.value != found:
+                self.ctx_names.discard(param.name.value)
+
+    def _annotation_qnames(self, annotation: cst.BaseExpression) -> Iterator[str]:
+        """Qualified names an annotation may stand for: ``Context``, ``"Context"``,
+        ``Optional[Context]``, ``Context | None``, ``Annotated[Context, ...]``."""
+        text = string_value(annotation)
+        if isinstance(text, str):
+            yield text
+        elif isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+            yield from self._annotation_qnames(annotation.left)
+            yield from self._annotation_qnames(annotation.right)
+        elif isinstance(annotation, cst.Subscript):
+            for element in annotation.slice:
+                if isinstance(element.slice, cst.Index):
+                    yield from self._annotation_qnames(element.slice.value)
+        else:
+            qname = self.names.qualify(annotation, self.scope)
+            if qname is not None:
+                yield qname
+
+    # A fact belongs to this function and to every function it is nested in.
+    def _record(self, attribute: str, fact: object) -> None:
+        for facts in self.facts_stack:
+            getattr(facts, attribute).append(fact)
+
+    # ----- statements ---------------------------------------------------------------------------
+
+    def block(self, body: cst.CSTNode, at: Cursor) -> None:
+        statements = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
+        for stmt in statements:
+            self.statement(stmt, at)
+
+    def statement(self, stmt: cst.CSTNode, at: Cursor) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self.small_statement(small, at.inside(stmt))
+            return
+        if isinstance(stmt, cst.BaseSmallStatement):
+            self.small_statement(stmt, at)
+            return
+        here = at.inside(stmt)
+        if isinstance(stmt, cst.FunctionDef):
+            self.ex.function(stmt, prefix=self.qualprefix, outer=self, at=here)
+            return
+        if isinstance(stmt, cst.ClassDef):
+            for inner in stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ():
+                self.statement(inner, here)
+            return
+        if isinstance(stmt, (cst.Try, cst.TryStar)):
+            self.try_statement(stmt, here)
+            return
+        if isinstance(stmt, (cst.With, cst.For)) and stmt.asynchronous is not None:
+            self.awaits += 1
+        # Any other compound statement: its header expressions, then its blocks.
+        for child in children(stmt):
+            if isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+                self.block(child, here)
+            elif isinstance(child, cst.If):
+                self.statement(child, here)
+            elif isinstance(child, (cst.Else, cst.MatchCase, cst.Finally)):
+                self._clause(child, here)
+            else:
+                self.expression(child, here)
+
+    def _clause(self, node: cst.CSTNode, at: Cursor) -> None:
+        for child in children(node):
+            if isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+                self.block(child, at)
+            elif isinstance(child, cst.MatchPattern):
+                continue  # ``case JsonRpcErrorCode.NOT_FOUND:`` is a comparison, never a raise
+            else:
+                self.expression(child, at)
+
+    def try_statement(self, stmt: Union[cst.Try, cst.TryStar], at: Cursor) -> None:
+        # The clauses are known before the body is walked (a raise in the body may be caught by
+        # them); whether the body awaits is known after.
+        clauses = [self._except_clause(handler, at) for handler in stmt.handlers]
+        fact = Try(tuple(clauses), awaits=False)
+        before = self.awaits
+        self.try_bodies.append(fact)
+        self.block(stmt.body, at)
+        self.try_bodies.pop()
+        fact.awaits = self.awaits > before
+        for clause in clauses:
+            clause.try_awaits = fact.awaits
+        self._record("tries", fact)
+        for handler, clause in zip(stmt.handlers, clauses):
+            self._record("excepts", clause)
+            if handler.type is not None:
+                self.expression(handler.type, at.inside(handler))
+            self.clauses.append(clause)
+            self.block(handler.body, at.inside(handler))
+            self.clauses.pop()
+        for tail in (stmt.orelse, stmt.finalbody):
+            if tail is not None:
+                self.block(tail.body, at)
+
+    def _except_clause(self, handler: Union[cst.ExceptHandler, cst.ExceptStarHandler], at: Cursor) -> Except:
+        here = at.inside(handler)
+        types: tuple[str, ...] = ()
+        if handler.type is not None:
+            elements = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+            types = tuple(
+                self.names.qualify(element.value if isinstance(element, cst.Element) else element, self.scope) or ""
+                for element in elements
+            )
+        name = handler.name.name.value if handler.name is not None and isinstance(handler.name.name, cst.Name) else ""
+        return Except(
+            span=self.spans.at(handler, here),
+            type_span=self.spans.at(handler.type, here) if handler.type is not None else None,
+            types=types,
+            name=name,
+            reraises=contains_raise(handler.body),
+            try_awaits=False,
+        )
+
+    def small_statement(self, small: cst.CSTNode, at: Cursor) -> None:
+        if isinstance(small, cst.Raise):
+            self.raise_statement(small, at)
+            return
+        if isinstance(small, cst.Return):
+            self.return_statement(small, at)
+            return
+        if isinstance(small, (cst.Import, cst.ImportFrom)):
+            self.names.bind_imports(small, self.scope)
+            return
+        if isinstance(small, cst.Expr):
+            value = small.value
+            inner = value.expression if isinstance(value, cst.Await) else value
+            if isinstance(inner, cst.Call):
+                if inner is not value:
+                    self.awaits += 1
+                self.call(inner, at, usage="discarded")
+                return
+            self.expression(value, at)
+            return
+        if isinstance(small, (cst.Assign, cst.AnnAssign)):
+            self._assignment(small, at)
+            return
+        self.expression(small, at)
+
+    def _assignment(self, small: Union[cst.Assign, cst.AnnAssign], at: Cursor) -> None:
+        value = small.value
+        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+        names = [t.value for t in targets if isinstance(t, cst.Name)]
+        if value is not None and names:
+            method = self._fail_method(value)
+            if method is not None:  # ``fail = ctx.fail``
+                for name in names:
+                    self.fail_aliases[name] = method
+                return
+            if isinstance(value, cst.Call):
+                raised = self.classify(value, at)
+                for name in names:  # ``err = not_found(...); raise err``
+                    self.bound_errors[name] = raised
+                if raised.kind == "call":
+                    cls = self.names.instance_class(value, self.scope)
+                    for name in names:  # ``svc = InvoiceService()``: ``svc.pay()`` is followed
+                        if cls is not None:
+                            self.scope[name] = cls
+                        else:
+                            self.scope.pop(name, None)
+        for target in targets:
+            if not isinstance(target, cst.Name):
+                self.expression(target, at)
+        if value is not None:
+            self.expression(value, at)
+
+    def raise_statement(self, node: cst.Raise, at: Cursor) -> None:
+        exc = node.exc
+        in_except = bool(self.clauses)
+        caught = {clause.name for clause in self.clauses if clause.name}
+        raised: Raised
+        call = None
+        if exc is None:
+            raised = Raised("reraise")
+        elif isinstance(exc, cst.Call):
+            raised = self.classify(exc, at)
+            if raised.kind in RUNTIME_RAISES:
+                call = self.ex.values.call_layout(exc, at)
+            self.call(exc, at, usage="raised")
+        elif isinstance(exc, cst.Name) and exc.value in self.bound_errors:
+            raised = self.bound_errors[exc.value]
+        elif isinstance(exc, cst.Name) and in_except and exc.value in caught:
+            raised = Raised("reraise")
+        elif isinstance(exc, (cst.Name, cst.Attribute)):
+            raised = Raised("name", exception=self.names.qualify(exc, self.scope))
+        else:
+            self.expression(exc, at)
+            raised = Raised("other")
+        cause = node.cause.item if node.cause is not None else None
+        if cause is not None:
+            self.expression(cause, at)
+        self._record(
+            "raises",
+            Raise(
+                span=self.spans.at(node, at),
+                kind=raised.kind,
+                exception=raised.exception,
+                code=raised.code,
+                factory=raised.factory,
+                data_reason=raised.data_reason,
+                clauses=tuple(reversed(self.clauses)),
+                tries=tuple(reversed(self.try_bodies)),
+                has_cause=raised.has_cause or cause is not None,
+                cause_is_none=isinstance(cause, cst.Name) and cause.value == "None",
+                call=call,
+                message_span=raised.message_span,
+                message=self.uses(raised.message) if raised.message is not None else None,
+                data=self.uses(raised.data) if raised.data is not None else None,
+                assumes=raised.assumes,
+            ),
+        )
+
+    def return_statement(self, node: cst.Return, at: Cursor) -> None:
+        value = node.value
+        if value is not None:
+            self.expression(value, at)
+        shape = self.shape(value, depth=2) if value is not None else Shape("none")
+        uses = self.uses(value) if value is not None else Uses()
+        self._record("returns", Return(self.spans.at(node, at), shape, uses, tuple(reversed(self.clauses))))
+
+    # ----- expressions ---------------------------------------------------------------------------
+
+    def expression(self, node: cst.CSTNode, at: Cursor) -> None:
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, cst.Call):
+                self.call(current, at, usage="other")
+                continue
+            if isinstance(current, LEAF_TYPES):
+                continue
+            if isinstance(current, cst.Await) or (isinstance(current, cst.CompFor) and current.asynchronous):
+                self.awaits += 1
+            stack.extend(reversed(list(children(current))))
+
+    def _fail_method(self, func: cst.CSTNode) -> Optional[str]:
+        """``fail``/``recovery_for`` when ``func`` is ``ctx.fail``, ``ctx.recovery_for`` or an alias."""
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            if func.value.value in self.ctx_names and func.attr.value in ("fail", "recovery_for"):
+                return func.attr.value
+        if isinstance(func, cst.Name) and func.value in self.fail_aliases:
+            return self.fail_aliases[func.value]
+        return None
+
+    def classify(self, call: cst.Call, at: Cursor) -> Raised:
+        """What raising this call would raise: its kind, code, data reason, cause and message."""
+        raised = self._classify(call)
+        if raised.kind in RUNTIME_RAISES and raised.message is not None:
+            raised.message_span = self.spans.at(raised.message, at)
+        return raised
+
+    def _classify(self, call: cst.Call) -> Raised:
+        method = self._fail_method(call.func)
+        cause = keyword_argument(call, "cause") is not None
+        if method == "fail":
+            return Raised("fail", has_cause=cause, message=argument_value(call, 1, "message"),
+                          data=argument_value(call, 2, "data"))  # fmt: skip
+        root = call
+        while isinstance(root.func, cst.Attribute) and isinstance(root.func.value, cst.Call):
+            root = root.func.value  # ``tool_error(...).suggest(...)`` chains
+        qname = self.names.qualify(root.func, self.scope)
+        api, assumes = self.names.api_of(qname)
+        if api == "McpError":
+            code, code_assumes = self.ex.values.code_of(argument_value(call, 0, "code"), self.scope)
+            data = argument_value(call, 2, "data")
+            return Raised("mcp_error", exception=qname, code=code, data_reason=self.data_reason(data),
+                          has_cause=cause, message=argument_value(call, 1, "message"), data=data,
+                          assumes=assumes + code_assumes)  # fmt: skip
+        if api in FACTORY_CODES:
+            data = argument_value(call, 1, "data")
+            return Raised("factory", exception=qname, code=FACTORY_CODES[api].name, factory=api,
+                          data_reason=self.data_reason(data), has_cause=cause,
+                          message=argument_value(call, 0, "message"), data=data, assumes=assumes)  # fmt: skip
+        if api == "tool_error":
+            code, code_assumes = self.ex.values.code_of(argument_value(root, 0, "code"), self.scope)
+            return Raised("tool_error", exception=qname, code=code, assumes=assumes + code_assumes)
+        first = argument(call, 0, "message")
+        return Raised("call", exception=qname, has_cause=cause, message=first.value if first is not None else None)
+
+    def data_reason(self, node: Optional[cst.CSTNode]) -> Optional[str]:
+        if isinstance(node, cst.Dict):
+            for element in node.elements:
+                if isinstance(element, cst.DictElement) and string_value(element.key) == "reason":
+                    text = string_value(element.value)
+                    return text if isinstance(text, str) else None
+        if isinstance(node, cst.Call) and dotted(node.func) == "dict":
+            value = keyword_argument(node, "reason")
+            text = string_value(value.value) if value is not None else None
+            return text if isinstance(text, str) else None
+        return None
+
+    def uses(self, node: cst.CSTNode) -> Uses:
+        """What ``node`` is built from (``model.Uses``), met in a fixed order."""
+        parts: list = []
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, cst.Call):
+                qname = self.names.qualify(current.func, self.scope)
+                if qname is not None:
+                    first = dotted(current.args[0].value) if current.args else None
+                    parts.append(("call", qname, first))
+            elif isinstance(current, cst.FormattedStringExpression):
+                name = dotted(current.expression)
+                if name is not None:
+                    parts.append(("format", name, current.conversion or ""))
+            elif isinstance(current, (cst.Name, cst.Attribute)):
+                name = dotted(current)
+                if name is not None:
+                    parts.append(("name", name, None))
+                    continue  # ``e.args`` is one name, not also ``e``
+            if not isinstance(current, LEAF_TYPES):
+                stack.extend(children(current))
+        return Uses(tuple(parts))
+
+    def shape(self, node: cst.BaseExpression, depth: int) -> Shape:
+        """``model.Shape`` of ``node``, ``depth`` levels deep."""
+        while isinstance(node, cst.Await):
+            node = node.expression
+        text = string_value(node)
+        if isinstance(text, str):
+            return Shape("str", text=text[:TEXT_LIMIT])
+        if isinstance(node, cst.FormattedString):
+            return Shape("fstring", text=fstring_start(node)[:TEXT_LIMIT])
+        if isinstance(node, cst.ConcatenatedString):
+            left = node.left
+            start = fstring_start(left) if isinstance(left, cst.FormattedString) else string_value(left)
+            return Shape("fstring", text=start[:TEXT_LIMIT] if isinstance(start, str) else "")
+        if isinstance(node, cst.Name) and node.value == "None":
+            return Shape("none")
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            return Shape("name", text=dotted(node))
+        if depth <= 0:
+            return Shape("other")
+        if isinstance(node, cst.Dict):
+            keys = []
+            for element in node.elements:
+                if isinstance(element, cst.DictElement):
+                    key = string_value(element.key)
+                    if isinstance(key, str):
+                        keys.append((key, self.shape(element.value, depth - 1)))
+            return Shape("dict", keys=tuple(keys))
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return Shape("list", items=tuple(self.shape(e.value, depth - 1) for e in node.elements))
+        if isinstance(node, cst.Call):
+            positional = tuple(self.shape(a.value, depth - 1) for a in node.args if a.keyword is None and not a.star)
+            keywords = tuple((a.keyword.value, self.shape(a.value, depth - 1)) for a in node.args if a.keyword)
+            return Shape("call", callee=self.names.qualify(node.func, self.scope), items=positional, keys=keywords)
+        return Shape("other")
+
+    def call(self, node: cst.Call, at: Cursor, usage: Usage) -> None:
+        method = self._fail_method(node.func)
+        if method is not None:
+            reason_node = argument_value(node, 0, "reason")
+            reason = string_value(reason_node) if reason_node is not None else None
+            site = FailSite(
+                method=method,  # type: ignore[arg-type]
+                reason=reason if isinstance(reason, str) else None,
+                span=self.spans.at(node, at),
+                reason_span=self.spans.at(reason_node, at) if reason_node is not None else None,
+                usage=usage,
+            )
+            self._record("fail_sites", site)
+        elif self.ex.definitions.call_form(node, at, self.scope):
+            pass
+        else:
+            qname = self.names.qualify(node.func, self.scope)
+            api, assumes = self.names.api_of(qname)
+            if api == "McpError":
+                self._construction(node, at, assumes)
+            # A call through a re-export is also an ordinary call, in case the project view finds
+            # that the name is the project's own function after all.
+            if (api is None or assumes) and qname is not None and qname not in self.seen_calls:
+                self.seen_calls.add(qname)
+                for facts in self.facts_stack:
+                    if qname not in facts.calls:
+                        facts.calls.append(qname)
+        # Arguments, and the callee expression itself, may hold further calls and lambdas.
+        for arg in node.args:
+            self.expression(arg.value, at)
+        if not isinstance(node.func, cst.Name):
+            inner = node.func.value if isinstance(node.func, cst.Attribute) else node.func
+            if not isinstance(inner, cst.Name):
+                self.expression(inner, at)
+
+    def _construction(self, node: cst.Call, at: Cursor, assumes: Assumptions) -> None:
+        """``McpError(JsonRpcErrorCode.X, ...)`` whose X has a factory (FL301)."""
+        code_node = argument_value(node, 0, "code")
+        if not isinstance(code_node, cst.Attribute):
+            return
+        code, code_assumes = self.ex.values.code_of(code_node, self.scope)
+        if code is None or code not in FACTORY_FOR_CODE:
+            return
+        by_keyword = node.args[0].keyword is not None or bool(node.args[0].star)
+        layout = self.ex.values.call_layout(node, at)
+        self._record("constructions", Construction(code, layout, by_keyword, assumes + code_assumes))
+        self.ex.needs_names = True

@@ -1,0 +1,220 @@
+"""From one libcst module to its ``FileFacts`` (DESIGN §2.1, §4).
+
+Two passes over the module's statements: the first learns what each name means (``names``), the
+second records the module-level bindings, the definitions and every function's facts. Spans are
+handed out as placeholders and placed in one pass at the end (``positions``), only for what was
+registered. The extractor records what the code is; the rules decide what it means.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+from typing import Iterable, Iterator, Optional, Sequence
+
+import libcst as cst
+
+from ..positions import Cursor, SpanRegistry
+from .bodies import FunctionWalker
+from .definitions import Definitions
+from .model import FileFacts, FileNames, FromImport, FunctionFacts, ImportedName
+from .names import Names
+from .values import Values
+
+
+class ModuleExtractor:
+    """Builds ``FileFacts`` for one module; see ``extract``."""
+
+    def __init__(self, path: str, module_name: str, is_package: bool, runtime_modules: Sequence[str]):
+        self.facts = FileFacts(path=path, module=module_name)
+        self.spans = SpanRegistry()
+        self.names = Names(self.facts, module_name, is_package, runtime_modules)
+        self.values = Values(self.names, self.spans)
+        self.definitions = Definitions(self.facts, self.names, self.values)
+        self.needs_names = False  # a fix may add a name to this file (``FileNames``)
+
+    def run(self, module: cst.Module) -> FileFacts:
+        statements = list(_flatten(module.body))
+        for stmt in statements:  # pass 1: what names mean
+            self.names.declare(stmt)
+        top_level = {id(stmt) for stmt in module.body}
+        for stmt in statements:  # pass 2: bindings, definitions, functions
+            # A statement inside a module-level if/try is placed by rendering the whole module.
+            at = Cursor(stmt, stmt if id(stmt) in top_level else None)
+            if isinstance(stmt, cst.FunctionDef):
+                self.function(stmt, prefix="", outer=None, at=at, top=id(stmt) in top_level)
+            elif isinstance(stmt, cst.ClassDef):
+                body = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ()
+                for inner in _flatten(body):
+                    if isinstance(inner, cst.FunctionDef):
+                        self.function(inner, prefix=stmt.name.value + ".", outer=None, at=at.inside(inner))
+            else:
+                self._module_statement(stmt, at)
+        self.facts.runtime_names = self.names.runtime_exports()
+        return self.facts
+
+    def _module_statement(self, stmt: cst.CSTNode, at: Cursor) -> None:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            if not isinstance(stmt, (cst.Import, cst.ImportFrom)):
+                self.definitions.scan_module_expression(stmt, at)
+            return
+        for small in stmt.body:
+            if isinstance(small, (cst.Import, cst.ImportFrom)):
+                continue
+            value = None
+            if isinstance(small, cst.Assign):
+                value = small.value
+                for target in small.targets:
+                    if isinstance(target.target, cst.Name) and target.target.value not in self.names.aliases:
+                        binding = self.values.binding(value, at)
+                        if binding is not None:
+                            self.facts.bindings[target.target.value] = binding
+            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                value = small.value
+                if isinstance(small.target, cst.Name):
+                    binding = self.values.binding(value, at)
+                    if binding is not None:
+                        self.facts.bindings[small.target.value] = binding
+            elif isinstance(small, cst.Expr):
+                value = small.value
+            if value is not None:
+                self.definitions.scan_module_expression(value, at)
+
+    def function(
+        self, node: cst.FunctionDef, prefix: str, outer: Optional[FunctionWalker], at: Cursor, top: bool = False
+    ) -> None:
+        """``top``: a function of the module body itself, whose decorators and body statements the
+        positions pass renders one by one (its name is placed from CPython's tree)."""
+        qualname = prefix + node.name.value
+        here = Cursor(at.stmt, node) if top else at
+        facts = FunctionFacts(qualname=qualname, span=self.spans.at(node.name, here))
+        self.facts.functions[qualname] = facts
+        for decorator in node.decorators:
+            decorated_at = Cursor(decorator, decorator if top else here.unit)
+            kind, assumes = self.definitions.definer(decorator.decorator, outer.scope if outer else None)
+            if kind is not None:
+                assert isinstance(decorator.decorator, cst.Call)
+                self.definitions.record(kind, decorator.decorator, decorated_at, qualname, None, assumes)
+            elif outer is not None:
+                outer.expression(decorator.decorator, decorated_at)
+            else:
+                self.definitions.scan_module_expression(decorator.decorator, decorated_at)
+        walker = FunctionWalker(self, node, facts, outer)
+        if top and isinstance(node.body, cst.IndentedBlock):
+            for stmt in node.body.body:
+                walker.statement(stmt, Cursor(here.stmt, stmt))
+        else:
+            walker.block(node.body, here)
+
+    def file_names(self, tree: Optional[ast.Module], text: str) -> Optional[FileNames]:
+        """``FileNames`` from CPython's tree (the gate's, when given), for a file a fix may add a name to."""
+        if not self.needs_names:
+            return None
+        return file_names(tree if tree is not None else ast.parse(text), text)
+
+
+def _flatten(body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    """Module-level statements, looking through ``if``/``try``/``with`` blocks (TYPE_CHECKING,
+    import fallbacks, a ``with`` around registrations)."""
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            yield stmt
+        elif isinstance(stmt, (cst.If, cst.Try, cst.With)):
+            blocks: list[cst.CSTNode] = [stmt.body]
+            if isinstance(stmt, cst.Try):
+                blocks += [h.body for h in stmt.handlers]
+                blocks += [b.body for b in (stmt.orelse, stmt.finalbody) if b is not None]
+            elif isinstance(stmt, cst.If):
+                orelse = stmt.orelse
+                while orelse is not None:
+                    blocks.append(orelse.body)
+                    orelse = orelse.orelse if isinstance(orelse, cst.If) else None
+            for block in blocks:
+                if isinstance(block, cst.IndentedBlock):
+                    yield from _flatten(block.body)
+        else:
+            yield stmt
+
+
+# ----- the names a fix may add ---------------------------------------------------------------------
+
+# Only these node types bind names: the walk skips the type test for every other node.
+_BINDING_TYPES = (
+    ast.Name, ast.arg, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom,
+    ast.Global, ast.Nonlocal, ast.ExceptHandler, ast.MatchAs, ast.MatchStar, ast.MatchMapping,
+)  # fmt: skip
+
+
+def _binding_names(node: ast.AST) -> Sequence[str]:
+    """The names ``node`` itself binds (not its children's)."""
+    if isinstance(node, ast.Name):
+        return () if isinstance(node.ctx, ast.Load) else (node.id,)
+    if isinstance(node, ast.arg):
+        return (node.arg,)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return (node.name,)
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [alias.asname or alias.name.split(".")[0] for alias in node.names]
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return node.names
+    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return (node.name,) if node.name else ()
+    if isinstance(node, ast.MatchMapping):
+        return (node.rest,) if node.rest else ()
+    return ()
+
+
+def file_names(tree: ast.Module, source: str) -> FileNames:
+    """How often each name is bound anywhere in the file, and its top-level ``from`` imports with
+    the offsets of their names (CPython's tree, already built by the gate: no second parse)."""
+    bound: Counter = Counter()
+    for node in ast.walk(tree):
+        if isinstance(node, _BINDING_TYPES):
+            for name in _binding_names(node):
+                bound[name] += 1
+    starts = _line_starts(source)
+    imports = []
+    for node in tree.body:
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        star = node.names[0].name == "*"
+        names = []
+        for alias in node.names:
+            if getattr(alias, "lineno", None) is None:  # CPython before 3.10 gave aliases no position
+                names = []
+                break
+            start = _offset(source, starts, alias.lineno, alias.col_offset)
+            end = _offset(source, starts, alias.end_lineno or alias.lineno, alias.end_col_offset or 0)
+            names.append(ImportedName(alias.name, alias.asname, start, end, alias.lineno))
+        imports.append(FromImport(node.module, node.level, tuple(names), node.lineno, star))
+    return FileNames(tuple(imports), dict(bound))
+
+
+def _line_starts(text: str) -> list[int]:
+    """Where each line starts, as CPython counts lines (``\n``, ``\r\n`` and ``\r``)."""
+    return [0, *(match.end() for match in re.finditer(r"\r\n|\r|\n", text))]
+
+
+def _offset(text: str, line_starts: list[int], line: int, byte_col: int) -> int:
+    """An ``ast`` position (1-based line, UTF-8 byte column) as an offset into ``text``."""
+    start = line_starts[line - 1]
+    end = line_starts[line] if line < len(line_starts) else len(text)
+    line_text = text[start:end]
+    return start + len(line_text.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
+
+
+def extract(
+    module: cst.Module,
+    path: str,
+    module_name: str,
+    is_package: bool,
+    runtime_modules: Sequence[str],
+    source: Optional[str] = None,
+    tree: Optional[ast.Module] = None,
+) -> tuple[FileFacts, str]:
+    """Facts of one parsed module, with the spans of everything that may be reported filled in."""
+    extractor = ModuleExtractor(path, module_name, is_package, runtime_modules)
+    facts = extractor.run(module)
+    text = extractor.spans.resolve(module, source, tree)
+    facts.names = extractor.file_names(tree, text)
+    return facts, text

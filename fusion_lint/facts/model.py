@@ -1,0 +1,366 @@
+"""What a file *is*, as plain data (DESIGN §2.1 "facts, not conclusions").
+
+The extractor records what the code says — the definitions and their contracts as written, every
+raise, except clause, return and call of every function, the module's names — and nothing about
+what any rule makes of it. Everything here is picklable data with no libcst node inside, so a
+file's facts can cross a process boundary, sit in the cache, and meet other files' facts in the
+project view.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Optional, Sequence, Union
+
+from ..diagnostics import Span
+
+# A fact the extractor could only derive by *assuming* that a project name re-exports the runtime
+# object it is named after (``from myapp.api import tool``, where ``myapp/api.py`` imports it from
+# the runtime): the qualified names it assumed, each ending in a runtime API name. One file cannot
+# see another, so the project view confirms them and drops, or reads as an ordinary call, what
+# rests on an assumption that turned out false. Empty: no assumption.
+Assumptions = tuple[str, ...]
+
+
+def is_runtime(qname: str, runtime_modules: Sequence[str]) -> bool:
+    """Whether ``qname`` is one of the runtime modules or something inside one."""
+    return any(qname == m or qname.startswith(m + ".") for m in runtime_modules)
+
+
+# ----- values -----------------------------------------------------------------------------------
+
+ValueKind = Literal["str", "fstring", "bytes", "int", "float", "bool", "none", "code", "ref", "collection", "expr"]
+
+
+@dataclass(slots=True)
+class Value:
+    """A value as written.
+
+    * ``str``/``int``/``float``/``bool``/``none``: a literal (``value`` holds it; a string written
+      as implicit concatenation is joined);
+    * ``code``: ``JsonRpcErrorCode.<value>`` through any alias (the member name, maybe unknown);
+    * ``ref``: a name bound elsewhere (``value`` is its qualified name), resolved across files later;
+    * ``fstring``, ``bytes``, ``collection``, ``expr``: anything else; ``value`` is a short description.
+    """
+
+    kind: ValueKind
+    value: object
+    span: Span
+
+
+@dataclass(slots=True)
+class EntryField:
+    name: str
+    value: Value
+    key_span: Span  # the keyword or the dict key: where FL116 points
+
+
+@dataclass(slots=True)
+class Entry:
+    """One contract entry: ``ErrorContract(...)`` or a dict literal."""
+
+    form: Literal["call", "dict"]
+    span: Span
+    fields: list[EntryField]
+    opaque: list[str] = field(default_factory=list)  # ``**spread``, positional args: fields unknown
+    opaque_span: Optional[Span] = None  # the first of those (what FL190 points at)
+    assumes: Assumptions = ()  # ``ErrorContract`` imported through a project module
+
+    def get(self, name: str) -> Optional[EntryField]:
+        for entry_field in self.fields:
+            if entry_field.name == name:
+                return entry_field
+        return None
+
+
+# A contract expression, as written; the project view resolves it once every file's facts are in.
+@dataclass(slots=True)
+class ListExpr:
+    items: list["Item"]
+    span: Span
+
+
+@dataclass(slots=True)
+class RefExpr:
+    qname: str
+    span: Span
+
+
+@dataclass(slots=True)
+class ConcatExpr:  # ``A + [...]``
+    parts: list["ContractExpr"]
+    span: Span
+
+
+@dataclass(slots=True)
+class BadExpr:
+    """Not a list: ``invalid`` is a literal of the wrong type (FL100), else unresolvable (FL190)."""
+
+    description: str
+    span: Span
+    invalid: bool
+
+
+ContractExpr = Union[ListExpr, RefExpr, ConcatExpr, BadExpr]
+
+
+@dataclass(slots=True)
+class EntryItem:
+    entry: Entry
+
+
+@dataclass(slots=True)
+class SpreadItem:  # ``*SHARED``
+    expr: ContractExpr
+    span: Span
+
+
+@dataclass(slots=True)
+class RefItem:  # a name bound to one entry
+    qname: str
+    span: Span
+
+
+@dataclass(slots=True)
+class BadItem:
+    """Not an entry: ``invalid`` means a literal/known wrong type (FL102), else unresolvable (FL190)."""
+
+    description: str
+    span: Span
+    invalid: bool
+
+
+Item = Union[EntryItem, SpreadItem, RefItem, BadItem]
+
+# Module-level bindings other files may import: a contract-ish expression, one entry, or a literal.
+Binding = Union[ListExpr, ConcatExpr, RefExpr, BadExpr, Entry, Value]
+
+
+# ----- calls as written (what a fix needs to rewrite one) ---------------------------------------
+
+
+@dataclass(slots=True)
+class Argument:
+    """One argument of a call: ``span`` covers ``keyword=value``, ``*value`` or ``value``."""
+
+    span: Span
+    value_span: Span
+    keyword: Optional[str] = None
+    star: str = ""  # "", "*" or "**"
+
+
+@dataclass(slots=True)
+class CallLayout:
+    """Where a call's parts are, so that a fix can rewrite its arguments as text."""
+
+    span: Span  # the call, from its callee to its closing parenthesis
+    func_span: Span
+    arguments: tuple[Argument, ...]
+
+
+# ----- what a function does --------------------------------------------------------------------
+
+
+UseKind = Literal["call", "format", "name"]
+
+
+@dataclass(slots=True)
+class Uses:
+    """What an expression is built from, in the order the extractor met it: each part is
+    ``("call", <callee's qualified name>, <dotted name of its first argument or None>)``,
+    ``("format", <dotted name formatted into an f-string>, <conversion: "r", "s", "a" or "">)`` or
+    ``("name", <dotted name read>, None)``."""
+
+    parts: tuple[tuple[UseKind, str, Optional[str]], ...] = ()
+
+
+FailMethod = Literal["fail", "recovery_for"]
+Usage = Literal["raised", "discarded", "other"]
+
+
+@dataclass(slots=True)
+class FailSite:
+    """``ctx.fail(...)`` or ``ctx.recovery_for(...)`` (through the context, an alias, or the
+    runtime's module-level functions)."""
+
+    method: FailMethod
+    reason: Optional[str]  # None: not a literal (dynamic)
+    span: Span  # the call
+    reason_span: Optional[Span]
+    usage: Usage
+
+
+RaiseKind = Literal["fail", "mcp_error", "factory", "tool_error", "call", "name", "reraise", "other"]
+
+
+@dataclass(slots=True)
+class Raise:
+    """One ``raise`` statement and what it raises.
+
+    ``kind``: ``fail`` (``raise ctx.fail(...)``), ``mcp_error``/``factory``/``tool_error`` (the
+    runtime's error types, with the ``code`` and ``data_reason`` they carry), ``call`` (any other
+    call, ``exception`` naming the callee), ``name`` (a class or variable, ``exception`` naming
+    it), ``reraise`` (bare ``raise``, or re-raising the caught exception's name), ``other``.
+    """
+
+    span: Span  # the raise statement
+    kind: RaiseKind
+    exception: Optional[str] = None  # qualified name of what is raised or called, when it is a name
+    code: Optional[str] = None  # JsonRpcErrorCode member name the raise carries, when known
+    factory: Optional[str] = None
+    data_reason: Optional[str] = None
+    clauses: tuple["Except", ...] = ()  # the except clauses around it in its function, innermost first
+    tries: tuple["Try", ...] = ()  # the try bodies around it, innermost first
+    has_cause: bool = False  # ``from x`` or ``cause=``
+    cause_is_none: bool = False  # ``from None``: chaining switched off on purpose
+    call: Optional[CallLayout] = None  # the raised call as written (the runtime's raises)
+    message_span: Optional[Span] = None  # its message argument
+    message: Optional[Uses] = None  # what the message is built from
+    data: Optional[Uses] = None  # what its data argument is built from
+    assumes: Assumptions = ()  # the factory/``McpError``/code came through a project module
+
+
+@dataclass(slots=True)
+class Construction:
+    """``McpError(<code>, ...)`` anywhere, with a code known statically (FL301)."""
+
+    code: str
+    call: CallLayout
+    code_by_keyword: bool = False  # ``McpError(code=...)``: no positional code to drop
+    assumes: Assumptions = ()
+
+
+@dataclass(slots=True)
+class Except:
+    """An except clause: the qualified names of what it catches, its binding, its body's raises."""
+
+    span: Span  # the whole clause; reported from its start to the end of ``type_span``
+    type_span: Optional[Span]  # what follows ``except`` (None: a bare ``except:``)
+    types: tuple[str, ...]  # qualified names of the types it names; () for a bare except
+    name: str  # ``as e``; "" when unnamed
+    reraises: bool  # its body holds a raise statement (nested functions aside)
+    try_awaits: bool  # the try body awaits: cancellation can arrive while it runs
+
+
+@dataclass(slots=True)
+class Try:
+    """A ``try`` statement: its except clauses, and whether its body awaits."""
+
+    handlers: tuple[Except, ...]
+    awaits: bool
+
+
+ShapeKind = Literal["none", "str", "fstring", "dict", "list", "call", "name", "other"]
+
+
+@dataclass(slots=True)
+class Shape:
+    """What an expression is, one or two levels deep: a string and its text (an f-string: the
+    literal text it starts with), a dict display and its literal keys, a list display and its
+    items, a call with its callee and arguments, a name."""
+
+    kind: ShapeKind
+    text: Optional[str] = None  # str/fstring: the text (first 200 characters); name: the dotted name
+    callee: Optional[str] = None  # call: the qualified name of what is called
+    items: tuple["Shape", ...] = ()  # list: the elements; call: the positional arguments
+    keys: tuple[tuple[str, "Shape"], ...] = ()  # dict: literal key -> value; call: keyword -> value
+
+
+@dataclass(slots=True)
+class Return:
+    """A ``return`` and what it returns."""
+
+    span: Span
+    value: Shape
+    uses: Uses
+    clauses: tuple[Except, ...] = ()  # the except clauses around it, innermost first
+
+
+@dataclass(slots=True)
+class FunctionFacts:
+    qualname: str  # ``func`` or ``Class.method`` in its module
+    span: Span  # the def's name
+    fail_sites: list[FailSite] = field(default_factory=list)
+    raises: list[Raise] = field(default_factory=list)
+    constructions: list[Construction] = field(default_factory=list)
+    tries: list[Try] = field(default_factory=list)
+    excepts: list[Except] = field(default_factory=list)
+    returns: list[Return] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)  # qualified names of what it calls, in order, once each
+    context_param: Optional[str] = None
+    params: list[str] = field(default_factory=list)  # parameter names: a tool's arguments (FL4xx)
+
+
+# ----- definitions ------------------------------------------------------------------------------
+
+DefinitionKind = Literal["tool", "resource", "prompt"]
+
+
+@dataclass(slots=True)
+class Definition:
+    kind: DefinitionKind
+    name: Optional[str]  # tool/prompt name, resource URI; None when not a literal
+    span: Span  # the decorator / registering call
+    name_span: Span
+    errors: Optional[ContractExpr]  # None: no ``errors=`` keyword
+    errors_arg_span: Optional[Span]  # the whole ``errors=...`` argument
+    handler: Optional[str]  # qualname of the handler function in this module, when known
+    handler_ref: Optional[str] = None  # qualified name when the handler is imported
+    # The name given by a constant (``@tool(NAME)``): its qualified name, for the project view.
+    name_ref: Optional[str] = None
+    call: Optional[CallLayout] = None  # the registering call as written (FL101's fix drops errors=)
+    assumes: Assumptions = ()  # the definer (``tool``, ...) came through a project module
+
+    @property
+    def label(self) -> str:
+        shown = self.name if self.name is not None else "<dynamic>"
+        return f"resource '{shown}'" if self.kind == "resource" else f"{self.kind} '{shown}'"
+
+
+# ----- what a fix that adds a name needs of the file --------------------------------------------
+
+
+@dataclass(slots=True)
+class ImportedName:
+    name: str
+    asname: Optional[str]
+    start: int  # offsets of the alias in the text
+    end: int
+    line: int
+
+
+@dataclass(slots=True)
+class FromImport:
+    """A top-level ``from M import a, b``."""
+
+    module: Optional[str]
+    level: int
+    names: tuple[ImportedName, ...]
+    line: int
+    star: bool
+
+
+@dataclass(slots=True)
+class FileNames:
+    """The file's top-level ``from`` imports and how often each name is bound anywhere in it
+    (every scope, every binding form). Recorded only for files where a fix may add a name
+    (an ``McpError(...)`` FL301 rewrites to its factory)."""
+
+    from_imports: tuple[FromImport, ...]
+    bound: dict[str, int]
+
+
+@dataclass(slots=True)
+class FileFacts:
+    """All a file contributes to the project model."""
+
+    path: str
+    module: Optional[str]
+    imports: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
+    # The module-level names bound to runtime objects (local name -> the runtime's qualified name),
+    # star imports included: what this module re-exports to the project (``Assumptions``).
+    runtime_names: dict[str, str] = field(default_factory=dict)
+    bindings: dict[str, Binding] = field(default_factory=dict)
+    definitions: list[Definition] = field(default_factory=list)
+    functions: dict[str, FunctionFacts] = field(default_factory=dict)
+    suppressions: dict[int, frozenset[str]] = field(default_factory=dict)  # line -> codes/names; "*" = all
+    names: Optional[FileNames] = None

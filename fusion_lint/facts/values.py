@@ -1,0 +1,209 @@
+"""Values, contract entries and contract expressions as written (DESIGN §4 "Contracts", "Codes")."""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from mcp_fusion import JsonRpcErrorCode
+
+from ..positions import Cursor, SpanRegistry
+from .model import (
+    Argument,
+    Assumptions,
+    BadExpr,
+    BadItem,
+    Binding,
+    CallLayout,
+    ConcatExpr,
+    ContractExpr,
+    Entry,
+    EntryField,
+    EntryItem,
+    Item,
+    ListExpr,
+    RefExpr,
+    RefItem,
+    SpreadItem,
+    Value,
+)
+from .names import Names, Scope
+from .syntax import describe, dotted, is_bytes, is_constant_name, string_value
+
+# What cannot be a contract at all, written where one is expected (FL100 rather than FL190).
+_NOT_A_LIST = (
+    cst.Dict, cst.Set, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
+    cst.Integer, cst.Float, cst.Name, cst.DictComp, cst.SetComp, cst.Lambda,
+)  # fmt: skip
+
+
+class Values:
+    def __init__(self, names: Names, spans: SpanRegistry):
+        self.names = names
+        self.spans = spans
+
+    def value(self, node: cst.BaseExpression, at: Cursor) -> Value:
+        span = self.spans.at(node, at)
+        text = string_value(node)
+        if isinstance(text, str):
+            return Value("str", text, span)
+        if text is False:
+            if is_bytes(node):  # the runtime rejects bytes where it takes text
+                return Value("bytes", "bytes", span)
+            return Value("fstring", "an f-string", span)
+        if isinstance(node, cst.Integer):
+            return Value("int", node.evaluated_value, span)
+        if isinstance(node, cst.Float):
+            return Value("float", node.evaluated_value, span)
+        if (
+            isinstance(node, cst.UnaryOperation)
+            and isinstance(node.operator, cst.Minus)
+            and isinstance(node.expression, cst.Integer)
+        ):
+            return Value("int", -node.expression.evaluated_value, span)
+        if is_constant_name(node):
+            assert isinstance(node, cst.Name)
+            if node.value == "None":
+                return Value("none", None, span)
+            return Value("bool", node.value == "True", span)
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            qname = self.names.qualify(node)
+            member = self.names.code_member(qname)
+            if member is not None:
+                return Value("code", member, span)
+            if qname is not None:
+                return Value("ref", qname, span)
+        if isinstance(node, (cst.List, cst.Tuple, cst.Dict, cst.Set)):
+            return Value("collection", describe(node), span)
+        return Value("expr", describe(node), span)
+
+    def code_of(self, node: Optional[cst.CSTNode], scope: Optional[Scope]) -> tuple[Optional[str], Assumptions]:
+        """The member name of the code ``node`` gives (a member through any alias, its int value,
+        or its name as a string), and what recognising it assumed."""
+        if node is None:
+            return None, ()
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            qname = self.names.qualify(node, scope)
+            if qname is None:
+                return None, ()
+            owner, _, member = qname.rpartition(".")
+            api, assumes = self.names.api_of(owner)
+            return (member, assumes) if api == "JsonRpcErrorCode" and member else (None, ())
+        if isinstance(node, cst.Integer) or (
+            isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus)
+            and isinstance(node.expression, cst.Integer)
+        ):  # fmt: skip
+            number = node.evaluated_value if isinstance(node, cst.Integer) else -node.expression.evaluated_value
+            try:
+                return JsonRpcErrorCode(number).name, ()
+            except ValueError:
+                return None, ()
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):  # the envelope's string codes
+            text = string_value(node)
+            return (text, ()) if isinstance(text, str) and text in JsonRpcErrorCode.__members__ else (None, ())
+        return None, ()
+
+    def call_layout(self, call: cst.Call, at: Cursor) -> CallLayout:
+        arguments = tuple(
+            Argument(
+                self.spans.at(arg, at),
+                self.spans.at(arg.value, at),
+                arg.keyword.value if arg.keyword is not None else None,
+                arg.star,
+            )
+            for arg in call.args
+        )
+        return CallLayout(self.spans.at(call, at), self.spans.at(call.func, at), arguments)
+
+    # ----- contract entries -----------------------------------------------------------------------
+
+    def entry_from_call(self, call: cst.Call, at: Cursor, assumes: Assumptions = ()) -> Entry:
+        entry = Entry("call", self.spans.at(call, at), [], assumes=assumes)
+        for arg in call.args:
+            if arg.star or arg.keyword is None:
+                entry.opaque.append(f"{arg.star}{dotted(arg.value) or '...'}" if arg.star else "a positional argument")
+                entry.opaque_span = entry.opaque_span or self.spans.at(arg, at)
+            else:
+                field = EntryField(arg.keyword.value, self.value(arg.value, at), self.spans.at(arg.keyword, at))
+                entry.fields.append(field)
+        return entry
+
+    def entry_from_dict(self, node: cst.Dict, at: Cursor) -> Entry:
+        entry = Entry("dict", self.spans.at(node, at), [])
+        for element in node.elements:
+            if isinstance(element, cst.StarredDictElement):
+                entry.opaque.append(f"**{dotted(element.value) or '...'}")
+                entry.opaque_span = entry.opaque_span or self.spans.at(element, at)
+                continue
+            key = string_value(element.key)
+            if not isinstance(key, str):
+                entry.opaque.append("a non-literal key")
+                entry.opaque_span = entry.opaque_span or self.spans.at(element.key, at)
+                continue
+            entry.fields.append(EntryField(key, self.value(element.value, at), self.spans.at(element.key, at)))
+        return entry
+
+    def contract_call_assumptions(self, node: cst.CSTNode) -> Optional[Assumptions]:
+        """None when ``node`` is no ``ErrorContract(...)``, else what recognising it assumed
+        (nothing for the runtime's own; a re-export through a project module otherwise)."""
+        if not isinstance(node, cst.Call):
+            return None
+        api, assumes = self.names.api_of(self.names.qualify(node.func))
+        return assumes if api == "ErrorContract" else None
+
+    def contract_item(self, node: cst.BaseElement, at: Cursor) -> Item:
+        value = node.value
+        if isinstance(node, cst.StarredElement):
+            return SpreadItem(self.contract_expr(value, at), self.spans.at(node, at))
+        assumes = self.contract_call_assumptions(value)
+        if assumes is not None:
+            assert isinstance(value, cst.Call)
+            return EntryItem(self.entry_from_call(value, at, assumes))
+        if isinstance(value, cst.Dict):
+            return EntryItem(self.entry_from_dict(value, at))
+        if isinstance(value, (cst.Name, cst.Attribute)) and not is_constant_name(value):
+            qname = self.names.qualify(value)
+            if qname is not None:
+                return RefItem(qname, self.spans.at(value, at))
+        invalid = not isinstance(value, (cst.Call, cst.Subscript, cst.Attribute, cst.Name, cst.IfExp))
+        if isinstance(value, cst.Call):
+            # A runtime object that is not ErrorContract (say ``tool_error(...)``) is surely wrong.
+            invalid = self.names.runtime_api(self.names.qualify(value.func)) is not None
+        return BadItem(describe(value), self.spans.at(value, at), invalid)
+
+    def contract_expr(self, node: cst.BaseExpression, at: Cursor) -> ContractExpr:
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return ListExpr([self.contract_item(e, at) for e in node.elements], self.spans.at(node, at))
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+            parts = [self.contract_expr(node.left, at), self.contract_expr(node.right, at)]
+            return ConcatExpr(parts, self.spans.at(node, at))
+        if isinstance(node, cst.Call) and dotted(node.func) in ("list", "tuple") and len(node.args) == 1:
+            return self.contract_expr(node.args[0].value, at)
+        if isinstance(node, (cst.Name, cst.Attribute)) and not is_constant_name(node):
+            qname = self.names.qualify(node)
+            if qname is not None:
+                return RefExpr(qname, self.spans.at(node, at))
+        if self.contract_call_assumptions(node) == ():
+            return BadExpr("a single ErrorContract (wrap it in a list)", self.spans.at(node, at), True)
+        return BadExpr(describe(node), self.spans.at(node, at), isinstance(node, _NOT_A_LIST))
+
+    def binding(self, node: cst.BaseExpression, at: Cursor) -> Optional[Binding]:
+        """What a module-level ``NAME = <node>`` contributes for other definitions to resolve."""
+        if isinstance(node, (cst.List, cst.Tuple, cst.BinaryOperation)):
+            if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.Add):
+                return None
+            return self.contract_expr(node, at)
+        assumes = self.contract_call_assumptions(node)
+        if assumes is not None:
+            assert isinstance(node, cst.Call)
+            return self.entry_from_call(node, at, assumes)
+        if isinstance(node, cst.Dict):
+            return self.entry_from_dict(node, at)
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.UnaryOperation)):
+            return self.value(node, at)
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            qname = self.names.qualify(node)
+            if qname is not None and self.names.code_member(qname) is None:
+                return RefExpr(qname, self.spans.at(node, at))
+            return self.value(node, at)
+        return None

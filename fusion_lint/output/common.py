@@ -1,0 +1,71 @@
+"""What every reporter shares: paths as the user sees them, the summary lines, source excerpts."""
+from __future__ import annotations
+
+import os
+
+from ..diagnostics import Diagnostic, Report
+
+
+def display_path(path: str) -> str:
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return path
+    return path if relative.startswith("..") else relative
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def summary(report: Report) -> str:
+    files = len({d.path for d in report.diagnostics})
+    checked = f"{plural(report.files_checked, 'file')} checked"
+    if not report.diagnostics:
+        return f"All checks passed ({checked})."
+    return (
+        f"Found {plural(report.errors, 'error')}, {plural(report.warnings, 'warning')} in "
+        f"{plural(files, 'file')} ({checked})."
+    )
+
+
+def source_excerpt(report: Report, diagnostic: Diagnostic) -> list[str]:
+    text = report.texts.get(diagnostic.path)
+    if text is None:
+        try:
+            with open(diagnostic.path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except OSError:
+            return []
+    lines = text.splitlines()
+    if not 1 <= diagnostic.span.line <= len(lines):
+        return []
+    line = lines[diagnostic.span.line - 1]
+    number = str(diagnostic.span.line)
+    end = diagnostic.span.end_col if diagnostic.span.end_line == diagnostic.span.line else len(line)
+    width = max(1, end - diagnostic.span.col)
+    return [
+        f"  {number} | {line}",
+        f"  {' ' * len(number)} | {' ' * diagnostic.span.col}{'^' * width}",
+    ]
+
+
+def summary_lines(report: Report) -> list[str]:
+    """The closing lines: the counts, then how many findings ``--fix`` can fix."""
+    lines = [summary(report)]
+    fixable = sum(1 for d in report.diagnostics if d.fix is not None and d.fix.applicability == "safe")
+    unsafe = sum(1 for d in report.diagnostics if d.fix is not None and d.fix.applicability == "unsafe")
+    if fixable:
+        extra = f" ({unsafe} more with --unsafe-fixes)" if unsafe else ""
+        lines.append(f"{fixable} fixable with --fix{extra}.")
+    elif unsafe:
+        lines.append(f"{unsafe} fixable with --fix --unsafe-fixes.")
+    return lines
+
+
+def statistics_lines(report: Report) -> list[str]:
+    counts: dict[tuple[str, str], int] = {}
+    for diagnostic in report.diagnostics:
+        key = (diagnostic.code, diagnostic.name)
+        counts[key] = counts.get(key, 0) + 1
+    return [f"{count:>5}  {code}  {name}" for (code, name), count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]

@@ -1,0 +1,116 @@
+"""``sarif``: SARIF 2.1.0 with one run, for GitHub code scanning (DESIGN §7).
+
+Statistics go into the run's own counting fields, never as stray text: the document stays one
+well-formed SARIF log whatever the flags.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Optional
+from urllib.parse import quote
+
+from .. import __version__
+from ..diagnostics import Diagnostic, Report
+from ..rules import Rule, all_rules
+from .common import display_path, source_excerpt
+
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+INFORMATION_URI = "https://github.com/fusion-lint/fusion-lint"
+SOURCE_ROOT = "%SRCROOT%"
+
+
+def _reported_rules(report: Report) -> list[type[Rule]]:
+    """The rules that ran, plus any that reported anyway (FL999 always can), in code order."""
+    codes = set(report.enabled) | {d.code for d in report.diagnostics}
+    by_code = {rule.code: rule for rule in all_rules()}
+    return [by_code[code] for code in sorted(codes) if code in by_code]
+
+
+def _sarif_rule(rule: type[Rule]) -> dict:
+    described = {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.why},
+        "helpUri": rule.url(),
+        "help": {"text": f"{rule.summary}\n\nWhy: {rule.why}" + (f"\n\nFix: {rule.fix}" if rule.fix else "")},
+        "defaultConfiguration": {"level": rule.severity, "enabled": rule.default_enabled},
+    }
+    return described
+
+
+def _artifact_location(path: str) -> dict:
+    """A URI relative to the working directory (the checkout root in CI), as code scanning expects;
+    a file outside it keeps an absolute ``file:`` URI."""
+    relative = display_path(path)
+    if os.path.isabs(relative):
+        return {"uri": Path(relative).as_uri()}
+    return {"uri": quote(Path(relative).as_posix()), "uriBaseId": SOURCE_ROOT}
+
+
+def _sarif_region(report: Report, diagnostic: Diagnostic, show_source: bool) -> dict:
+    span = diagnostic.span
+    line = max(span.line, 1)
+    end_line = max(span.end_line, line)
+    end_col = span.end_col if end_line > line or span.end_col >= span.col else span.col
+    region = {"startLine": line, "startColumn": span.col + 1, "endLine": end_line, "endColumn": end_col + 1}
+    if show_source:
+        excerpt = source_excerpt(report, diagnostic)
+        if excerpt:
+            region["snippet"] = {"text": excerpt[0].split(" | ", 1)[1]}
+    return region
+
+
+def _sarif_fix(diagnostic: Diagnostic, location: dict) -> Optional[list[dict]]:
+    if diagnostic.fix is None:
+        return None
+    # Offsets are code points into the decoded text, which is what charOffset counts under
+    # columnKind "unicodeCodePoints".
+    replacements = [
+        {"deletedRegion": {"charOffset": edit.start, "charLength": edit.end - edit.start},
+         "insertedContent": {"text": edit.content}}
+        for edit in diagnostic.fix.edits
+    ]  # fmt: skip
+    return [{
+        "description": {"text": f"{diagnostic.fix.message} ({diagnostic.fix.applicability})"},
+        "artifactChanges": [{"artifactLocation": location, "replacements": replacements}],
+    }]  # fmt: skip
+
+
+def sarif(report: Report, *, show_source: bool = False, quiet: bool = False, statistics: bool = False) -> str:
+    rules = _reported_rules(report)
+    index = {rule.code: position for position, rule in enumerate(rules)}
+    results = []
+    for diagnostic in report.diagnostics:
+        location = _artifact_location(diagnostic.path)
+        result = {
+            "ruleId": diagnostic.code,
+            "ruleIndex": index[diagnostic.code],
+            "level": diagnostic.severity,
+            "message": {"text": diagnostic.message},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": location,
+                "region": _sarif_region(report, diagnostic, show_source),
+            }}],
+        }  # fmt: skip
+        fixes = _sarif_fix(diagnostic, location)
+        if fixes:
+            result["fixes"] = fixes
+        results.append(result)
+    run: dict = {
+        "tool": {"driver": {"name": "fusion-lint", "version": __version__, "semanticVersion": __version__,
+                            "informationUri": INFORMATION_URI, "rules": [_sarif_rule(r) for r in rules]}},
+        "originalUriBaseIds": {SOURCE_ROOT: {"uri": Path(os.getcwd()).as_uri().rstrip("/") + "/"}},
+        "columnKind": "unicodeCodePoints",
+        "invocations": [{"executionSuccessful": True}],
+        "results": results,
+    }  # fmt: skip
+    if statistics:
+        counts: dict[str, int] = {}
+        for diagnostic in report.diagnostics:
+            counts[diagnostic.code] = counts.get(diagnostic.code, 0) + 1
+        run["properties"] = {"filesChecked": report.files_checked, "resultCountsByRule": dict(sorted(counts.items()))}
+    document = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,71 @@
+"""Resolving the project before any rule runs (DESIGN §2.1).
+
+Every definition of the analysed files gets its contract (entries with resolved values), its
+handler and its reach; every entry learns which definitions hold it, every reached function
+which definitions reach it; the tool vocabulary is collected. Files the resolution needs (a shared
+contract module, a service) are loaded here, through the index — never later, by a rule.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from .contracts import ContractResolver
+from .index import ProjectIndex
+from .view import FunctionView, ProjectView, Reached, ResolvedDefinition, Vocabulary
+
+
+def resolve(index: ProjectIndex, recovery_min_words: int, runtime_modules: tuple[str, ...]) -> ProjectView:
+    """The resolved project: every definition of the analysed files, and what they reach."""
+    contracts = ContractResolver(index)
+    definitions: list[ResolvedDefinition] = []
+    for definition, path in list(index.all_definitions()):
+        handler = index.handler(definition, path)
+        reach = index.reach(*handler) if handler is not None else []
+        resolved = ResolvedDefinition(definition, path, contracts.contract(definition, path),
+                                      reach[0] if reach else None, reach)  # fmt: skip
+        definitions.append(resolved)
+        seen: set[int] = set()
+        for entry in resolved.contract.entries:
+            if id(entry) not in seen:  # an entry spread twice into one contract: one holder
+                seen.add(id(entry))
+                entry.holders.append(resolved)
+    functions: dict[tuple[str, str], FunctionView] = {}
+    for resolved in definitions:
+        for reached in resolved.reach:
+            view = functions.get((reached.path, reached.function.qualname))
+            if view is None:
+                view = functions[(reached.path, reached.function.qualname)] = FunctionView(reached.function, reached.path)
+            view.reached_by.append((resolved, reached.depth))
+            if reached.depth == 0:
+                view.handler_of.append(resolved)
+    return ProjectView(
+        definitions=definitions,
+        entries=list(contracts.entries.values()),
+        functions=list(functions.values()),
+        vocabulary=vocabulary(definitions),
+        files=index.files,
+        recovery_min_words=recovery_min_words,
+        runtime_modules=runtime_modules,
+    )
+
+
+def vocabulary(definitions: list[ResolvedDefinition]) -> Vocabulary:
+    """What the model can name: every tool's name, its handler's arguments, the declared reasons."""
+    tools: set[str] = set()
+    arguments: set[str] = set()
+    reasons: set[str] = set()
+    all_named = True
+    for resolved in definitions:
+        definition = resolved.definition
+        if definition.kind == "tool":
+            if definition.name is None:
+                all_named = False
+            else:
+                tools.add(definition.name)
+        handler: Optional[Reached] = resolved.handler
+        if handler is not None:
+            function = handler.function
+            arguments.update(p for p in function.params if p != function.context_param)
+        reasons.update(entry.reason for entry in resolved.contract.entries if entry.reason is not None)
+    arguments -= {"self", "cls"}
+    return Vocabulary(frozenset(tools), frozenset(arguments), frozenset(reasons), all_named)

@@ -1,0 +1,170 @@
+"""The resolved project as the rules see it: plain data, every value a rule may ask already known.
+
+``resolve`` builds it; rules read it and nothing else (no file is read or parsed once it exists),
+and the fixes they describe are built from it and the text of the file they edit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Optional
+
+from mcp_fusion import JsonRpcErrorCode
+
+from ..diagnostics import Span
+from ..facts.model import BadExpr, BadItem, Definition, Entry, EntryField, FileFacts, FunctionFacts, Value
+
+
+@dataclass
+class Reached:
+    function: FunctionFacts
+    path: str
+    depth: int  # 0: the handler itself; its direct callee is 1
+
+
+@dataclass(eq=False)
+class ResolvedEntry:
+    """A contract entry with its fields' values resolved (constants, imports, re-exported codes).
+
+    ``holders`` are the definitions whose contract holds it (a shared constant serves several),
+    in the project's order; ``index`` is its position in the first holder's contract."""
+
+    entry: Entry
+    path: str  # the file it is written in
+    fields: list[tuple[EntryField, Value]]  # every field as written, with its resolved value
+    holders: list["ResolvedDefinition"] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.values: dict[str, Value] = {}  # field name -> resolved value (the first, when written twice)
+        for written, value in self.fields:
+            self.values.setdefault(written.name, value)
+
+    def get(self, name: str) -> Optional[Value]:
+        return self.values.get(name)
+
+    @property
+    def reason(self) -> Optional[str]:
+        value = self.values.get("reason")
+        return str(value.value) if value is not None and value.kind == "str" else None
+
+    @property
+    def code(self) -> Optional[str]:
+        """The declared code's member name, when known (``JsonRpcErrorCode.X`` or its int)."""
+        value = self.values.get("code")
+        if value is not None and value.kind == "code":
+            return str(value.value)
+        if value is not None and value.kind == "int":
+            return CODE_NAMES.get(value.value)  # type: ignore[arg-type]
+        return None
+
+    @property
+    def thrown_by(self) -> Optional[str]:
+        value = self.values.get("thrown_by")
+        return str(value.value) if value is not None and value.kind == "str" else None
+
+
+@dataclass(eq=False)
+class ResolvedContract:
+    """A definition's contract, resolved across files.
+
+    ``complete`` is False when part of it could not be resolved statically: the rules that need the
+    whole contract (§5.2) are then skipped and FL190 says so.
+    """
+
+    declared: bool
+    entries: list[ResolvedEntry] = field(default_factory=list)
+    wrong_type: Optional[tuple[BadExpr, str]] = None  # FL100
+    empty_literal: bool = False  # FL101: ``errors=[]`` written at the definition
+    bad_items: list[tuple[BadItem, str]] = field(default_factory=list)  # FL102
+    # FL190: (what could not be resolved, as a noun phrase; where; path)
+    unresolved: list[tuple[str, Span, str]] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return self.declared and self.wrong_type is None and not self.unresolved
+
+    @cached_property
+    def reasons_and_codes_known(self) -> bool:
+        """Every entry's reason and code are statically known (or plainly wrong, which FL1xx
+        reports). ``reason=REASONS.X`` or ``**COMMON`` hide them: comparing a handler with such a
+        contract would guess."""
+        for resolved in self.entries:
+            for name in ("reason", "code"):
+                value = resolved.get(name)
+                if (value is None and resolved.entry.opaque) or (value is not None and value.kind in UNRESOLVED_KINDS):
+                    return False
+        return True
+
+    @property
+    def checkable(self) -> bool:
+        """Whether the §5.2 rules may compare a handler with this contract."""
+        return self.complete and self.reasons_and_codes_known
+
+    @property
+    def files(self) -> set[str]:
+        """The files this contract is written in (where its diagnostics land)."""
+        written = {entry.path for entry in self.entries} | {path for _, path in self.bad_items}
+        written |= {path for _, _, path in self.unresolved}
+        if self.wrong_type is not None:
+            written.add(self.wrong_type[1])
+        return written
+
+
+@dataclass(eq=False)
+class ResolvedDefinition:
+    definition: Definition
+    path: str
+    contract: ResolvedContract
+    handler: Optional[Reached]  # depth 0 of ``reach``; None when the handler cannot be found
+    reach: list[Reached]
+
+    @property
+    def label(self) -> str:
+        return self.definition.label
+
+    @property
+    def kind(self) -> str:
+        return self.definition.kind
+
+
+@dataclass(eq=False)
+class FunctionView:
+    """A function some definition reaches, with every definition that reaches it."""
+
+    function: FunctionFacts
+    path: str
+    handler_of: list[ResolvedDefinition] = field(default_factory=list)  # depth 0
+    reached_by: list[tuple[ResolvedDefinition, int]] = field(default_factory=list)  # (definition, depth)
+
+
+@dataclass(frozen=True, eq=False)
+class Vocabulary:
+    """What the model can name in a hint: the project's tools and the arguments they take."""
+
+    tools: frozenset[str]
+    arguments: frozenset[str]
+    reasons: frozenset[str]
+    all_tools_named: bool  # False: some tool's name is not a literal, so the set is incomplete
+    # What the recovery rules learn about each text, so a text shared by many entries is read once.
+    scans: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    @cached_property
+    def sorted_tools(self) -> list[str]:
+        return sorted(self.tools)
+
+
+@dataclass(eq=False)
+class ProjectView:
+    """Everything the rules may look at, resolved."""
+
+    definitions: list[ResolvedDefinition]  # every definition of the analysed files, in order
+    entries: list[ResolvedEntry]  # every distinct entry some contract holds, in order of first use
+    functions: list[FunctionView]  # every function some definition reaches, in order of first reach
+    vocabulary: Vocabulary
+    files: dict[str, FileFacts]
+    recovery_min_words: int = 5
+    runtime_modules: tuple[str, ...] = ("mcp_fusion",)
+
+
+UNRESOLVED_KINDS = ("ref", "expr")  # values a field holds that could not be resolved statically
+CODE_NAMES = {int(member): member.name for member in JsonRpcErrorCode}

@@ -1,0 +1,122 @@
+"""What several rules share: how entries and values are named in messages, the reach of a
+definition, the snake_case form of a reason, and the preludes of the examples."""
+from __future__ import annotations
+
+import re
+from typing import Iterator, Optional
+
+from mcp_fusion import BASELINE_CODES, FACTORY_CODES
+
+from ..facts.model import FailSite, Raise, Value
+from ..project.view import UNRESOLVED_KINDS, ResolvedDefinition, ResolvedEntry
+from . import Finding
+
+BASELINE = frozenset(code.name for code in BASELINE_CODES)
+FACTORY_FOR_CODE = {code.name: name for name, code in FACTORY_CODES.items()}
+CODED_RAISES = ("mcp_error", "factory", "tool_error")
+REASON_FORMAT = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+
+# ----- the preludes the harness puts before every example (hidden in the docs) --------------------
+
+SHAPE_PRELUDE = "from mcp_fusion import tool, prompt, resource, ErrorContract, JsonRpcErrorCode\n"
+HANDLER_PRELUDE = (
+    "import asyncio\n"
+    "from mcp_fusion import tool, ErrorContract, JsonRpcErrorCode, Context, McpError, not_found, conflict\n"
+    'ENTRIES = [ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice", '
+    'recovery="Call list_invoices to find a valid id.")]\n'
+)
+RECOVERY_PRELUDE = (
+    "from mcp_fusion import tool, ErrorContract, JsonRpcErrorCode, Context\n"
+    "@tool(\"list_invoices\")\nasync def list_invoices(customer_id: str) -> list:\n    return []\n"
+)
+
+
+# ----- how things are named in messages ----------------------------------------------------------
+
+
+def entry_label(entry: ResolvedEntry) -> str:
+    """``entry 'no_match'``, or ``entry #2`` (its place in the first contract that holds it) when
+    it has no literal reason."""
+    reason = entry.entry.get("reason")
+    if reason is not None and reason.value.kind == "str" and reason.value.value:
+        return f"entry '{reason.value.value}'"
+    index = 0
+    if entry.holders:
+        index = next((i for i, held in enumerate(entry.holders[0].contract.entries) if held is entry), 0)
+    return f"entry #{index + 1}"
+
+
+def kind_phrase(value: Value) -> str:
+    """A value's kind as a message says it: 'a string', 'an int', 'None', 'a dict'."""
+    return {
+        "str": "a string",
+        "fstring": "an f-string",
+        "bytes": "bytes",
+        "int": "an int",
+        "float": "a float",
+        "bool": "a bool",
+        "none": "None",
+        "code": "a code",
+        "collection": str(value.value),
+    }.get(value.kind, str(value.value))
+
+
+def recovery(entry: ResolvedEntry) -> Optional[Value]:
+    """The entry's recovery when it is a text that says something (constants resolved)."""
+    value = entry.get("recovery")
+    return value if value is not None and value.kind == "str" and str(value.value).strip() else None
+
+
+def listing(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def snake_case(text: str) -> str:
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text.strip())
+    text = re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").lower()
+    text = re.sub(r"_+", "_", text)
+    if not text or not text[0].isalpha():
+        text = "reason_" + text
+    return text
+
+
+def text_required(entry: ResolvedEntry, field_name: str, what: str) -> Iterator[Finding]:
+    """A text field (``when``, ``recovery``) that is missing or not a string."""
+    value = entry.get(field_name)
+    if value is None:
+        if not entry.entry.opaque:
+            yield Finding(entry.entry.span, f"{entry_label(entry)} has no {field_name}; add {field_name}=\"{what}\"",
+                          entry.path)  # fmt: skip
+    elif value.kind not in ("str", "fstring", *UNRESOLVED_KINDS):
+        yield Finding(value.span, f"{entry_label(entry)}: {field_name} must be a string, got {kind_phrase(value)}",
+                      entry.path)  # fmt: skip
+
+
+# ----- what a definition's handler reaches --------------------------------------------------------
+
+
+def fail_sites(definition: ResolvedDefinition, depth: Optional[int] = None) -> Iterator[tuple[FailSite, str]]:
+    for reached in definition.reach:
+        if depth is None or reached.depth == depth:
+            for site in reached.function.fail_sites:
+                yield site, reached.path
+
+
+def raises(definition: ResolvedDefinition, depth: Optional[int] = None) -> Iterator[tuple[Raise, str]]:
+    for reached in definition.reach:
+        if depth is None or reached.depth == depth:
+            for site in reached.function.raises:
+                yield site, reached.path
+
+
+def named_reasons(definition: ResolvedDefinition) -> set[str]:
+    """Reasons something in reach names: literal ``ctx.fail``/``recovery_for``, or a raise's data."""
+    named = {site.reason for site, _ in fail_sites(definition) if site.reason is not None}
+    named |= {site.data_reason for site, _ in raises(definition) if site.data_reason is not None}
+    return named
+
+
+def handler_checkable(definition: ResolvedDefinition) -> bool:
+    """§5.2 scope: a handler to compare, and a contract that resolved with its reasons and codes."""
+    return definition.handler is not None and definition.contract.checkable

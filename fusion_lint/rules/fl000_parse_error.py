@@ -1,0 +1,20 @@
+"""FL000 parse-error: the file cannot be parsed."""
+from __future__ import annotations
+
+from . import Example, Rule, register
+
+
+@register
+class ParseError(Rule):
+    code, name, severity = "FL000", "parse-error", "error"
+    summary = "The file cannot be parsed (CPython's message, or libcst's when only libcst rejects it)."
+    why = (
+        "A file that does not parse cannot be checked; it is reported once and every other file is still "
+        "linted. CPython's parser gates libcst's, so hostile inputs are rejected in milliseconds."
+    )
+    limits = (
+        "Reported by the engine for the whole file: a line suppression cannot silence it. A file that never "
+        "mentions the runtime is not parsed at all, so its syntax errors are not reported."
+    )
+    prelude = "from mcp_fusion import tool\n"
+    INVALID = (Example("def broken(:  # error: FL000 \"syntax error\"\n    pass\n"),)

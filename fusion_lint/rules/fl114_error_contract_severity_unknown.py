@@ -1,0 +1,50 @@
+"""FL114 error-contract-severity-unknown: ``severity`` is not a log level the runtime knows."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from mcp_fusion import SEVERITIES
+
+from ..project.view import UNRESOLVED_KINDS
+from . import Example, Finding, Rule, register
+from ._shared import SHAPE_PRELUDE, entry_label, kind_phrase
+
+
+@register
+class ErrorContractSeverityUnknown(Rule):
+    code, name, severity = "FL114", "error-contract-severity-unknown", "error"
+    summary = f"`severity` is not one of {', '.join(SEVERITIES)}."
+    why = "The severity is the log level of the failure record; the runtime rejects any other value."
+    prelude = SHAPE_PRELUDE
+    VALID = (
+        '''
+@tool("get_invoice", errors=[
+    ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
+                  recovery="Call list_invoices to find a valid invoice id.", severity="warning"),
+])
+async def get_invoice(invoice_id: str):
+    return {}
+''',
+    )
+    INVALID = (
+        Example('''
+@tool("get_invoice", errors=[
+    ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
+                  recovery="Call list_invoices to find a valid invoice id.", severity="WARN"),  # error: FL114 "'WARN'"
+])
+async def get_invoice(invoice_id: str):
+    return {}
+'''),
+    )
+
+    def check_entry(self, entry, project) -> Iterable[Finding]:
+        value = entry.get("severity")
+        if value is None or value.kind in ("none", *UNRESOLVED_KINDS):
+            return
+        if value.kind != "str" or value.value not in SEVERITIES:
+            shown = repr(value.value) if value.kind == "str" else kind_phrase(value)
+            yield Finding(
+                value.span,
+                f"{entry_label(entry)}: severity {shown} is not one of {', '.join(SEVERITIES)} (case-sensitive)",
+                entry.path,
+            )

@@ -1,0 +1,35 @@
+"""FL117 prompt-error-contract: a prompt declares ``errors=``."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from . import Example, Finding, Rule, register
+from ._shared import SHAPE_PRELUDE
+
+
+@register
+class PromptErrorContract(Rule):
+    code, name, severity = "FL117", "prompt-error-contract", "error"
+    summary = "A prompt declares `errors=`."
+    why = "Prompts declare no contract: `prompt()` takes no `errors` and the definition fails at import."
+    prelude = SHAPE_PRELUDE
+    VALID = (
+        '''
+@prompt("summarize")
+def summarize(text: str) -> str:
+    return text
+''',
+    )
+    INVALID = (
+        Example('''
+@prompt("summarize", errors=[])  # error: FL117 "prompts declare no error contract"
+def summarize(text: str) -> str:
+    return text
+'''),
+    )
+
+    def check_definition(self, definition, project) -> Iterable[Finding]:
+        if definition.kind == "prompt" and definition.definition.errors_arg_span is not None:
+            yield Finding(definition.definition.errors_arg_span,
+                          "prompts declare no error contract; remove errors= (model failures in the tools it uses)",
+                          definition.path)  # fmt: skip

@@ -1,0 +1,104 @@
+"""FL190 error-contract-unresolved: what cannot be resolved statically, and which checks it skipped."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from mcp_fusion import CONTRACT_FIELDS
+
+from ..project.view import UNRESOLVED_KINDS
+from . import Example, Finding, Rule, register
+from ._shared import SHAPE_PRELUDE, entry_label
+
+HANDLER_CHECKS = "the handler checks FL200-FL204, FL206 and FL207"
+
+
+@register
+class ErrorContractUnresolved(Rule):
+    code, name, severity = "FL190", "error-contract-unresolved", "warning"
+    summary = "The contract, a field or a reason cannot be resolved statically; the rules that need it were skipped."
+    why = (
+        "A check that cannot see the value is skipped rather than guessed: this says which, so a silent "
+        "pass is never mistaken for a verified contract."
+    )
+    limits = (
+        "Resolved statically: list and tuple literals, `A + B`, `[*SHARED, ...]`, module-level constants of the "
+        "project (imported or not), dict literals; anything computed at run time is reported here."
+    )
+    prelude = SHAPE_PRELUDE
+    VALID = (
+        '''
+SHARED = [
+    ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
+                  recovery="Call list_invoices to find a valid invoice id."),
+]
+
+@tool("get_invoice", errors=[*SHARED])
+async def get_invoice(invoice_id: str):
+    return {}
+''',
+    )
+    INVALID = (
+        Example('''
+@tool("get_invoice", errors=build_errors())  # error: FL190 "FL200"
+async def get_invoice(invoice_id: str):
+    return {}
+'''),
+        Example('''
+@tool("get_invoice", errors=[
+    *UNKNOWN_THING,  # error: FL190 "cannot be resolved"
+    ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
+                  recovery=make_hint()),  # error: FL190 "recovery"
+])
+async def get_invoice(invoice_id: str):
+    return {}
+'''),
+    )
+
+    def check_definition(self, definition, project) -> Iterable[Finding]:
+        if definition.kind == "prompt":
+            return
+        contract = definition.contract
+        for what, span, path in contract.unresolved:
+            yield Finding(
+                span,
+                f"{what} cannot be resolved statically, so {HANDLER_CHECKS} were skipped for this definition; "
+                "declare the contract as a list literal or a module-level constant of the project",
+                path,
+            )
+        if contract.complete:
+            for reached in definition.reach:
+                for site in reached.function.fail_sites:
+                    if site.reason is None:
+                        yield Finding(
+                            site.reason_span or site.span,  # the reason that is not a literal
+                            f"ctx.{site.method}() is called with a reason that is not a literal; "
+                            "error-contract-unthrown (FL202) was skipped for this definition",
+                            reached.path,
+                        )
+
+    def check_entry(self, entry, project) -> Iterable[Finding]:
+        if entry.entry.opaque:
+            hidden = [name for name in ("reason", "code") if entry.entry.get(name) is None]
+            also = f", and {HANDLER_CHECKS} for this definition" if hidden else ""
+            yield Finding(
+                entry.entry.opaque_span or entry.entry.span,  # the spread (or argument) that hides the fields
+                f"{entry_label(entry)}: fields passed as {', '.join(entry.entry.opaque)} cannot be checked "
+                f"statically; the missing-field checks were skipped for it{also}; write the fields out",
+                entry.path,
+            )
+        for entry_field, value in entry.fields:
+            if entry_field.name not in CONTRACT_FIELDS:
+                continue
+            # An f-string recovery is text only known at run time: its checks (FL111, FL112, FL4xx)
+            # cannot run. (An f-string reason is FL106's; an f-string ``when`` is text whose only
+            # check, "not empty", its literal parts settle.)
+            dynamic_recovery = value.kind == "fstring" and entry_field.name == "recovery"
+            if value.kind in UNRESOLVED_KINDS or dynamic_recovery:
+                what = f"'{value.value}'" if value.kind == "ref" else str(value.value)
+                also = f" and {HANDLER_CHECKS}" if entry_field.name in ("reason", "code") else ""
+                yield Finding(
+                    value.span,
+                    f"{entry_label(entry)}: {entry_field.name} is {what}, which cannot be resolved statically; the "
+                    f"{entry_field.name} checks{also} were skipped; use a literal or a module-level constant",
+                    entry.path,
+                )

@@ -1,0 +1,62 @@
+"""FL200 error-contract-conformance: an undeclared, non-baseline code is raised."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from . import Example, Finding, Rule, register
+from ._shared import BASELINE, CODED_RAISES, HANDLER_PRELUDE, handler_checkable, raises
+
+
+@register
+class ErrorContractConformance(Rule):
+    code, name, severity = "FL200", "error-contract-conformance", "warning"
+    summary = "The handler, or code it calls, raises a non-baseline code the contract does not declare."
+    why = (
+        "Clients and agents plan around the declared failure surface; an undeclared code is a failure "
+        "nobody prepared for, with no reason and no recovery hint."
+    )
+    options = "`follow-calls` (default 3): how deep calls from the handler are followed."
+    prelude = HANDLER_PRELUDE
+    VALID = (
+        '''
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context):
+    raise ctx.fail("no_match")
+''',
+        # Baseline codes (SERVICE_UNAVAILABLE, TIMEOUT, ...) never need declaring.
+        '''
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context):
+    from mcp_fusion import service_unavailable
+    raise service_unavailable("Upstream down")
+''',
+    )
+    INVALID = (
+        Example('''
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context):
+    raise conflict("Invoice is locked")  # error: FL200 "CONFLICT"
+'''),
+        Example('''
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context):
+    helper()
+
+def helper():
+    raise McpError(JsonRpcErrorCode.FORBIDDEN, "no")  # error: FL200 "FORBIDDEN"
+'''),
+    )
+
+    def check_definition(self, definition, project) -> Iterable[Finding]:
+        if not handler_checkable(definition):
+            return
+        codes = {entry.code for entry in definition.contract.entries if entry.reason is not None and entry.code}
+        for site, path in raises(definition):
+            if site.kind in CODED_RAISES and site.code and site.code not in BASELINE and site.code not in codes:
+                listed = ", ".join(sorted(codes)) or "none"
+                yield Finding(
+                    site.span,
+                    f"raises {site.code}, which its contract does not declare (declared: {listed}); declare an "
+                    f"ErrorContract with code=JsonRpcErrorCode.{site.code} or raise a declared failure",
+                    path,
+                )

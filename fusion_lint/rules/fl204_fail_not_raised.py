@@ -1,0 +1,67 @@
+"""FL204 fail-not-raised: the error ``ctx.fail`` returns is discarded."""
+from __future__ import annotations
+
+from functools import partial
+from typing import Iterable, Optional
+
+from ..diagnostics import Edit, Fix
+from ..edits import line_start, valid_span
+from ..facts.model import FailSite
+from . import Example, Finding, Rule, register
+from ._shared import HANDLER_PRELUDE, fail_sites, handler_checkable
+
+
+@register
+class FailNotRaised(Rule):
+    code, name, severity = "FL204", "fail-not-raised", "error"
+    summary = "The result of `ctx.fail(...)` is discarded: nothing is raised."
+    why = "`ctx.fail` returns the error so the handler can `raise` it; called alone, the tool carries on as if nothing failed."
+    fix = "Inserts `raise ` before the call."
+    fix_safety = "safe"
+    limits = "No fix where `raise` cannot go before the call (`await ctx.fail(...)`, a parenthesized call)."
+    prelude = HANDLER_PRELUDE
+    VALID = (
+        '''
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context):
+    error = ctx.fail("no_match")
+    raise error
+''',
+    )
+    INVALID = (
+        Example(
+            '''
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context):
+    ctx.fail("no_match")  # error: FL204 "raise ctx.fail"
+''',
+            fixed='''
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context):
+    raise ctx.fail("no_match")  # error: FL204 "raise ctx.fail"
+''',
+        ),
+    )
+
+    def check_definition(self, definition, project) -> Iterable[Finding]:
+        if not handler_checkable(definition):
+            return
+        for site, path in fail_sites(definition):
+            if site.method == "fail" and site.usage == "discarded":
+                yield Finding(
+                    site.span,
+                    "the error ctx.fail() returns is discarded, so nothing fails; write raise ctx.fail(...)",
+                    path,
+                    partial(insert_raise, site=site),
+                )
+
+
+def insert_raise(text: str, *, site: FailSite) -> Optional[Fix]:
+    """``raise `` before a ``ctx.fail(...)`` expression statement. Only where the call starts the
+    statement (after an indent, ``;`` or a one-line ``if x:``)."""
+    if not valid_span(text, site.span):
+        return None
+    before = text[line_start(text, site.span.start) : site.span.start].rstrip()
+    if before and before[-1] not in ";:":
+        return None
+    return Fix("Raise the error", [Edit(site.span.start, site.span.start, "raise ")])

@@ -1,0 +1,77 @@
+"""FL302 preserve-cause-on-rethrow: raising inside ``except E as e:`` without the cause."""
+from __future__ import annotations
+
+from functools import partial
+from typing import Iterable, Optional
+
+from ..diagnostics import Edit, Fix
+from ..edits import valid_span
+from ..facts.model import Raise
+from . import Example, Finding, Rule, register
+from ._shared import HANDLER_PRELUDE
+
+
+def caught_name(site: Raise) -> str:
+    """The name the innermost enclosing except clause binds ("" when unnamed or none)."""
+    return site.clauses[0].name if site.clauses else ""
+
+
+@register
+class PreserveCauseOnRethrow(Rule):
+    code, name, severity = "FL302", "preserve-cause-on-rethrow", "warning"
+    summary = "Inside `except E as e:`, an McpError is raised without `from e` or `cause=e`."
+    why = "The cause is what the traceback in the server log shows; dropping it hides the real failure from whoever debugs it."
+    fix = "Appends `from <e>` to the raise."
+    fix_safety = "safe"
+    limits = "`raise ... from None` is an explicit decision and never reported."
+    prelude = HANDLER_PRELUDE
+    VALID = (
+        '''
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context):
+    try:
+        pass
+    except KeyError as e:
+        raise ctx.fail("no_match", cause=e)
+''',
+    )
+    INVALID = (
+        Example(
+            '''
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context):
+    try:
+        pass
+    except KeyError as e:
+        raise ctx.fail("no_match")  # error: FL302 "from e"
+''',
+            fixed='''
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context):
+    try:
+        pass
+    except KeyError as e:
+        raise ctx.fail("no_match") from e  # error: FL302 "from e"
+''',
+        ),
+    )
+
+    def check_function(self, function, project) -> Iterable[Finding]:
+        if not function.handler_of:
+            return
+        for site in function.function.raises:
+            caught = caught_name(site)
+            if caught and site.kind in ("mcp_error", "factory", "fail") and not site.has_cause:
+                yield Finding(
+                    site.span,
+                    f"raising inside 'except ... as {caught}' drops the cause; add 'from {caught}' (or cause={caught})",
+                    function.path,
+                    partial(add_cause, site=site, caught=caught),
+                )
+
+
+def add_cause(text: str, *, site: Raise, caught: str) -> Optional[Fix]:
+    """`` from <caught>`` appended to the raise statement."""
+    if not valid_span(text, site.span) or not text.startswith("raise", site.span.start):
+        return None
+    return Fix(f"Add 'from {caught}'", [Edit(site.span.end, site.span.end, f" from {caught}")])

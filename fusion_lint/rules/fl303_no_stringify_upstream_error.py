@@ -1,0 +1,73 @@
+"""FL303 no-stringify-upstream-error: a raised message built from internals."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..facts.model import Raise
+from . import Example, Finding, Rule, register
+from ._shared import HANDLER_PRELUDE
+
+LEAKY_CALLS = {
+    "json.dumps": "json.dumps(...)",
+    "traceback.format_exc": "traceback.format_exc()",
+    "traceback.format_exception": "traceback.format_exception(...)",
+    "traceback.format_tb": "traceback.format_tb(...)",
+}
+
+
+def leaks(site: Raise) -> list[str]:
+    """What the raised message is built from that leaks internals: a dump, a traceback, or the
+    ``repr`` of what an enclosing except clause caught."""
+    if site.message is None or site.kind not in ("fail", "mcp_error", "factory"):
+        return []
+    caught = {clause.name for clause in site.clauses if clause.name}
+    found = []
+    for kind, name, detail in site.message.parts:
+        if kind == "call" and name in LEAKY_CALLS:
+            found.append(LEAKY_CALLS[name])
+        elif kind == "call" and name == "repr" and detail in caught:
+            found.append(f"repr({detail})")
+        elif kind == "format" and detail == "r" and name in caught:
+            found.append(f"{{{name}!r}}")
+    return found
+
+
+@register
+class NoStringifyUpstreamError(Rule):
+    code, name, severity = "FL303", "no-stringify-upstream-error", "warning"
+    summary = "A raised message built with `json.dumps(...)`, `traceback.format_exc()` or `repr(<caught>)`."
+    why = "The message goes to the model and the client: stack traces and raw upstream payloads leak internals and secrets."
+    prelude = "import traceback\n" + HANDLER_PRELUDE
+    VALID = (
+        '''
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context):
+    try:
+        pass
+    except KeyError as e:
+        raise ctx.fail("no_match", "No such invoice") from e
+''',
+    )
+    INVALID = (
+        Example('''
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context):
+    try:
+        pass
+    except KeyError as e:
+        raise ctx.fail("no_match", traceback.format_exc()) from e  # error: FL303 "traceback.format_exc()"
+'''),
+    )
+
+    def check_function(self, function, project) -> Iterable[Finding]:
+        if not function.handler_of:
+            return
+        for site in function.function.raises:
+            found = leaks(site)
+            if found:
+                yield Finding(
+                    site.span,
+                    f"the raised message is built from {', '.join(found)}, which leaks internals to the client; "
+                    "say what failed in plain words and log the details",
+                    function.path,
+                )

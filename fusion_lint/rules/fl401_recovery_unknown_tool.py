@@ -1,0 +1,82 @@
+"""FL401 recovery-unknown-tool: the recovery names a tool no definition registers."""
+from __future__ import annotations
+
+import difflib
+from typing import Iterable
+
+from ..project.view import Vocabulary
+from . import Example, Finding, Rule, register
+from ._recovery_text import scan_recovery
+from ._shared import RECOVERY_PRELUDE, entry_label, listing, recovery
+
+
+@register
+class RecoveryUnknownTool(Rule):
+    code, name, severity = "FL401", "recovery-unknown-tool", "warning"
+    summary = "The recovery names a tool (backticked or snake_case) that no definition of the project registers."
+    why = (
+        "An agent told to call a tool that does not exist will try it anyway and get a protocol error, or "
+        "hallucinate its arguments: a typo or a renamed tool in a recovery hint turns one failure into two. "
+        "Tools are collected across every file of the project. Only backticked identifiers and identifiers "
+        "with an underscore are candidates, never plain words; the tools' argument names, declared reasons "
+        "and error code names are known, and so is a word the hint calls an argument or field "
+        "(`page_size=50`, \"the sort_order field\"). When some tool's name is not a literal, the set of tools "
+        "is unknown and the rule stays silent rather than guess."
+    )
+    prelude = RECOVERY_PRELUDE
+    VALID = (
+        '''
+@tool("get_invoice", errors=[
+    ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
+                  recovery="Call list_invoices to find a valid invoice id, then call get_invoice again."),
+    ErrorContract(reason="bad_id", code=JsonRpcErrorCode.INVALID_PARAMS, when="Malformed id",
+                  recovery="Check the `invoice_id` argument, then retry; it must come from `list_invoices`."),
+])
+async def get_invoice(invoice_id: str, ctx: Context) -> dict:
+    raise ctx.fail("no_match")
+''',
+    )
+    INVALID = (
+        Example('''
+@tool("get_invoice", errors=[
+    ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
+                  recovery="Call list_invoice to find a valid invoice id, then retry."),  # error: FL401 "'list_invoice' (did you mean 'list_invoices'?)"
+    ErrorContract(reason="bad_id", code=JsonRpcErrorCode.INVALID_PARAMS, when="Malformed id",
+                  recovery="Call `search` or find_customer first, then call get_invoice again."),  # error: FL401 "'search' and 'find_customer'"
+])
+async def get_invoice(invoice_id: str, ctx: Context) -> dict:
+    raise ctx.fail("no_match")
+'''),
+    )
+
+    def check_entry(self, entry, project) -> Iterable[Finding]:
+        vocabulary = project.vocabulary
+        value = recovery(entry)
+        if value is None or not vocabulary.all_tools_named:
+            return
+        unknown = scan_recovery(str(value.value), vocabulary).tool_mentions
+        if unknown:
+            yield Finding(
+                value.span,
+                f"{entry_label(entry)}: recovery names {_with_suggestions(unknown, vocabulary)}, which no tool of "
+                f"this project registers; {_known_tools(vocabulary)}",
+                entry.path,
+            )
+
+
+def _with_suggestions(unknown: list[str], vocabulary: Vocabulary) -> str:
+    shown = []
+    for token in unknown:
+        # A typo keeps about the length: compare with those tools only (a project may have thousands).
+        similar = [tool for tool in vocabulary.sorted_tools if abs(len(tool) - len(token)) <= 3]
+        close = difflib.get_close_matches(token, similar, n=1, cutoff=0.75)
+        shown.append(f"'{token}' (did you mean '{close[0]}'?)" if close else f"'{token}'")
+    return listing(shown)
+
+
+def _known_tools(vocabulary: Vocabulary, limit: int = 8) -> str:
+    if not vocabulary.tools:
+        return "the project registers no tool by a literal name"
+    names = vocabulary.sorted_tools
+    listed = ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    return f"name one of its tools ({listed})"
