@@ -315,21 +315,19 @@ def check(project: ProjectView, rules: Sequence[type[Rule]], report_set: set[str
     for rule_class in rules:
         rule = rule_class()
         scopes = rule_class.checks()
-        work: list[tuple[Callable[[], Iterable[Finding]], list[ResolvedDefinition], str, Span, str]] = []
+        work: list[tuple[Callable[[], Iterable[Finding]], list[ResolvedDefinition], Span, str]] = []
         if "definition" in scopes:
-            work += [(lambda d=d: rule.check_definition(d, project), [d], d.label, d.definition.span, d.path)
-                     for d in touching]  # fmt: skip
+            work += [(lambda d=d: rule.check_definition(d, project), [d], d.definition.span, d.path) for d in touching]
         if "entry" in scopes:
-            work += [(lambda e=e: rule.check_entry(e, project), e.holders, _labels(e.holders), e.entry.span, e.path)
-                     for e in entries]  # fmt: skip
+            work += [(lambda e=e: rule.check_entry(e, project), e.holders, e.entry.span, e.path) for e in entries]
         if "function" in scopes:
-            work += [(lambda f=f: rule.check_function(f, project), f.handler_of, _labels(f.handler_of),
-                      f.function.span, f.path) for f in functions]  # fmt: skip
-        for run, subjects, label, span, path in work:
+            work += [(lambda f=f: rule.check_function(f, project), f.handler_of, f.function.span, f.path)
+                     for f in functions]  # fmt: skip
+        for run, subjects, span, path in work:
             try:
                 findings = list(run())
             except Exception as exc:  # a bug in a rule must not hide the others (FL999)
-                internal.append(Reported(_internal_error(rule_class, label, exc, path, span)))
+                internal.append(Reported(_internal_error(rule_class, _labels(subjects), exc, path, span)))
                 continue
             for finding in findings:
                 concerned = finding.subjects if finding.subjects is not None else subjects
@@ -350,8 +348,16 @@ def check(project: ProjectView, rules: Sequence[type[Rule]], report_set: set[str
     return reported + internal
 
 
+#: A finding shared by more definitions than this names the first ones and counts the rest.
+MAX_LABELS = 10
+
+
 def _labels(subjects: Sequence[ResolvedDefinition]) -> str:
-    return ", ".join(dict.fromkeys(subject.label for subject in subjects))
+    """``tool 'a'``, ``tool 'a', tool 'b'``, ... ``and 12 more`` (each definition once, in order)."""
+    labels = list(dict.fromkeys(subject.label for subject in subjects))
+    if len(labels) > MAX_LABELS:
+        return ", ".join(labels[:MAX_LABELS]) + f" and {len(labels) - MAX_LABELS} more"
+    return ", ".join(labels)
 
 
 def _internal_error(rule: type[Rule], label: str, exc: Exception, path: str, span: Span) -> Diagnostic:

@@ -276,10 +276,19 @@ def _ranges_by_unit(
                     starts[id(child)] = (_first_line(child, child_node), indent)
     by_unit: dict[int, tuple[cst.CSTNode, set[int]]] = {}
     wanted_names: dict[int, tuple[cst.FunctionDef, ast.stmt]] = {}
+    ranges: dict[int, tuple[int, int]] = {}
+    statements = _statements_of(module, tree) if any(isinstance(p[1], _PLACED_BY_CPYTHON) for p in pending) else {}
     for (_, node, stmt), unit in zip(pending, units):
         assert unit is not None
         if id(node) in names and unit is names[id(node)][0]:
             wanted_names[id(node)] = names[id(node)]  # placed from CPython's tree, not rendered
+            continue
+        placed = statements.get(id(node))
+        if placed is not None and (stmt is None or id(stmt) in statements):
+            # A whole statement (``raise``, ``return``): CPython says where it is, nothing is rendered.
+            ranges[id(node)] = _ast_range(source, line_starts, placed)
+            if stmt is not None:
+                ranges[id(stmt)] = _ast_range(source, line_starts, statements[id(stmt)])
             continue
         if id(unit) not in starts:
             return None
@@ -287,7 +296,6 @@ def _ranges_by_unit(
         targets.add(id(node))
         if stmt is not None:
             targets.add(id(stmt))
-    ranges: dict[int, tuple[int, int]] = {}
     for key, (unit, targets) in by_unit.items():
         line, indent = starts[key]
         if not 1 <= line <= len(line_starts):
@@ -308,6 +316,102 @@ def _ranges_by_unit(
             return None
         ranges[key] = found
     return ranges
+
+
+# Statements CPython places exactly as libcst's rendering would (from their first token to their
+# last, comments and line ends excluded): their ranges come from its tree, without rendering.
+_PLACED_BY_CPYTHON = (cst.Raise, cst.Return)
+
+
+class _Mismatch(Exception):
+    """libcst's statements and CPython's do not correspond: place everything by rendering."""
+
+
+def _statements_of(module: cst.Module, tree: ast.Module) -> dict[int, ast.stmt]:
+    """Every libcst statement at any depth with CPython's statement for it (a line of several small
+    statements: its first one); empty when the two trees do not correspond."""
+    found: dict[int, ast.stmt] = {}
+    try:
+        _pair_block(module.body, tree.body, found)
+    except (_Mismatch, IndexError, AttributeError):
+        return {}
+    return found
+
+
+def _pair_block(statements: Sequence[cst.CSTNode], nodes: Sequence[ast.stmt], found: dict[int, ast.stmt]) -> None:
+    index = 0
+    for stmt in statements:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            found[id(stmt)] = nodes[index]
+            for small in stmt.body:
+                found[id(small)] = nodes[index]
+                index += 1
+        elif isinstance(stmt, cst.BaseSmallStatement):  # the body of a one-line ``if x: ...``
+            found[id(stmt)] = nodes[index]
+            index += 1
+        else:
+            found[id(stmt)] = nodes[index]
+            _pair_compound(stmt, nodes[index], found)
+            index += 1
+    if index != len(nodes):
+        raise _Mismatch
+
+
+def _body(block: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    return block.body if isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
+
+
+def _pair_compound(stmt: cst.CSTNode, node: ast.stmt, found: dict[int, ast.stmt]) -> None:
+    if isinstance(stmt, cst.If) and isinstance(node, ast.If):
+        _pair_block(_body(stmt.body), node.body, found)
+        if isinstance(stmt.orelse, cst.If):  # ``elif``: CPython's else holds that one ``If``
+            if len(node.orelse) != 1:
+                raise _Mismatch
+            found[id(stmt.orelse)] = node.orelse[0]
+            _pair_compound(stmt.orelse, node.orelse[0], found)
+        elif isinstance(stmt.orelse, cst.Else):
+            _pair_block(_body(stmt.orelse.body), node.orelse, found)
+    elif isinstance(stmt, (cst.For, cst.While)) and isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+        _pair_block(_body(stmt.body), node.body, found)
+        if stmt.orelse is not None:
+            _pair_block(_body(stmt.orelse.body), node.orelse, found)
+    elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef, cst.With)) and isinstance(
+        node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.AsyncWith)
+    ):
+        _pair_block(_body(stmt.body), node.body, found)
+    elif isinstance(stmt, (cst.Try, cst.TryStar)) and type(node).__name__ in ("Try", "TryStar"):
+        _pair_block(_body(stmt.body), node.body, found)  # type: ignore[attr-defined]
+        handlers = node.handlers  # type: ignore[attr-defined]
+        if len(stmt.handlers) != len(handlers):
+            raise _Mismatch
+        for handler, handler_node in zip(stmt.handlers, handlers):
+            _pair_block(_body(handler.body), handler_node.body, found)
+        if stmt.orelse is not None:
+            _pair_block(_body(stmt.orelse.body), node.orelse, found)  # type: ignore[attr-defined]
+        if stmt.finalbody is not None:
+            _pair_block(_body(stmt.finalbody.body), node.finalbody, found)  # type: ignore[attr-defined]
+    elif isinstance(stmt, cst.Match) and type(node).__name__ == "Match":
+        cases = node.cases  # type: ignore[attr-defined]
+        if len(stmt.cases) != len(cases):
+            raise _Mismatch
+        for case, case_node in zip(stmt.cases, cases):
+            _pair_block(_body(case.body), case_node.body, found)
+    else:
+        raise _Mismatch
+
+
+def _ast_range(source: str, line_starts: list[int], node: ast.stmt) -> tuple[int, int]:
+    """A CPython node's range as offsets into ``source`` (its columns count UTF-8 bytes)."""
+    return (_offset(source, line_starts, node.lineno, node.col_offset),
+            _offset(source, line_starts, node.end_lineno or node.lineno, node.end_col_offset or 0))  # fmt: skip
+
+
+def _offset(source: str, line_starts: list[int], line: int, byte_col: int) -> int:
+    start = line_starts[line - 1]
+    prefix = source[start : start + byte_col]
+    if prefix.isascii():
+        return start + byte_col
+    return start + len(source[start:].encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
 
 
 def _name_range(source: str, line_starts: list[int], definition: cst.FunctionDef, node: ast.stmt) -> Optional[tuple[int, int]]:

@@ -342,7 +342,8 @@ class FunctionWalker:
         if value is not None:
             self.expression(value, at)
         shape = self.shape(value, depth=2) if value is not None else Shape("none")
-        uses = self.uses(value) if value is not None else Uses()
+        # What it is built from matters where it may be built from a caught exception.
+        uses = self.uses(value) if value is not None and self.clauses else Uses()
         self._record("returns", Return(self.spans.at(node, at), shape, uses, tuple(reversed(self.clauses))))
 
     # ----- expressions ---------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import Iterable, Iterator, Optional, Sequence
 import libcst as cst
 
 from ..positions import Cursor, SpanRegistry
-from .bodies import FunctionWalker
+from .bodies import FACTORY_FOR_CODE, FunctionWalker
 from .definitions import Definitions
 from .model import FileFacts, FileNames, FromImport, FunctionFacts, ImportedName
 from .names import Names
@@ -107,10 +107,18 @@ class ModuleExtractor:
             walker.block(node.body, here)
 
     def file_names(self, tree: Optional[ast.Module], text: str) -> Optional[FileNames]:
-        """``FileNames`` from CPython's tree (the gate's, when given), for a file a fix may add a name to."""
+        """``FileNames`` from CPython's tree (the gate's, when given), for a file a fix may add a name
+        to: the factories its ``McpError(...)`` calls would become, and the names it imports from
+        the runtime (how a fix would name the factory)."""
         if not self.needs_names:
             return None
-        return file_names(tree if tree is not None else ast.parse(text), text)
+        factories = {FACTORY_FOR_CODE[made.code] for facts in self.facts.functions.values() for made in facts.constructions}
+        modules = {m for name in self.names.runtime_modules for m in (name, f"{name}.errors")}
+        wanted = factories | {
+            local for local, qname in self.names.aliases.items()
+            if qname in modules or (qname.rpartition(".")[2] in factories and self.names.is_runtime(qname))
+        }  # fmt: skip
+        return file_names(tree if tree is not None else ast.parse(text), text, wanted)
 
 
 def _flatten(body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
@@ -164,14 +172,19 @@ def _binding_names(node: ast.AST) -> Sequence[str]:
     return ()
 
 
-def file_names(tree: ast.Module, source: str) -> FileNames:
-    """How often each name is bound anywhere in the file, and its top-level ``from`` imports with
-    the offsets of their names (CPython's tree, already built by the gate: no second parse)."""
+def file_names(tree: ast.Module, source: str, wanted: Optional[set[str]] = None) -> FileNames:
+    """How often each of the ``wanted`` names (all, when None) is bound anywhere in the file, and its
+    top-level ``from`` imports with the offsets of their names (CPython's tree, already built by the
+    gate: no second parse). Every binding is a token spelling the name, so in an ASCII text where no
+    wanted name stands as a word the counts are all 0 without walking the tree; elsewhere
+    (non-ASCII identifiers are NFKC-normalized, so spelling proves nothing) the tree is walked."""
     bound: Counter = Counter()
-    for node in ast.walk(tree):
-        if isinstance(node, _BINDING_TYPES):
-            for name in _binding_names(node):
-                bound[name] += 1
+    if wanted is None or not source.isascii() or any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", source) for n in wanted):
+        for node in ast.walk(tree):
+            if isinstance(node, _BINDING_TYPES):
+                for name in _binding_names(node):
+                    if wanted is None or name in wanted:
+                        bound[name] += 1
     starts = _line_starts(source)
     imports = []
     for node in tree.body:

@@ -271,7 +271,7 @@ class Return:
 
     span: Span
     value: Shape
-    uses: Uses
+    uses: Uses  # what the value is built from (recorded inside an except clause only)
     clauses: tuple[Except, ...] = ()  # the except clauses around it, innermost first
 
 
