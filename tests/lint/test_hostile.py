@@ -69,7 +69,9 @@ HOSTILE: dict[str, tuple[bytes, str, str]] = {
 
 # Both parsers accept it; walking it takes more frames than the default recursion limit allows.
 # The chain sits in a raise, a statement the positions pass must render to place it.
-DEEP_IN_A_FUNCTION = "import mcp_fusion\n\n\ndef total(a):\n    raise ValueError(" + " + ".join(["a"] * 1000) + ")\n"
+# The chain is a factory's message, a node placed by rendering its statement (a whole ``raise`` is
+# placed from CPython's tree without rendering).
+DEEP_IN_A_FUNCTION = "import mcp_fusion\n\n\ndef total(a):\n    raise mcp_fusion.not_found(" + " + ".join(["a"] * 1000) + ")\n"
 
 
 def _good_variants() -> dict[str, bytes]:
