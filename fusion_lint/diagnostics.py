@@ -1,6 +1,7 @@
 """Diagnostics and fixes as data (DESIGN §5, §7): rules return them, reporters print them."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Optional
 
@@ -24,6 +25,15 @@ class Span:
     start: int = 0
     end: int = 0
     stmt_line: int = 0
+
+
+def display_path(path: str) -> str:
+    """A path as the user sees it: relative to the working directory when it is inside it."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return path
+    return path if relative.startswith("..") else relative
 
 
 @dataclass(slots=True)

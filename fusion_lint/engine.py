@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
 from .cache import RunMemo
-from .config import ConfigError, LoadedConfig, Settings, find_config
+from .config import LoadedConfig, Settings, find_config
 from .diagnostics import Diagnostic, Report, Span
 from .discovery import Discovery, Walker
 from .facts.model import FileFacts
@@ -25,6 +25,7 @@ from .project.resolve import resolve
 from .project.view import ProjectView, ResolvedDefinition
 from .rules import Finding, FixBuilder, Rule, all_rules
 from .runner import run_files
+from .selection import Selection, expand_rule_keys, select
 from .source import Decoded, decode
 
 #: Rules the engine reports itself, for a whole file or a comment: no definition to check.
@@ -33,51 +34,6 @@ ENGINE_RULES = frozenset({"FL000", "FL001", "FL900", "FL999"})
 
 class UsageError(Exception):
     """Bad paths or flags: exit 2 with this message."""
-
-
-# ----- selection ----------------------------------------------------------------------------------
-
-
-@dataclass
-class Selection:
-    """Which rules run: codes, code prefixes (``FL2``) or names, as in ruff."""
-
-    select: Optional[list[str]] = None
-    ignore: list[str] = field(default_factory=list)
-    extend_select: list[str] = field(default_factory=list)
-
-    def resolve(self, rules: Sequence[type[Rule]], source: Optional[str] = None) -> set[str]:
-        """The enabled codes. ``source`` names where the lists come from in an error (a config
-        file's table); None means the command-line flags."""
-        if self.select is None:
-            chosen = {r.code for r in rules if r.default_enabled}
-        else:
-            chosen = expand_rule_keys(self.select, rules, source, "select")
-        chosen |= expand_rule_keys(self.extend_select, rules, source, "extend-select")
-        chosen -= expand_rule_keys(self.ignore, rules, source, "ignore")
-        return chosen
-
-
-def expand_rule_keys(keys: Iterable[str], rules: Sequence[type[Rule]], source: Optional[str], option: str) -> set[str]:
-    """Codes named by rule codes, code prefixes (``FL2``), rule names or ``ALL``; an unknown key
-    is a ``ConfigError`` naming the flag, or the file and key, it came from."""
-    codes: set[str] = set()
-    for key in keys:
-        key = key.strip()
-        if not key:
-            continue
-        if key.upper() == "ALL":
-            codes |= {r.code for r in rules}
-            continue
-        matched = {r.code for r in rules if r.code.startswith(key.upper()) or r.name == key}
-        if not matched:
-            where = f"--{option}" if source is None else f"{source} key '{option}'"
-            raise ConfigError(
-                f"{where}: unknown rule code, prefix or name '{key}' (expected e.g. FL202, FL2 or "
-                "error-contract-unthrown; see fusion-lint rule --all)"
-            )
-        codes |= matched
-    return codes
 
 
 @dataclass
@@ -96,22 +52,6 @@ class Options:
     # file is read from disk and none is written, and they are parsed in this process (the rule
     # examples' harness: snippets we wrote, not hostile input).
     sources: Optional[dict[str, bytes]] = None
-
-
-def select(options: Options, config: LoadedConfig, settings: Settings, rules: Sequence[type[Rule]]) -> set[str]:
-    """The codes that run: the config's lists, then the command line's (each checked where it was
-    written, so an unknown code names its flag or its file)."""
-    table = f"{config.path}: [tool.fusion-lint]" if config.path else "configuration"
-    Selection(settings.select, settings.ignore, settings.extend_select).resolve(rules, table)
-    for pattern, keys in settings.per_file_ignores.items():
-        expand_rule_keys(keys, rules, table, f'per-file-ignores."{pattern}"')
-    options.selection.resolve(rules)
-    selection = Selection(
-        select=options.selection.select if options.selection.select is not None else settings.select,
-        ignore=[*settings.ignore, *options.selection.ignore],
-        extend_select=[*settings.extend_select, *options.selection.extend_select],
-    )
-    return selection.resolve(rules)
 
 
 # ----- analysis: the files and the project --------------------------------------------------------
@@ -361,7 +301,8 @@ def _labels(subjects: Sequence[ResolvedDefinition]) -> str:
 
 
 def _internal_error(rule: type[Rule], label: str, exc: Exception, path: str, span: Span) -> Diagnostic:
-    where = traceback.extract_tb(exc.__traceback__)[-1]
+    # Where it failed, without reading the source lines (nothing is read while rules run).
+    where = traceback.StackSummary.extract(traceback.walk_tb(exc.__traceback__), lookup_lines=False)[-1]
     internal = all_rules_by_code()["FL999"]
     message = (f"rule {rule.code} ({rule.name}) failed on {label}: {type(exc).__name__}: {exc} "
                f"[{os.path.basename(where.filename)}:{where.lineno}]")  # fmt: skip
@@ -436,20 +377,21 @@ def unused_suppressions(used: Used, files: dict[str, FileFacts], report_set: set
     return unused
 
 
-def build_fixes(reported: list[Reported], analysis: Analysis) -> dict[str, str]:
-    """Each kept diagnostic's fix, built from the text of its file; returns the texts used."""
+def texts_to_fix(reported: list[Reported], analysis: Analysis) -> dict[str, str]:
+    """The text of every file a kept diagnostic's fix edits (read once, as the run saw it)."""
     texts: dict[str, str] = {}
-    for item in reported:
-        if item.fix is None:
-            continue
-        path = item.diagnostic.path
-        if path not in texts:
-            text = analysis.text(path)
-            if text is None:
-                continue
+    for path in sorted({item.diagnostic.path for item in reported if item.fix is not None}):
+        text = analysis.text(path)
+        if text is not None:
             texts[path] = text
-        item.diagnostic.fix = item.fix(texts[path])
-    return {path: text for path, text in texts.items()}
+    return texts
+
+
+def build_fixes(reported: list[Reported], texts: dict[str, str]) -> None:
+    """Each kept diagnostic's fix, built from the text of its file: pure, like the rules."""
+    for item in reported:
+        if item.fix is not None and item.diagnostic.path in texts:
+            item.diagnostic.fix = item.fix(texts[item.diagnostic.path])
 
 
 # ----- the whole run ------------------------------------------------------------------------------
@@ -461,7 +403,7 @@ def build_fixes(reported: list[Reported], analysis: Analysis) -> dict[str, str]:
 def lint(options: Options) -> Report:
     config, settings = configure(options)
     rules = all_rules()
-    enabled = select(options, config, settings, rules)
+    enabled = select(options.selection, config, settings, rules)
     analysis = analyse(options, config, settings, frozenset(enabled))
     report_set = analysis.report_set
     memo = analysis.memo
@@ -478,7 +420,8 @@ def lint(options: Options) -> Report:
     kept, used = suppress(reported, analysis.files)
     if options.report_unused_suppressions:
         kept += unused_suppressions(used, analysis.files, report_set, by_code["FL900"])
-    texts = build_fixes(kept, analysis)
+    texts = texts_to_fix(kept, analysis)
+    build_fixes(kept, texts)
     ordered = sorted((item.diagnostic for item in kept), key=Diagnostic.sort_key)
     fixed_texts = {path: text for path, text in texts.items() if any(d.path == path and d.fix for d in ordered)}
     if memo is not None:

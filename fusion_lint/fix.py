@@ -31,7 +31,7 @@ import click
 
 from .diagnostics import Diagnostic, Edit, Fix, Report
 from .engine import Options, lint
-from .source import Decoded, Unreadable, decode, parse
+from .source import Unreadable, decode, parse
 
 #: Rounds of fix-then-relint before giving up on convergence (each round is one lint of the project).
 MAX_ROUNDS = 10
@@ -491,7 +491,7 @@ def _comment_map(tokens: list[tokenize.TokenInfo], lines: list[str]) -> tuple[se
 
 
 def _display(path: str) -> str:
-    from .output.common import display_path
+    from .diagnostics import display_path
 
     return display_path(path)
 

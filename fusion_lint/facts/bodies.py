@@ -7,14 +7,15 @@ statement, which keeps it at a few percent of the parse.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, Optional, Union
+from typing import Iterator, Optional, Protocol, Union
 
 import libcst as cst
 
 from mcp_fusion import FACTORY_CODES
 
 from ..diagnostics import Span
-from ..positions import Cursor
+from ..positions import Cursor, SpanRegistry
+from .definitions import Definitions
 from .model import (
     Assumptions,
     Construction,
@@ -29,26 +30,28 @@ from .model import (
     Uses,
     Usage,
 )
-from .names import Scope
-from .syntax import (
-    LEAF_TYPES,
-    argument,
-    argument_value,
-    children,
-    contains_raise,
-    dotted,
-    fstring_start,
-    keyword_argument,
-    string_value,
-)
+from .expressions import data_reason, shape as value_shape, uses
+from .names import Names, Scope
+from .values import Values
+from .syntax import LEAF_TYPES, argument, argument_value, children, contains_raise, dotted, keyword_argument, string_value
 
-if TYPE_CHECKING:
-    from .extract import ModuleExtractor
 
 CONTEXT_NAMES = ("ctx", "context")
 FACTORY_FOR_CODE = {code.name: name for name, code in FACTORY_CODES.items()}
-TEXT_LIMIT = 200  # characters of a returned string's text kept as a fact
 RUNTIME_RAISES = ("fail", "mcp_error", "factory", "tool_error")
+
+
+class Module(Protocol):
+    """What a function's walk needs of the module around it (``extract.ModuleExtractor``)."""
+
+    names: Names
+    values: Values
+    spans: SpanRegistry
+    definitions: Definitions
+    needs_names: bool
+
+    def function(self, node: cst.FunctionDef, prefix: str, outer: Optional["FunctionWalker"], at: Cursor,
+                 top: bool = False) -> None: ...  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -68,8 +71,7 @@ class Raised:
 
 
 class FunctionWalker:
-    def __init__(self, ex: "ModuleExtractor", node: cst.FunctionDef, facts: FunctionFacts,
-                 outer: Optional["FunctionWalker"]):  # fmt: skip
+    def __init__(self, ex: Module, node: cst.FunctionDef, facts: FunctionFacts, outer: Optional["FunctionWalker"]):
         self.ex = ex
         self.names = ex.names
         self.spans = ex.spans
@@ -331,8 +333,8 @@ class FunctionWalker:
                 cause_is_none=isinstance(cause, cst.Name) and cause.value == "None",
                 call=call,
                 message_span=raised.message_span,
-                message=self.uses(raised.message) if raised.message is not None else None,
-                data=self.uses(raised.data) if raised.data is not None else None,
+                message=uses(raised.message, self.names, self.scope) if raised.message is not None else None,
+                data=uses(raised.data, self.names, self.scope) if raised.data is not None else None,
                 assumes=raised.assumes,
             ),
         )
@@ -341,10 +343,10 @@ class FunctionWalker:
         value = node.value
         if value is not None:
             self.expression(value, at)
-        shape = self.shape(value, depth=2) if value is not None else Shape("none")
+        shape = value_shape(value, 2, self.names, self.scope) if value is not None else Shape("none")
         # What it is built from matters where it may be built from a caught exception.
-        uses = self.uses(value) if value is not None and self.clauses else Uses()
-        self._record("returns", Return(self.spans.at(node, at), shape, uses, tuple(reversed(self.clauses))))
+        built = uses(value, self.names, self.scope) if value is not None and self.clauses else Uses()
+        self._record("returns", Return(self.spans.at(node, at), shape, built, tuple(reversed(self.clauses))))
 
     # ----- expressions ---------------------------------------------------------------------------
 
@@ -391,90 +393,19 @@ class FunctionWalker:
         if api == "McpError":
             code, code_assumes = self.ex.values.code_of(argument_value(call, 0, "code"), self.scope)
             data = argument_value(call, 2, "data")
-            return Raised("mcp_error", exception=qname, code=code, data_reason=self.data_reason(data),
+            return Raised("mcp_error", exception=qname, code=code, data_reason=data_reason(data),
                           has_cause=cause, message=argument_value(call, 1, "message"), data=data,
                           assumes=assumes + code_assumes)  # fmt: skip
         if api in FACTORY_CODES:
             data = argument_value(call, 1, "data")
             return Raised("factory", exception=qname, code=FACTORY_CODES[api].name, factory=api,
-                          data_reason=self.data_reason(data), has_cause=cause,
+                          data_reason=data_reason(data), has_cause=cause,
                           message=argument_value(call, 0, "message"), data=data, assumes=assumes)  # fmt: skip
         if api == "tool_error":
             code, code_assumes = self.ex.values.code_of(argument_value(root, 0, "code"), self.scope)
             return Raised("tool_error", exception=qname, code=code, assumes=assumes + code_assumes)
         first = argument(call, 0, "message")
         return Raised("call", exception=qname, has_cause=cause, message=first.value if first is not None else None)
-
-    def data_reason(self, node: Optional[cst.CSTNode]) -> Optional[str]:
-        if isinstance(node, cst.Dict):
-            for element in node.elements:
-                if isinstance(element, cst.DictElement) and string_value(element.key) == "reason":
-                    text = string_value(element.value)
-                    return text if isinstance(text, str) else None
-        if isinstance(node, cst.Call) and dotted(node.func) == "dict":
-            value = keyword_argument(node, "reason")
-            text = string_value(value.value) if value is not None else None
-            return text if isinstance(text, str) else None
-        return None
-
-    def uses(self, node: cst.CSTNode) -> Uses:
-        """What ``node`` is built from (``model.Uses``), met in a fixed order."""
-        parts: list = []
-        stack = [node]
-        while stack:
-            current = stack.pop()
-            if isinstance(current, cst.Call):
-                qname = self.names.qualify(current.func, self.scope)
-                if qname is not None:
-                    first = dotted(current.args[0].value) if current.args else None
-                    parts.append(("call", qname, first))
-            elif isinstance(current, cst.FormattedStringExpression):
-                name = dotted(current.expression)
-                if name is not None:
-                    parts.append(("format", name, current.conversion or ""))
-            elif isinstance(current, (cst.Name, cst.Attribute)):
-                name = dotted(current)
-                if name is not None:
-                    parts.append(("name", name, None))
-                    continue  # ``e.args`` is one name, not also ``e``
-            if not isinstance(current, LEAF_TYPES):
-                stack.extend(children(current))
-        return Uses(tuple(parts))
-
-    def shape(self, node: cst.BaseExpression, depth: int) -> Shape:
-        """``model.Shape`` of ``node``, ``depth`` levels deep."""
-        while isinstance(node, cst.Await):
-            node = node.expression
-        text = string_value(node)
-        if isinstance(text, str):
-            return Shape("str", text=text[:TEXT_LIMIT])
-        if isinstance(node, cst.FormattedString):
-            return Shape("fstring", text=fstring_start(node)[:TEXT_LIMIT])
-        if isinstance(node, cst.ConcatenatedString):
-            left = node.left
-            start = fstring_start(left) if isinstance(left, cst.FormattedString) else string_value(left)
-            return Shape("fstring", text=start[:TEXT_LIMIT] if isinstance(start, str) else "")
-        if isinstance(node, cst.Name) and node.value == "None":
-            return Shape("none")
-        if isinstance(node, (cst.Name, cst.Attribute)):
-            return Shape("name", text=dotted(node))
-        if depth <= 0:
-            return Shape("other")
-        if isinstance(node, cst.Dict):
-            keys = []
-            for element in node.elements:
-                if isinstance(element, cst.DictElement):
-                    key = string_value(element.key)
-                    if isinstance(key, str):
-                        keys.append((key, self.shape(element.value, depth - 1)))
-            return Shape("dict", keys=tuple(keys))
-        if isinstance(node, (cst.List, cst.Tuple)):
-            return Shape("list", items=tuple(self.shape(e.value, depth - 1) for e in node.elements))
-        if isinstance(node, cst.Call):
-            positional = tuple(self.shape(a.value, depth - 1) for a in node.args if a.keyword is None and not a.star)
-            keywords = tuple((a.keyword.value, self.shape(a.value, depth - 1)) for a in node.args if a.keyword)
-            return Shape("call", callee=self.names.qualify(node.func, self.scope), items=positional, keys=keywords)
-        return Shape("other")
 
     def call(self, node: cst.Call, at: Cursor, usage: Usage) -> None:
         method = self._fail_method(node.func)

@@ -1,17 +1,9 @@
 """What every reporter shares: paths as the user sees them, the summary lines, source excerpts."""
 from __future__ import annotations
 
-import os
+from ..diagnostics import Diagnostic, Report, display_path
 
-from ..diagnostics import Diagnostic, Report
-
-
-def display_path(path: str) -> str:
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:  # another drive (Windows)
-        return path
-    return path if relative.startswith("..") else relative
+__all__ = ["display_path", "plural", "source_excerpt", "statistics_lines", "summary", "summary_lines"]
 
 
 def plural(count: int, word: str) -> str:

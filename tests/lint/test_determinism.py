@@ -11,6 +11,9 @@ from click.testing import CliRunner
 
 from fusion_lint import cli
 
+# Property, determinism and pre-commit tests are the slow part of the suite: `-m "not slow"` skips them.
+pytestmark = pytest.mark.slow
+
 BENCH_CORPUS = Path(__file__).resolve().parents[2] / "bench" / "corpus.py"
 FORMATS = ("text", "json", "sarif", "github", "junit")
 

@@ -25,11 +25,15 @@ from typing import Callable, Optional
 import libcst as cst
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from budget import budget
 from fusion_lint.cli import main
 from fusion_lint.rules import all_rules
+
+# Property, determinism and pre-commit tests are the slow part of the suite: `-m "not slow"` skips them.
+pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
@@ -224,7 +228,7 @@ RAISING = [
 IMPORTS = "from mcp_fusion import JsonRpcErrorCode, McpError, not_found\n"
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@budget(40)
 @given(
     source=st.one_of(st.sampled_from(RAISING), st.sampled_from(SOURCES)),
     steps=st.lists(st.tuples(st.sampled_from(sorted(MUTATIONS)), st.integers(0, 40)), min_size=1, max_size=6),

@@ -9,12 +9,13 @@ tests/lint/test_golden.py``) and the diff shows, in review, exactly what changed
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from fusion_lint.cli import main
+from fusion_lint.engine import Options, Selection, lint
+from fusion_lint.output import FORMATTERS
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -30,13 +31,25 @@ CASES = [
 ]
 
 
+@lru_cache(maxsize=None)
+def _report(cwd: Path, target: str, flags: tuple[str, ...]):  # type: ignore[no-untyped-def]
+    """One lint per case, as ``fusion-lint TARGET --no-cache [--select ...]`` runs it from ``cwd``."""
+    previous = os.getcwd()
+    os.chdir(cwd)
+    try:
+        select = list(flags[1:]) if flags[:1] == ("--select",) else None
+        return lint(Options(paths=[target], selection=Selection(select=select), use_cache=False))
+    finally:
+        os.chdir(previous)
+
+
 def _run(cwd: Path, target: str, flags: tuple[str, ...], output_format: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.chdir(cwd)
-    result = CliRunner().invoke(main, [target, "--no-cache", "--output-format", output_format, *flags])
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    assert result.exit_code == 1, result.output
+    report = _report(cwd, target, flags)
+    assert report.diagnostics
+    monkeypatch.chdir(cwd)  # paths are shown relative to it
+    produced = FORMATTERS[output_format](report, show_source=False, quiet=False, statistics=False)
     # SARIF names the working directory as the base of its relative URIs.
-    return result.stdout.replace(cwd.resolve().as_uri() + "/", "file://CWD/")
+    return produced.replace(cwd.resolve().as_uri() + "/", "file://CWD/")
 
 
 @pytest.mark.parametrize("output_format", FORMATS)

@@ -18,6 +18,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+# Property, determinism and pre-commit tests are the slow part of the suite: `-m "not slow"` skips them.
+pytestmark = pytest.mark.slow
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = REPO_ROOT / ".pre-commit-hooks.yaml"
 #: What ``pip install .`` of the hook repository needs.

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import multiprocessing
-import os
 from collections import Counter
 from pathlib import Path
 from typing import Iterator
@@ -25,29 +24,22 @@ import hypothesmith
 import libcst as cst
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from fusion_lint import cli, runner
 from fusion_lint.diagnostics import Report
 from fusion_lint.engine import Options, lint
+from budget import budget
 from fusion_lint.pipeline import analyze_file
 from fusion_lint.positions import SpanRegistry
 
+# Property, determinism and pre-commit tests are the slow part of the suite: `-m "not slow"` skips them.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = sorted(p for p in (REPO / "fixtures").rglob("*.py") if "__pycache__" not in p.parts)
-FUZZ = int(os.environ.get("FUSION_LINT_FUZZ_EXAMPLES", "0"))
-
-
-def budget(examples: int) -> settings:
-    return settings(
-        max_examples=FUZZ or examples,
-        derandomize=not FUZZ,
-        deadline=None,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
-    )
 
 
 @pytest.fixture(scope="module")

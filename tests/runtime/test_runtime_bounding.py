@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from budget import budget
 from mcp_fusion.bounding import MAX_ITEMS, MAX_KEYS, MAX_STRING_CHARS, bound_value, render_bounded
 
 
@@ -73,7 +74,7 @@ def assert_within_limits(value: object) -> None:
             assert_within_limits(item)
 
 
-@settings(max_examples=80, deadline=None)
+@budget(80)
 @given(json_values)
 def test_any_value_is_bounded_at_every_level(value: object) -> None:
     bounded = bound_value(value)

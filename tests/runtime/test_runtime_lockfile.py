@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from budget import budget
 from mcp_fusion import ErrorContract, JsonRpcErrorCode, resource, tool
 from mcp_fusion.lockfile import (
     LOCK_FORMAT,
@@ -221,7 +222,7 @@ entries = st.builds(
 contracts = st.dictionaries(st.from_regex(r"[a-z]{1,8}", fullmatch=True), st.lists(entries, max_size=4), max_size=4)
 
 
-@settings(max_examples=60, deadline=None)
+@budget(60)
 @given(contracts, contracts)
 def test_diff_properties(old_tools: dict, new_tools: dict) -> None:
     old, new = lock_of(*old_tools.items()), lock_of(*new_tools.items())

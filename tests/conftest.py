@@ -1,0 +1,1 @@
+"""Shared by both suites: this folder is on ``sys.path`` (for ``budget``)."""

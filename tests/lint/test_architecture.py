@@ -1,0 +1,146 @@
+"""The shape of the linter (DESIGN §2.1), read from its own imports: one direction of flow, no
+import cycle (module-level, lazy and ``TYPE_CHECKING`` imports all counted), every rule in a
+module of its own, no module longer than 500 lines."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from fusion_lint.rules import all_rules
+
+PACKAGE = Path(__file__).resolve().parents[2] / "fusion_lint"
+
+# The stages, in the order of the flow: a module may import its own stage and earlier ones only.
+# runner/workers/cache serve the per-file stage; nothing below imports anything above it.
+STAGES = [
+    ("foundations", {"fusion_lint", "fusion_lint.memory", "fusion_lint.diagnostics", "fusion_lint.config",
+                     "fusion_lint.modules"}),
+    ("discovery", {"fusion_lint.discovery"}),
+    ("source", {"fusion_lint.source"}),
+    ("facts", {"fusion_lint.positions", "fusion_lint.facts"}),
+    ("per-file stage", {"fusion_lint.pipeline", "fusion_lint.cache", "fusion_lint.workers", "fusion_lint.runner"}),
+    ("project", {"fusion_lint.project"}),
+    ("edits", {"fusion_lint.edits"}),
+    ("rules", {"fusion_lint.rules"}),
+    ("engine", {"fusion_lint.selection", "fusion_lint.engine"}),
+    ("fix", {"fusion_lint.fix"}),
+    ("reporting", {"fusion_lint.output", "fusion_lint.docs", "fusion_lint.lock"}),
+    ("front ends", {"fusion_lint.lsp", "fusion_lint.cli", "fusion_lint.__main__"}),
+]  # fmt: skip
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def imports_of(name: str) -> set[str]:
+    """Every module of the package ``name`` imports, wherever the import statement is."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")
+            if node.level:
+                base = base[: len(base) - (node.level - 1)]
+                prefix = ".".join(base + ([node.module] if node.module else []))
+            else:
+                prefix = node.module or ""
+            # ``from . import source`` names a module; ``from .rules import Finding`` a name in one.
+            targets = [f"{prefix}.{alias.name}" if f"{prefix}.{alias.name}" in MODULES else prefix for alias in node.names]
+        else:
+            continue
+        found |= {target for target in targets if target in MODULES and target != name}
+    return found
+
+
+GRAPH = {name: imports_of(name) for name in MODULES}
+
+
+def stage_of(name: str) -> int:
+    best = None
+    for index, (_, members) in enumerate(STAGES):
+        for member in members:
+            if name == member or (member != "fusion_lint" and name.startswith(member + ".")):
+                if best is None or len(member) > best[1]:
+                    best = (index, len(member))
+    if best is None and name == "fusion_lint":
+        return 0
+    assert best is not None, f"{name} belongs to no stage: add it to STAGES"
+    return best[0]
+
+
+def test_every_module_belongs_to_a_stage() -> None:
+    for name in MODULES:
+        stage_of(name)
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_module_imports_a_later_stage(name: str) -> None:
+    later = {target for target in GRAPH[name] if stage_of(target) > stage_of(name)}
+    assert not later, f"{name} ({STAGES[stage_of(name)][0]}) imports later stages: {sorted(later)}"
+
+
+def test_there_is_no_import_cycle() -> None:
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in GRAPH[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for name in GRAPH:
+        if name not in index:
+            visit(name)
+    assert not cycles, cycles
+
+
+def test_the_checks_detect_a_back_edge() -> None:
+    """The stage check would fail on an import against the flow (the checks can fail)."""
+    assert stage_of("fusion_lint.rules.fl302_preserve_cause_on_rethrow") > stage_of("fusion_lint.project.view")
+    assert stage_of("fusion_lint.engine") > stage_of("fusion_lint.rules")
+    assert "fusion_lint.project.view" in GRAPH["fusion_lint.rules"]
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_module_is_longer_than_500_lines(name: str) -> None:
+    lines = MODULES[name].read_text(encoding="utf-8").count("\n")
+    assert lines <= 500, f"{name} has {lines} lines"
+
+
+def test_every_rule_lives_in_a_module_named_after_it() -> None:
+    for rule in all_rules():
+        expected = f"fusion_lint.rules.{rule.code.lower()}_{rule.name.replace('-', '_')}"
+        assert rule.__module__ == expected, (rule.code, rule.__module__)
+    modules = [name for name in MODULES if name.startswith("fusion_lint.rules.") and not name.rpartition(".")[2].startswith("_")]
+    assert len(modules) == len(all_rules()), "a rule module holds more than one rule, or none"
