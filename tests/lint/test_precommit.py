@@ -21,7 +21,7 @@ import yaml
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = REPO_ROOT / ".pre-commit-hooks.yaml"
 #: What ``pip install .`` of the hook repository needs.
-PACKAGE_FILES = ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "fusion_lint", "mcp_fusion")
+PACKAGE_FILES = ("pyproject.toml", "README.md", "LICENSE", ".pre-commit-hooks.yaml", "fusion_lint", "mcp_fusion")
 #: pip's ways of saying it could not reach an index (the only reason to skip).
 OFFLINE = re.compile(
     r"NewConnectionError|Failed to establish a new connection|Temporary failure in name resolution|"
