@@ -47,6 +47,8 @@ log = logging.getLogger("fusion_lint.lsp")
 
 #: Quiet time after the last edit before a lint starts: typing does not queue a lint per keystroke.
 DEBOUNCE_S = 0.15
+#: How long a code-action request waits for the lint of an edit it arrived right after.
+PENDING_LINT_WAIT_S = 10.0
 SOURCE = "fusion-lint"
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -306,7 +308,7 @@ class FusionLintServer(LanguageServer):
         ``source.fixAll``; nothing for a text that is not the one the diagnostics were made for."""
         only = params.context.only
         uri = params.text_document.uri
-        linted = self.current(uri)
+        linted = await self.current_after_pending_lint(uri)
         if linted is None:
             return []  # the offsets belong to an older text; the next publish brings new ones
         actions: list[lsp.CodeAction] = []
@@ -338,6 +340,14 @@ class FusionLintServer(LanguageServer):
         if linted is None or document is None or document.source != linted.text:
             return None
         return linted
+
+    async def current_after_pending_lint(self, uri: str) -> Optional[Linted]:
+        """``current``, once the lint of the present text has run: a client may ask for actions
+        right after an edit (an applied fix, then the next one), before its diagnostics arrive."""
+        deadline = time.monotonic() + PENDING_LINT_WAIT_S
+        while self.current(uri) is None and uri in self.scheduled and time.monotonic() < deadline:
+            await asyncio.wait([self.scheduled[uri]], timeout=deadline - time.monotonic())
+        return self.current(uri)
 
     def quick_fix(self, uri: str, linted: Linted, item: lsp.Diagnostic, fix: Fix) -> lsp.CodeAction:
         unsafe = "" if fix.applicability == "safe" else " (unsafe)"

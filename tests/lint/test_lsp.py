@@ -339,6 +339,26 @@ def test_disable_for_this_line_merges_into_the_noqa_list_and_skips_strings(proje
         client.close()
 
 
+def test_code_actions_asked_right_after_an_edit_wait_for_its_lint(project: Path) -> None:
+    """An editor that applies a fix and at once asks for the next actions (Emacs does) gets the
+    actions of the new text, not an empty answer because its diagnostics are still being made."""
+    client = LspClient(project)
+    uri = (project / "tools.py").as_uri()
+    try:
+        line = next(d for d in _open(client, project, uri, BROKEN) if d["code"] == "FL204")["range"]["start"]["line"]
+        # A line on top moves every finding one line down; the padding makes the lint take a while.
+        moved = "# moved\n" + BROKEN + "".join(f"value_{i} = [{i}, {{'k': ({i},)}}]\n" for i in range(3000))
+        client.notify("textDocument/didChange",
+                      {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": moved}]})
+        at = {"start": {"line": line + 1, "character": 20}, "end": {"line": line + 1, "character": 20}}
+        titles = {a["title"]: a for a in _actions(client, uri, at, only=["quickfix"])}
+        disable = titles["Disable FL204 for this line"]
+        assert disable["diagnostics"][0]["range"]["start"]["line"] == line + 1
+        assert apply_edits(moved, _edits(disable)).splitlines()[line + 1].endswith("# noqa: FL204")
+    finally:
+        client.close()
+
+
 def test_source_fix_all_is_what_fix_makes_of_the_buffer(project: Path) -> None:
     # Two fixable findings in different places (FL204 twice) and one with no fix (FL203); CRLF
     # line endings as a Windows editor sends them.

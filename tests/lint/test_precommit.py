@@ -58,15 +58,21 @@ def _git(cwd: Path, *args: str) -> None:
                    cwd=cwd, check=True, capture_output=True)  # fmt: skip
 
 
-def _hook_repository(target: Path) -> Path:
+def copy_sources(names: tuple[str, ...], target: Path) -> Path:
+    """Copy these files and folders of the working tree (without build and cache debris) to ``target``."""
     target.mkdir()
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".fusion_lint_cache")
-    for name in PACKAGE_FILES:
+    for name in names:
         source = REPO_ROOT / name
         if source.is_dir():
             shutil.copytree(source, target / name, ignore=ignore)
         else:
             shutil.copy2(source, target / name)
+    return target
+
+
+def _hook_repository(target: Path) -> Path:
+    copy_sources(PACKAGE_FILES, target)
     _git(target, "init", "-q")
     _git(target, "add", ".")
     _git(target, "commit", "-q", "-m", "hook repository under test")

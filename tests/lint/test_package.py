@@ -10,7 +10,6 @@ from __future__ import annotations
 import email
 import email.policy
 import re
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -19,14 +18,10 @@ from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from test_precommit import OFFLINE, REPO_ROOT, copy_sources  # a sibling test module
+
 #: What the distribution is built from (everything else of the checkout stays out of the sdist).
 SOURCES = ("pyproject.toml", "README.md", "LICENSE", "fusion_lint", "mcp_fusion")
-OFFLINE = re.compile(
-    r"NewConnectionError|Failed to establish a new connection|Temporary failure in name resolution|"
-    r"Network is unreachable|No matching distribution found|Could not find a version that satisfies|"
-    r"ProxyError|ConnectTimeoutError|ReadTimeoutError|SSLError",
-)
 #: Markdown links and images ``[text](target)``, reference definitions ``[id]: target`` and HTML.
 LINK_TARGETS = re.compile(r"\]\(\s*<?([^)\s>]+)|^\s*\[[^\]]+\]:\s*(\S+)|(?:href|src)=[\"']([^\"']+)", re.MULTILINE)
 
@@ -59,14 +54,7 @@ def test_the_link_and_ci_checks_catch_what_they_look_for() -> None:
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("build", reason="building the package needs the dev extra's 'build'")
-    source = tmp_path_factory.mktemp("package") / "source"
-    source.mkdir()
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".fusion_lint_cache")
-    for name in SOURCES:
-        if (REPO_ROOT / name).is_dir():
-            shutil.copytree(REPO_ROOT / name, source / name, ignore=ignore)
-        else:
-            shutil.copy2(REPO_ROOT / name, source / name)
+    source = copy_sources(SOURCES, tmp_path_factory.mktemp("package") / "source")
     out = source.parent / "dist"
     run = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(source)],
                          capture_output=True, text=True, timeout=900)  # fmt: skip
