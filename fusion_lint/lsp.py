@@ -7,8 +7,10 @@
   for a text the editor no longer shows is dropped, never published (its ranges would be wrong).
 * Columns are converted from the model's code points to the negotiated position encoding
   (UTF-16 unless the client offers another), computed from the line's own text.
-* Fixes attached to diagnostics become quick-fix code actions; their edits are offsets into the
-  linted text, turned into ranges the same way.
+* Code actions (DESIGN §12.4): each fix attached to a diagnostic is a quick fix (its edits are
+  offsets into the linted text, turned into ranges the same way); each diagnostic also offers
+  "Disable FLxxx for this line", the ``# noqa`` that ``--add-noqa`` would add; and a document with
+  safe fixes offers ``source.fixAll``, the text ``fusion-lint --fix`` makes of the buffer.
 
 Only the ``lsp`` subcommand imports this module, so pygls never slows the CLI down.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import codecs
+import contextlib
 import io
 import logging
 import os
@@ -25,7 +28,7 @@ import time
 import tokenize
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterable, Optional
 from urllib.parse import unquote
 
 from lsprotocol import types as lsp
@@ -33,14 +36,19 @@ from pygls.lsp.server import LanguageServer
 
 from . import __version__
 from .config import ConfigError
-from .diagnostics import Diagnostic, Fix, Report
+from .diagnostics import Diagnostic, Edit, Fix, Report
+from .docs import PER_FILE_RULES
 from .engine import Options, UsageError, lint
+from .fix import apply_fixes, noqa_edits
 from .rules import all_rules
+from .source import Decoded, decode
 
 log = logging.getLogger("fusion_lint.lsp")
 
 #: Quiet time after the last edit before a lint starts: typing does not queue a lint per keystroke.
 DEBOUNCE_S = 0.15
+#: How long a code-action request waits for the lint of an edit it arrived right after.
+PENDING_LINT_WAIT_S = 10.0
 SOURCE = "fusion-lint"
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -109,12 +117,28 @@ def to_lsp(diagnostic: Diagnostic, lines: SourceLines) -> lsp.Diagnostic:
     )
 
 
-def to_text_edits(fix: Fix, lines: SourceLines) -> list[lsp.TextEdit]:
+def to_text_edits(edits: Iterable[Edit], lines: SourceLines) -> list[lsp.TextEdit]:
     return [
         lsp.TextEdit(range=lsp.Range(start=lines.position_at(edit.start), end=lines.position_at(edit.end)),
                      new_text=edit.content)
-        for edit in sorted(fix.edits, key=lambda edit: (edit.start, edit.end))
+        for edit in sorted(edits, key=lambda edit: (edit.start, edit.end))
     ]  # fmt: skip
+
+
+def replacement(old: SourceLines, new: str) -> Optional[Edit]:
+    """One edit turning ``old`` into ``new``: the whole lines from the first to the last that differ
+    (whole lines, so a range never ends between a CR and its LF); None when nothing differs."""
+    text = old.text
+    if text == new:
+        return None
+    prefix = next((i for i, (a, b) in enumerate(zip(text, new)) if a != b), min(len(text), len(new)))
+    start = old.starts[bisect.bisect_right(old.starts, prefix) - 1]
+    common = min(len(text), len(new)) - start  # the suffix may not reach back over the start
+    suffix = next((i for i in range(common) if text[-1 - i] != new[-1 - i]), common)
+    end = len(text) - suffix
+    end_index = bisect.bisect_left(old.starts, end)  # the first line start at or after the change
+    end = old.starts[end_index] if end_index < len(old.starts) else len(text)
+    return Edit(start, end, new[start : len(new) - (len(text) - end)])
 
 
 # ----- linting a buffer ------------------------------------------------------------------------------
@@ -132,9 +156,36 @@ def buffer_bytes(text: str) -> bytes:
         return text.encode("utf-8", "surrogatepass")
 
 
-def lint_buffer(path: str, text: str) -> Report:
+def buffer_options(path: str, text: str) -> Options:
     """Lint ``text`` as the file ``path`` (its config, its project; the cache serves the other files)."""
-    return lint(Options(paths=[path], stdin=(path, buffer_bytes(text)), jobs=1, use_cache=True))
+    return Options(paths=[path], stdin=(path, buffer_bytes(text)), jobs=1, use_cache=True)
+
+
+def lint_buffer(path: str, text: str) -> Report:
+    return lint(buffer_options(path, text))
+
+
+def fix_buffer(path: str, text: str) -> str:
+    """The text ``fusion-lint --fix --stdin-filename PATH -`` prints for this buffer: every safe fix,
+    applied in rounds with the same checks (a fix that breaks the parse is dropped)."""
+    options = buffer_options(path, text)
+    messages = io.StringIO()
+    with contextlib.redirect_stderr(messages):  # the CLI's messages: into the log, not stray on stderr
+        _, fixed = apply_fixes(lint(options), options, write=True, stdin=True)
+    for message in messages.getvalue().splitlines():
+        if message.startswith(SOURCE + ":"):  # a fix that was not applied (the summary line is not)
+            log.warning("%s: %s", path, message)
+    decoded = decode(fixed if isinstance(fixed, bytes) else fixed.encode("utf-8"))
+    if not isinstance(decoded, Decoded):
+        return text
+    # The decoder drops a byte-order mark the editor keeps as the text's first character.
+    return ("\ufeff" if text.startswith("\ufeff") and not decoded.text.startswith("\ufeff") else "") + decoded.text
+
+
+def wanted(kind: str, only: Optional[list[str]]) -> bool:
+    """Whether the client's ``only`` filter admits an action of ``kind`` (kinds are hierarchical:
+    ``source`` admits ``source.fixAll``)."""
+    return only is None or any(kind == allowed or kind.startswith(allowed + ".") for allowed in only)
 
 
 @dataclass
@@ -144,7 +195,14 @@ class Linted:
     text: str
     version: Optional[int]
     lines: SourceLines
-    items: list[tuple[lsp.Diagnostic, Optional[Fix]]] = field(default_factory=list)
+    path: str
+    items: list[tuple[lsp.Diagnostic, Diagnostic]] = field(default_factory=list)
+    fixed_text: Optional[str] = None  # what source.fixAll makes of ``text``, once asked
+
+    @property
+    def has_safe_fix(self) -> bool:
+        return any(found.fix is not None and found.fix.edits and found.fix.applicability == "safe"
+                   for _, found in self.items)  # fmt: skip
 
 
 def overlaps(a: lsp.Range, b: lsp.Range) -> bool:
@@ -221,10 +279,10 @@ class FusionLintServer(LanguageServer):
 
     def publish(self, uri: str, text: str, version: Optional[int], report: Optional[Report], path: str) -> None:
         lines = SourceLines(text, self.workspace.position_encoding or lsp.PositionEncodingKind.Utf16)
-        linted = Linted(text, version, lines)
+        linted = Linted(text, version, lines, path)
         for diagnostic in report.diagnostics if report is not None else ():
             if diagnostic.path == path:
-                linted.items.append((to_lsp(diagnostic, lines), diagnostic.fix))
+                linted.items.append((to_lsp(diagnostic, lines), diagnostic))
         self.linted[uri] = linted
         self.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=[item for item, _ in linted.items])
@@ -245,26 +303,81 @@ class FusionLintServer(LanguageServer):
 
     # -- code actions ----------------------------------------------------------------------------
 
-    def code_actions(self, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    async def code_actions(self, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        """Quick fixes and "Disable ... for this line" for the diagnostics in the range, then
+        ``source.fixAll``; nothing for a text that is not the one the diagnostics were made for."""
         only = params.context.only
-        if only and not any(lsp.CodeActionKind.QuickFix.startswith(kind) for kind in only):
-            return []
         uri = params.text_document.uri
+        linted = await self.current_after_pending_lint(uri)
+        if linted is None:
+            return []  # the offsets belong to an older text; the next publish brings new ones
+        actions: list[lsp.CodeAction] = []
+        if wanted(lsp.CodeActionKind.QuickFix, only):
+            shown = [(item, found) for item, found in linted.items if overlaps(item.range, params.range)]
+            actions += [self.quick_fix(uri, linted, item, found.fix) for item, found in shown if found.fix is not None]
+            actions += self.disable_actions(uri, linted, shown)
+        # A client asking on its own (VS Code's light bulb, at every cursor move) gets no fixAll
+        # unless it names the kind: it would cost a lint per round.
+        automatic = params.context.trigger_kind == lsp.CodeActionTriggerKind.Automatic and only is None
+        if wanted(lsp.CodeActionKind.SourceFixAll, only) and not automatic and linted.has_safe_fix:
+            if linted.fixed_text is None:
+                fixed = await asyncio.get_running_loop().run_in_executor(self.linter, fix_buffer, linted.path, linted.text)
+                if self.current(uri) is not linted:
+                    return []  # the text moved on while the fixes were computed
+                linted.fixed_text = fixed
+            edit = replacement(linted.lines, linted.fixed_text)
+            if edit is not None:
+                actions.append(lsp.CodeAction(
+                    title=f"{SOURCE}: fix all safely fixable problems",
+                    kind=lsp.CodeActionKind.SourceFixAll,
+                    edit=self.workspace_edit(uri, linted.version, to_text_edits([edit], linted.lines)),
+                ))  # fmt: skip
+        return actions
+
+    def current(self, uri: str) -> Optional[Linted]:
+        """What was published for the document's present text, or None."""
         linted, document = self.linted.get(uri), self.open_document(uri)
         if linted is None or document is None or document.source != linted.text:
-            return []  # the fixes' offsets belong to an older text; the next publish brings new ones
-        actions = []
-        for diagnostic, fix in linted.items:
-            if fix is None or not overlaps(diagnostic.range, params.range):
+            return None
+        return linted
+
+    async def current_after_pending_lint(self, uri: str) -> Optional[Linted]:
+        """``current``, once the lint of the present text has run: a client may ask for actions
+        right after an edit (an applied fix, then the next one), before its diagnostics arrive."""
+        deadline = time.monotonic() + PENDING_LINT_WAIT_S
+        while self.current(uri) is None and uri in self.scheduled and time.monotonic() < deadline:
+            await asyncio.wait([self.scheduled[uri]], timeout=deadline - time.monotonic())
+        return self.current(uri)
+
+    def quick_fix(self, uri: str, linted: Linted, item: lsp.Diagnostic, fix: Fix) -> lsp.CodeAction:
+        unsafe = "" if fix.applicability == "safe" else " (unsafe)"
+        return lsp.CodeAction(
+            title=f"{fix.message}{unsafe} ({item.code})",
+            kind=lsp.CodeActionKind.QuickFix,
+            diagnostics=[item],
+            is_preferred=fix.applicability == "safe",
+            edit=self.workspace_edit(uri, linted.version, to_text_edits(fix.edits, linted.lines)),
+        )
+
+    def disable_actions(self, uri: str, linted: Linted, shown: list[tuple[lsp.Diagnostic, Diagnostic]]) -> list[lsp.CodeAction]:
+        """One "Disable FLxxx for this line" per code and line: the ``# noqa: FLxxx`` that
+        ``--add-noqa`` would add (merged into a ``# noqa:`` list already there, other linters' codes
+        kept; on the statement's first line when the diagnostic's line ends inside a string)."""
+        actions: list[lsp.CodeAction] = []
+        offered: set[tuple] = set()
+        for item, found in shown:
+            if found.code in PER_FILE_RULES:
+                continue  # about the whole file: no line comment reaches it
+            edits, _ = noqa_edits(linted.text, [found])
+            key = (found.code, *((e.start, e.end, e.content) for e in edits))
+            if not edits or key in offered:
                 continue
-            edits = to_text_edits(fix, linted.lines)
-            unsafe = "" if fix.applicability == "safe" else " (unsafe)"
+            offered.add(key)
             actions.append(lsp.CodeAction(
-                title=f"{fix.message}{unsafe} ({diagnostic.code})",
+                title=f"Disable {found.code} for this line",
                 kind=lsp.CodeActionKind.QuickFix,
-                diagnostics=[diagnostic],
-                is_preferred=fix.applicability == "safe",
-                edit=self.workspace_edit(uri, linted.version, edits),
+                diagnostics=[item],
+                edit=self.workspace_edit(uri, linted.version, to_text_edits(edits, linted.lines)),
             ))  # fmt: skip
         return actions
 
@@ -308,10 +421,12 @@ def create_server(debounce: float = DEBOUNCE_S) -> FusionLintServer:
 
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION,
-        lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix], resolve_provider=False),
+        lsp.CodeActionOptions(
+            code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.SourceFixAll], resolve_provider=False
+        ),
     )
-    def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
-        return server.code_actions(params)
+    async def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        return await server.code_actions(params)
 
     @server.feature(lsp.SHUTDOWN)
     def shutdown(_params: None) -> None:

@@ -181,7 +181,7 @@ def test_editor_session_over_stdio(project: Path) -> None:
                              "textDocument": {"publishDiagnostics": {"versionSupport": True}}},
         })  # fmt: skip
         capabilities = initialized["capabilities"]
-        assert capabilities["codeActionProvider"]["codeActionKinds"] == ["quickfix"]
+        assert capabilities["codeActionProvider"]["codeActionKinds"] == ["quickfix", "source.fixAll"]
         assert capabilities["textDocumentSync"]["change"] == 2  # incremental
         assert initialized["serverInfo"]["name"] == "fusion-lint"
         client.notify("initialized", {})
@@ -206,8 +206,11 @@ def test_editor_session_over_stdio(project: Path) -> None:
             "textDocument": {"uri": uri}, "range": fail_not_raised["range"],
             "context": {"diagnostics": [fail_not_raised]},
         })  # fmt: skip
-        assert [a["kind"] for a in actions] == ["quickfix"], actions
-        (action,) = actions
+        assert [(a["kind"], a["title"]) for a in actions[1:]] == [
+            ("quickfix", "Disable FL204 for this line"), ("source.fixAll", "fusion-lint: fix all safely fixable problems"),
+        ], actions  # fmt: skip
+        action = actions[0]
+        assert action["kind"] == "quickfix"
         assert action["isPreferred"] is True and "FL204" in action["title"]
         assert action["diagnostics"][0]["code"] == "FL204"
         (document_edit,) = action["edit"]["documentChanges"]
@@ -225,7 +228,7 @@ def test_editor_session_over_stdio(project: Path) -> None:
                       {"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": FIXED}]})
         assert client.diagnostics(uri, version=3) == []
 
-        # No fixable diagnostic left: no code action either.
+        # No diagnostic left: no code action either.
         assert client.request("textDocument/codeAction", {
             "textDocument": {"uri": uri},
             "range": {"start": {"line": 0, "character": 0}, "end": {"line": 12, "character": 0}},
@@ -276,6 +279,117 @@ def test_a_broken_config_is_shown_not_crashed_on(tmp_path: Path) -> None:
         client.close()
 
 
+def _open(client: LspClient, root: Path, uri: str, text: str) -> list[dict]:
+    """Initialize (with versioned workspace edits), open ``text`` and return its diagnostics."""
+    client.request("initialize", {
+        "processId": None, "rootUri": root.as_uri(),
+        "capabilities": {"workspace": {"workspaceEdit": {"documentChanges": True}}},
+    })  # fmt: skip
+    client.notify("initialized", {})
+    client.notify("textDocument/didOpen",
+                  {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})
+    return client.diagnostics(uri, version=1)
+
+
+def _edits(action: dict) -> list[dict]:
+    (document_edit,) = action["edit"]["documentChanges"]
+    return document_edit["edits"]
+
+
+def _actions(client: LspClient, uri: str, range_: dict, **context: Any) -> list[dict]:
+    return client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": range_, "context": {"diagnostics": [], **context},
+    }) or []  # fmt: skip
+
+
+WHOLE = {"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}}
+
+
+def test_disable_for_this_line_merges_into_the_noqa_list_and_skips_strings(project: Path) -> None:
+    # FL204 on a line that already silences another linter's code, FL203 on a line whose string
+    # holds a "# noqa" that is no comment at all.
+    text = BROKEN.replace('    label = "\U0001F50E"; ctx.fail("no_match")',
+                          '    label = "\U0001F50E"; ctx.fail("no_match")  # noqa: E702').replace(
+        '        raise ctx.fail("no_such_reason")', '        raise ctx.fail("no_such_reason", "# noqa: E501")')
+    client = LspClient(project)
+    uri = (project / "tools.py").as_uri()
+    try:
+        by_code = {d["code"]: d for d in _open(client, project, uri, text)}
+        assert sorted(by_code) == ["FL203", "FL204"]
+        disabled = text
+        for code, expected_line in (
+            ("FL204", '    label = "\U0001F50E"; ctx.fail("no_match")  # noqa: E702, FL204'),
+            ("FL203", '        raise ctx.fail("no_such_reason", "# noqa: E501")  # noqa: FL203'),
+        ):
+            actions = _actions(client, uri, by_code[code]["range"], only=["quickfix"])
+            (disable,) = [a for a in actions if a["title"] == f"Disable {code} for this line"]
+            assert disable["kind"] == "quickfix" and disable["diagnostics"][0]["code"] == code
+            assert "isPreferred" not in disable or disable["isPreferred"] is False  # the fix is preferred
+            line = by_code[code]["range"]["start"]["line"]
+            changed = apply_edits(text, _edits(disable))
+            assert changed.splitlines()[line] == expected_line
+            assert changed.splitlines()[:line] + changed.splitlines()[line + 1:] == (
+                text.splitlines()[:line] + text.splitlines()[line + 1:])  # fmt: skip
+            disabled = apply_edits(disabled, _edits(disable))
+        # Both applied, as the editor would: nothing is reported any more.
+        client.notify("textDocument/didChange",
+                      {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": disabled}]})
+        assert client.diagnostics(uri, version=2) == []
+    finally:
+        client.close()
+
+
+def test_code_actions_asked_right_after_an_edit_wait_for_its_lint(project: Path) -> None:
+    """An editor that applies a fix and at once asks for the next actions (Emacs does) gets the
+    actions of the new text, not an empty answer because its diagnostics are still being made."""
+    client = LspClient(project)
+    uri = (project / "tools.py").as_uri()
+    try:
+        line = next(d for d in _open(client, project, uri, BROKEN) if d["code"] == "FL204")["range"]["start"]["line"]
+        # A line on top moves every finding one line down; the padding makes the lint take a while.
+        moved = "# moved\n" + BROKEN + "".join(f"value_{i} = [{i}, {{'k': ({i},)}}]\n" for i in range(3000))
+        client.notify("textDocument/didChange",
+                      {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": moved}]})
+        at = {"start": {"line": line + 1, "character": 20}, "end": {"line": line + 1, "character": 20}}
+        titles = {a["title"]: a for a in _actions(client, uri, at, only=["quickfix"])}
+        disable = titles["Disable FL204 for this line"]
+        assert disable["diagnostics"][0]["range"]["start"]["line"] == line + 1
+        assert apply_edits(moved, _edits(disable)).splitlines()[line + 1].endswith("# noqa: FL204")
+    finally:
+        client.close()
+
+
+def test_source_fix_all_is_what_fix_makes_of_the_buffer(project: Path) -> None:
+    # Two fixable findings in different places (FL204 twice) and one with no fix (FL203); CRLF
+    # line endings as a Windows editor sends them.
+    text = BROKEN.replace("    return label + query\n", '    ctx.fail("no_match")\n    return label + query\n')
+    text = text.replace("\n", "\r\n")
+    cli = subprocess.run([sys.executable, "-m", "fusion_lint", "--fix", "--stdin-filename", "tools.py", "-"],
+                         cwd=project, input=text.encode("utf-8"), capture_output=True)  # fmt: skip
+    expected = cli.stdout.decode("utf-8")
+    assert expected.count("raise ctx.fail") == text.count("raise ctx.fail") + 2, cli.stderr
+    client = LspClient(project)
+    uri = (project / "tools.py").as_uri()
+    try:
+        assert sorted(d["code"] for d in _open(client, project, uri, text)) == ["FL203", "FL204", "FL204"]
+        # Asked for at the top of the file, far from any finding: the action is about the document.
+        (fix_all,) = _actions(client, uri, {"start": WHOLE["start"], "end": WHOLE["start"]}, only=["source.fixAll"])
+        assert fix_all["kind"] == "source.fixAll" and "diagnostics" not in fix_all
+        assert apply_edits(text, _edits(fix_all)) == expected
+        # The parent kind admits it; a quick-fix-only request, or the editor asking on its own, does not.
+        assert [a["kind"] for a in _actions(client, uri, WHOLE, only=["source"])] == ["source.fixAll"]
+        assert "source.fixAll" not in [a["kind"] for a in _actions(client, uri, WHOLE, only=["quickfix"])]
+        assert "source.fixAll" not in [a["kind"] for a in _actions(client, uri, WHOLE, triggerKind=2)]
+        assert "source.fixAll" in [a["kind"] for a in _actions(client, uri, WHOLE, triggerKind=1)]
+        # Applied: only the finding without a fix is left, and there is nothing more to fix.
+        client.notify("textDocument/didChange",
+                      {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": expected}]})
+        assert [d["code"] for d in client.diagnostics(uri, version=2)] == ["FL203"]
+        assert _actions(client, uri, WHOLE, only=["source.fixAll"]) == []
+    finally:
+        client.close()
+
+
 # ----- conversions -------------------------------------------------------------------------------
 
 
@@ -300,6 +414,30 @@ def test_positions_convert_code_points_to_utf16() -> None:
     lines = SourceLines('x = "\U0001F50E"; y\n')
     position = lines.position(0, len('x = "\U0001F50E"; '))
     assert position.character == 10  # 9 code points, one of them astral
+
+
+@pytest.mark.parametrize("old, new", [
+    ("a\nb\nc\n", "a\nB\nc\n"),
+    ("a\r\nb\r\nc\r\n", "a\r\nb2\r\nc\r\n"),   # a change after the CR of a CRLF: whole lines
+    ("x\r\ny", "x\r\nz"),
+    ("ab\nab\n", "ab\n"),
+    ("ab\n", "ab\nab\n"),
+    ("same", "same"),
+    ("", "new\n"),
+    ("old", ""),
+    ("k = 1\nk = 1\nk = 1\n", "k = 1\nk = 2\nk = 1\n"),
+])
+def test_replacement_is_one_edit_of_whole_lines(old: str, new: str) -> None:
+    from fusion_lint.fix import apply_edits as apply_offsets
+    from fusion_lint.lsp import replacement
+
+    lines = SourceLines(old)
+    edit = replacement(lines, new)
+    if old == new:
+        assert edit is None
+        return
+    assert edit is not None and apply_offsets(old, [edit]) == new
+    assert edit.start in lines.starts and (edit.end in lines.starts or edit.end == len(old))
 
 
 def test_buffer_bytes_honour_a_coding_cookie() -> None:

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.slow
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = REPO_ROOT / ".pre-commit-hooks.yaml"
 #: What ``pip install .`` of the hook repository needs.
-PACKAGE_FILES = ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "fusion_lint", "mcp_fusion")
+PACKAGE_FILES = ("pyproject.toml", "README.md", "LICENSE", ".pre-commit-hooks.yaml", "fusion_lint", "mcp_fusion")
 #: pip's ways of saying it could not reach an index (the only reason to skip).
 OFFLINE = re.compile(
     r"NewConnectionError|Failed to establish a new connection|Temporary failure in name resolution|"
@@ -61,15 +61,21 @@ def _git(cwd: Path, *args: str) -> None:
                    cwd=cwd, check=True, capture_output=True)  # fmt: skip
 
 
-def _hook_repository(target: Path) -> Path:
+def copy_sources(names: tuple[str, ...], target: Path) -> Path:
+    """Copy these files and folders of the working tree (without build and cache debris) to ``target``."""
     target.mkdir()
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".fusion_lint_cache")
-    for name in PACKAGE_FILES:
+    for name in names:
         source = REPO_ROOT / name
         if source.is_dir():
             shutil.copytree(source, target / name, ignore=ignore)
         else:
             shutil.copy2(source, target / name)
+    return target
+
+
+def _hook_repository(target: Path) -> Path:
+    copy_sources(PACKAGE_FILES, target)
     _git(target, "init", "-q")
     _git(target, "add", ".")
     _git(target, "commit", "-q", "-m", "hook repository under test")
