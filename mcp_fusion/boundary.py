@@ -29,8 +29,9 @@ import logging
 import math
 import sys
 import traceback
-from dataclasses import dataclass, replace
-from typing import Any, Mapping, Optional, Protocol, Union
+from dataclasses import dataclass
+from collections.abc import Mapping
+from typing import Any, Optional, Protocol, Union
 
 from pydantic import ValidationError
 
@@ -94,20 +95,15 @@ def unexpected_failure(target: BoundaryTarget) -> ToolErrorEnvelope:
     )
 
 
-def fill_from_contract(envelope: ToolErrorEnvelope, entry: ErrorContract | None) -> ToolErrorEnvelope:
-    """Fill recovery/retryable from the entry the failure's reason names; the throw site always wins.
+def contract_defaults(entry: ErrorContract | None, code: Any) -> dict[str, Any]:
+    """What the declared entry fills in a failure whose throw site left it unset (recovery, retryable).
 
-    An ``INTERNAL_ERROR`` left without a recovery gets the "do not blindly retry" one.
+    An ``INTERNAL_ERROR`` is never left without a recovery: "do not blindly retry".
     """
-    recovery = envelope.recovery or (entry.recovery if entry else None)
-    if recovery is None and envelope.code is JsonRpcErrorCode.INTERNAL_ERROR:
+    recovery = entry.recovery if entry is not None else None
+    if recovery is None and code is JsonRpcErrorCode.INTERNAL_ERROR:
         recovery = INTERNAL_RECOVERY
-    details = envelope.details
-    if entry is not None and "retryable" not in details and entry.retryable is not None:
-        details = {**details, "retryable": entry.retryable}
-    if recovery == envelope.recovery and details is envelope.details:
-        return envelope
-    return replace(envelope, recovery=recovery, details=details)
+    return {"default_recovery": recovery, "default_retryable": entry.retryable if entry is not None else None}
 
 
 async def run_handler(
@@ -163,9 +159,11 @@ def outcome_of_exception(
     Re-raises ``KeyboardInterrupt`` (the operator's Ctrl-C) and a cancellation that is really in
     effect (the client cancelled, or the server is shutting down), after logging the latter.
     """
-    if _contains(exc, KeyboardInterrupt):
+    # Ctrl-C and cancellation are BaseExceptions (an ExceptionGroup holds only Exceptions): the
+    # common failures skip these checks.
+    if not isinstance(exc, Exception) and _contains(exc, KeyboardInterrupt):
         raise exc
-    if _is_cancellation(exc) and cancellation_in_effect():
+    if not isinstance(exc, Exception) and _is_cancellation(exc) and cancellation_in_effect():
         by_client = context is not None and context.cancel_requested
         log_failure(
             target, logging.INFO, JsonRpcErrorCode.REQUEST_CANCELLED.name, None,
@@ -190,7 +188,7 @@ def outcome_of_exception(
         return envelope
     if isinstance(exc, McpError):
         return _from_mcp_error(target, exc, arguments)
-    if _is_cancellation(exc):
+    if not isinstance(exc, Exception) and _is_cancellation(exc):
         _forget_own_cancellation()
     envelope = unexpected_failure(target)
     log_failure(
@@ -277,18 +275,17 @@ def _entry_for(target: BoundaryTarget, reason: str | None) -> ErrorContract | No
 
 
 def _from_mcp_error(target: BoundaryTarget, error: McpError, arguments: Mapping[str, Any]) -> ToolErrorEnvelope:
-    envelope = ToolErrorEnvelope.from_mcp_error(error)
-    entry = _entry_for(target, envelope.reason)
-    envelope = fill_from_contract(envelope, entry)
+    entry = _entry_for(target, error.reason)
+    envelope = ToolErrorEnvelope.from_mcp_error(error, **contract_defaults(entry, error.code))
     level = python_log_level(entry.severity if entry else None)
     log_failure(target, level, envelope.code_name, envelope.reason, envelope.message, arguments)
     return envelope
 
 
 def _from_builder(target: BoundaryTarget, built: ToolErrorBuilder, arguments: Mapping[str, Any]) -> Outcome:
-    envelope = built.envelope()
-    entry = _entry_for(target, envelope.reason)
-    envelope = fill_from_contract(envelope, entry)
+    reason = built.reason_value
+    entry = _entry_for(target, reason if isinstance(reason, str) else None)
+    envelope = built.envelope(**contract_defaults(entry, built.code))
     if not envelope.is_error:
         log_failure(
             target, logging.WARNING, envelope.code_name, envelope.reason, envelope.message, arguments,

@@ -112,6 +112,8 @@ def drop_credentials(data: Any, _depth: int = 0, _copies: dict[int, Any] | None 
     """
     if _depth > MAX_DEPTH or not isinstance(data, (Mapping, list, tuple)):
         return data  # deeper levels are never rendered: bound_value cuts them
+    if _depth == 0 and _is_plain_and_small(data):
+        return dict(data)
     copies = {} if _copies is None else _copies
     if id(data) in copies:
         return copies[id(data)]
@@ -135,10 +137,33 @@ def bound_value(value: Any, *, source: Any = None) -> Any:
 
     ``source`` is what ``value`` was copied from, if anything: a reference back to it is circular.
     """
+    if _is_plain_and_small(value):
+        return dict(value)  # the common case (a reason, a flag, an ID) needs no walk
     bounder = _Bounder()
     if source is not None:
         bounder.visiting.add(id(source))
     return bounder.value(value, 0)
+
+
+_PLAIN_SCALARS = (type(None), bool, int, float)
+
+
+def _is_plain_and_small(value: Any) -> bool:
+    """A flat dict of at most 10 short, clean, non-credential scalars: bounding it changes nothing."""
+    if type(value) is not dict or len(value) > MAX_KEYS:
+        return False
+    for key, item in value.items():
+        if type(key) is not str or len(key) > MAX_STRING_CHARS or _SURROGATES.search(key) or is_credential_key(key):
+            return False
+        kind = type(item)
+        if kind is str:
+            if len(item) > MAX_STRING_CHARS or _SURROGATES.search(item):
+                return False
+        elif kind not in _PLAIN_SCALARS or (kind is int and item.bit_length() > 3400) or (
+            kind is float and not math.isfinite(item)
+        ):
+            return False
+    return True
 
 
 def render_bounded(value: Any) -> str:
@@ -147,7 +172,7 @@ def render_bounded(value: Any) -> str:
     Strings are shown quoted (``'abc'``) so an empty or blank string is visible; everything else
     as compact JSON.
     """
-    bounded = bound_value(value)
+    bounded = value if _is_plain_and_small(value) else bound_value(value)
     text = repr(bounded) if isinstance(bounded, str) else json.dumps(bounded, ensure_ascii=False)
     if len(text) > MAX_RENDERED_CHARS:
         text = f"{text[:MAX_RENDERED_CHARS]}… [truncated from {len(text)} characters]"
@@ -190,7 +215,14 @@ class _Bounder:
         self.visiting: set[int] = set()
 
     def value(self, value: Any, depth: int) -> Any:
-        if value is None or isinstance(value, bool):
+        cls = type(value)
+        if cls is str:  # the common cases first: this runs for every failure's details
+            return self.text(value)
+        if value is None or cls is bool:
+            return value
+        if cls is dict:
+            return self.container(value, depth)
+        if isinstance(value, bool):
             return value
         if isinstance(value, int) and value.bit_length() <= 3400:
             self.budget -= 8

@@ -9,7 +9,8 @@ Seed 000's examples, in Python::
 from __future__ import annotations
 
 from itertools import islice
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .bounding import MAX_ITEMS, as_text, is_credential_key
 from .envelope import ENVELOPE_SEVERITIES, OWNED_KEYS, SECTION_KEYS, EnvelopeSeverity, ToolErrorEnvelope, coerce_seconds
@@ -92,6 +93,11 @@ class ToolErrorBuilder(Exception):
         return self._result
 
     @property
+    def reason_value(self) -> Any:
+        """The ``reason`` detail as given (``.reason(...)`` or ``.details(reason=...)``), else ``None``."""
+        return self._details.get("reason")
+
+    @property
     def code(self) -> Code:
         return self._code
 
@@ -99,14 +105,18 @@ class ToolErrorBuilder(Exception):
     def message(self) -> str:
         return self._message
 
-    def envelope(self) -> ToolErrorEnvelope:
+    def envelope(self, *, default_recovery: str | None = None, default_retryable: bool | None = None) -> ToolErrorEnvelope:
+        """The envelope as built; the defaults (a contract entry's) fill a recovery or ``retryable`` left unset."""
+        details = self._details
+        if default_retryable is not None and "retryable" not in details:
+            details = {**details, "retryable": default_retryable}
         return ToolErrorEnvelope(
             code=self._code,
             message=self._message,
             severity=self._severity,
-            recovery=self._recovery,
+            recovery=self._recovery or default_recovery,
             available_actions=tuple(self._actions),
-            details=self._details,
+            details=details,
             retry_after=self._retry_after,
         )
 

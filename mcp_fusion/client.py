@@ -17,7 +17,8 @@ import re
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
-from typing import Any, Callable, Mapping, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from .envelope import ENVELOPE_SEVERITIES, coerce_seconds, recovery_hint, render_detail_value
 from .errors import JsonRpcErrorCode, code_value, coerce_code

@@ -62,6 +62,18 @@ class Context:
             self._by_reason.setdefault(entry.reason, entry)
         self._request_context = request_context
 
+    @classmethod
+    def _of_definition(
+        cls, errors: tuple[ErrorContract, ...], by_reason: Mapping[str, ErrorContract], owner: str, request_context: Any
+    ) -> Context:
+        """A context for a definition whose contract was validated when it was declared (once per call)."""
+        context = cls.__new__(cls)
+        context._owner = owner
+        context._errors = errors
+        context._by_reason = by_reason  # type: ignore[assignment] - read-only, shared with the definition
+        context._request_context = request_context
+        return context
+
     # -- the contract -------------------------------------------------------------------------
 
     @property

@@ -33,7 +33,8 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 from itertools import islice
-from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping, Optional, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from .bounding import MAX_ITEMS, as_text, bound_text, bound_value, clean_text
 from .errors import Code, JsonRpcErrorCode, McpError, code_name, code_value, coerce_code
@@ -74,12 +75,18 @@ _INDENT = "  "
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
+_TEXT_SPECIAL = re.compile("[&<>\r\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_ATTRIBUTE_SPECIAL = re.compile("[&<>\"'\r\n\t\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
 def escape_text(text: str) -> str:
     """Element text: escape ``&`` and ``<`` only, so ``>`` and quotes stay readable.
 
     The exceptions: ``]]>``, which XML forbids in text (its ``>`` is escaped), and ``\r``, which a
     parser would turn into ``\n`` (written ``&#13;`` it reads back as itself).
     """
+    if not _TEXT_SPECIAL.search(text):
+        return text  # most text needs nothing
     cleaned = _XML_ILLEGAL.sub("\ufffd", text)
     escaped = cleaned.replace("&", "&amp;").replace("<", "&lt;").replace("]]>", "]]&gt;")
     return escaped.replace("\r", "&#13;") if "\r" in escaped else escaped
@@ -87,6 +94,8 @@ def escape_text(text: str) -> str:
 
 def escape_attribute(text: str) -> str:
     """Attribute values: escape all five XML specials, and the whitespace a parser would normalise."""
+    if not _ATTRIBUTE_SPECIAL.search(text):
+        return text
     cleaned = _XML_ILLEGAL.sub("\ufffd", text)
     escaped = (
         cleaned.replace("&", "&amp;")
@@ -143,9 +152,12 @@ class ToolErrorEnvelope:
             raise ValueError(f"retry_after takes a non-negative number of seconds, got {self.retry_after!r}")
         set_field = object.__setattr__
         set_field(self, "code", coerce_code(self.code))
-        set_field(self, "message", bound_text(as_text(self.message)))
-        set_field(self, "recovery", bound_text(as_text(self.recovery)) if self.recovery else None)
-        set_field(self, "available_actions", _coerce_actions(self.available_actions))
+        set_field(self, "message", bound_text(self.message if type(self.message) is str else as_text(self.message)))
+        if self.recovery:
+            set_field(self, "recovery", bound_text(self.recovery if type(self.recovery) is str else as_text(self.recovery)))
+        else:
+            set_field(self, "recovery", None)
+        set_field(self, "available_actions", _coerce_actions(self.available_actions) if self.available_actions else ())
         set_field(self, "details", normalize_details(self.details))
 
     @property
@@ -170,16 +182,24 @@ class ToolErrorEnvelope:
     # -- constructors -----------------------------------------------------------------------
 
     @classmethod
-    def from_mcp_error(cls, error: McpError) -> ToolErrorEnvelope:
-        """The envelope of an ``McpError``: its data's sections become sections, the rest details."""
+    def from_mcp_error(
+        cls, error: McpError, *, default_recovery: str | None = None, default_retryable: bool | None = None
+    ) -> ToolErrorEnvelope:
+        """The envelope of an ``McpError``: its data's sections become sections, the rest details.
+
+        ``default_recovery``/``default_retryable`` (the contract entry's) fill what the throw site
+        left unset: a throw-site recovery always wins.
+        """
         data = error.data if isinstance(error.data, Mapping) else {}
+        if default_retryable is not None and "retryable" not in data:
+            data = {**data, "retryable": default_retryable}
         # A raised McpError fails the call: its data may escalate it to critical, never make it a warning.
         severity: EnvelopeSeverity = "critical" if data.get("severity") == "critical" else "error"
         return cls(
             code=error.code,
             message=error.message,
             severity=severity,
-            recovery=recovery_hint(data.get("recovery")),
+            recovery=recovery_hint(data.get("recovery")) or default_recovery,
             available_actions=_coerce_actions(data.get("available_actions")),
             details=data,
             retry_after=coerce_seconds(data.get("retry_after")),

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from enum import IntEnum
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, Optional, Union
+from collections.abc import Callable, Mapping
+from typing import Any, Optional, Union
 
 from .bounding import CREDENTIAL_KEYS, as_text, drop_credentials
 

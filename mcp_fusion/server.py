@@ -36,6 +36,7 @@ from .wire import (
     ERROR_META_KEY,
     INVALID_PARAMS,
     ResultProblem,
+    ToolResultParts,
     protocol_error,
     result_failure,
     tool_result,
@@ -244,7 +245,7 @@ class FusionServer:
             has_output_schema=definition.output_schema is not None,
             max_chars=self.max_result_chars,
         )
-        return types.CallToolResult.model_validate(parts.to_wire())
+        return _sdk_result(parts)
 
     def _unknown(self, kind: str, name: str, names: list[str], recovery: str) -> MCPError:
         """The spec's ``-32602 "Unknown tool: <name>"`` (and its resource/prompt siblings)."""
@@ -372,6 +373,18 @@ class FusionServer:
             raise self._protocol_failure(outcome)
         messages = self._render(definition, lambda: prompt_messages(outcome.value))
         return types.GetPromptResult(description=definition.description, messages=messages)
+
+
+def _sdk_result(parts: ToolResultParts) -> types.CallToolResult:
+    # Text blocks (every envelope, most results) are built directly: cheaper than validating the dump.
+    if all(block.keys() == {"type", "text"} and block["type"] == "text" for block in parts.content):
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=block["text"]) for block in parts.content],
+            structured_content=parts.structured_content,
+            is_error=parts.is_error,
+            meta=parts.meta,
+        )
+    return types.CallToolResult.model_validate(parts.to_wire())
 
 
 def _accepts_an_argument(factory: Callable[..., Any]) -> bool:

@@ -20,7 +20,7 @@ import pytest
 from runtime_testing import REPO_ROOT, connected, envelope_text
 
 from mcp_fusion import Context, FusionServer, tool
-from mcp_fusion.client import parse_tool_result
+from mcp_fusion.client import FusionClient, ToolFailure, parse_tool_result
 
 pytestmark = pytest.mark.anyio
 
@@ -80,6 +80,17 @@ async def test_the_example_server_over_streamable_http(example_over_http: tuple[
     assert missing.is_error is True and parse_tool_result(missing).reason == "invoice_not_found"
     assert "<recovery>Call list_invoices to find the right invoice, then retry with its ID.</recovery>" in envelope_text(missing)
     assert (unknown.value.code, unknown.value.message) == (-32602, "Unknown tool: no_such_tool")
+
+
+async def test_fusion_client_over_http_raises_typed_failures(example_over_http: tuple[int, Any]) -> None:
+    port, _ = example_over_http
+    with anyio.fail_after(60):
+        async with FusionClient(f"http://127.0.0.1:{port}/mcp") as client:
+            found = await client.call_tool("get_invoice", {"invoice_id": "inv_2026_0001"})
+            with pytest.raises(ToolFailure) as caught:
+                await client.call_tool("get_invoice", {"invoice_id": "inv_404"})
+    assert found.is_error is False
+    assert (caught.value.code, caught.value.reason) == ("NOT_FOUND", "invoice_not_found")
 
 
 async def test_ctrl_c_stops_the_http_server_cleanly(example_over_http: tuple[int, Any]) -> None:
