@@ -188,8 +188,6 @@ def outcome_of_exception(
         return envelope
     if isinstance(exc, McpError):
         return _from_mcp_error(target, exc, arguments)
-    if not isinstance(exc, Exception) and _is_cancellation(exc):
-        _forget_own_cancellation()
     envelope = unexpected_failure(target)
     log_failure(
         target, logging.ERROR, envelope.code_name, UNEXPECTED_REASON,
@@ -199,16 +197,23 @@ def outcome_of_exception(
 
 
 def cancellation_in_effect() -> bool:
-    """Whether the running task is being cancelled by a scope around it (not by the handler itself)."""
+    """Whether the running task is being cancelled from outside the handler.
+
+    True when an anyio scope around it is cancelled (the SDK's way: the client cancelled, or the
+    server is shutting down) or, on Python 3.11+, when the asyncio task has a cancel request
+    pending. A ``CancelledError`` the handler got from awaiting a task it cancelled itself is
+    neither.
+    """
     try:
         import anyio
 
-        return anyio.current_effective_deadline() == -math.inf
-    except Exception:  # noqa: BLE001 - no anyio event loop here: ask asyncio, else trust the exception
+        if anyio.current_effective_deadline() == -math.inf:
+            return True
+    except Exception:  # noqa: BLE001 - no anyio event loop here (another framework's loop)
         pass
     task = _current_asyncio_task()
     cancelling = getattr(task, "cancelling", None)
-    return cancelling() > 0 if callable(cancelling) else True
+    return bool(callable(cancelling) and cancelling() > 0)
 
 
 def is_fatal(exc: BaseException) -> bool:
@@ -221,14 +226,6 @@ def _current_asyncio_task() -> Any:
         return asyncio.current_task()
     except RuntimeError:
         return None
-
-
-def _forget_own_cancellation() -> None:
-    # A handler that cancelled its own task (``asyncio.current_task().cancel()``) left a pending
-    # cancel request on it; the boundary answered instead, so the request is withdrawn.
-    task = _current_asyncio_task()
-    if task is not None and getattr(task, "cancelling", lambda: 0)() > 0 and not cancellation_in_effect():
-        task.uncancel()
 
 
 def _cancelled_class() -> type[BaseException]:
