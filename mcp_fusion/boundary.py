@@ -167,7 +167,9 @@ def outcome_of_exception(
         by_client = context is not None and context.cancel_requested
         log_failure(
             target, logging.INFO, JsonRpcErrorCode.REQUEST_CANCELLED.name, None,
-            "Request cancelled by the client" if by_client else "Request cancelled by the server (shutting down)",
+            "Request cancelled by the client" if by_client
+            else "Request cancelled without a cancel notification from the client (the server is stopping, or the "
+            "caller went away)",
             arguments,
         )
         cancelled = _cancelled_class()

@@ -11,6 +11,7 @@ prompt failure), the envelope in its ``data``.
 """
 from __future__ import annotations
 
+import asyncio
 import difflib
 import inspect
 import logging
@@ -143,7 +144,8 @@ class FusionServer:
             raise ValueError(f"unsupported transport {transport!r}; use 'stdio' or 'streamable-http'")
         try:
             anyio.run(runner)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            # Ctrl-C cancels the main task; below Python 3.11 that surfaces as its CancelledError.
             logger.info("%s: stopped (Ctrl-C)", self.name)
 
     async def run_stdio_async(self) -> None:

@@ -77,6 +77,12 @@ async def release_slow_call() -> str:
     return "released"
 
 
+@tool("cancellable_wait", description="Waits until the client cancels it.")
+async def cancellable_wait() -> str:
+    await asyncio.sleep(60)
+    return "never cancelled"
+
+
 @tool("listdir_latin1")
 def listdir_latin1() -> list[str]:
     folder = tempfile.mkdtemp()

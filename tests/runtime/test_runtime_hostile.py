@@ -139,6 +139,8 @@ async def _serve_calls(session: Session, log_file: Path, pending: list[tuple[str
                         group.cancel_scope.cancel()
                         break
                 else:
+                    with anyio.move_on_after(0.5):  # the client cancels: a notification on the wire
+                        await client.call_tool("cancellable_wait", {})
                     await _call(client, "tool", "release_slow_call", {})
             if not pending and not session.restarts:
                 still_serving = await _call(client, "tool", "release_slow_call", {})
@@ -347,7 +349,9 @@ def test_argument_rejections_log_at_notice(session: Session) -> None:
 def test_a_client_cancellation_is_the_only_cancellation_logged_as_one(session: Session) -> None:
     texts = [r["text"] for r in session.log_records if "Error in tool:own_cancelled_task" in r["text"]]
     assert len(texts) == 1 and "[INTERNAL_ERROR reason=unexpected_error] unexpected CancelledError" in texts[0]
-    assert not [r for r in session.log_records if "REQUEST_CANCELLED" in r["text"] or "by the client" in r["text"]]
+    cancelled = [r for r in session.log_records if "REQUEST_CANCELLED" in r["text"]]
+    assert len(cancelled) == 1 and "Error in tool:cancellable_wait" in cancelled[0]["text"], cancelled
+    assert "Request cancelled by the client" in cancelled[0]["text"] and cancelled[0]["level"] == 20
 
 
 def test_no_non_finite_number_reaches_the_wire(session: Session) -> None:

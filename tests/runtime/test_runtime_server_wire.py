@@ -377,6 +377,8 @@ async def test_cancellation_is_logged_at_info_and_never_swallowed(caplog: pytest
     records = [r for r in caplog.records if r.getMessage().startswith("Error in tool:slow_report")]
     assert len(records) == 1
     assert records[0].levelno == logging.INFO and records[0].fusion_code == "REQUEST_CANCELLED"
+    # In memory the client cancels the very task that runs the handler: no cancel notification.
+    assert "Request cancelled without a cancel notification" in records[0].getMessage()
 
 
 async def test_resources_and_their_failures(server: FusionServer) -> None:
