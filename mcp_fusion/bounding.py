@@ -89,8 +89,9 @@ def is_credential_key(key: Any) -> bool:
     """Whether a ``data`` key names a credential (case-insensitive, by word: ``max_tokens`` is not)."""
     if not isinstance(key, str):
         return False
-    # Only short keys are cached: a hostile 5 MB key must not be kept alive by the cache.
-    return _credential_name(key) if len(key) <= 256 else _credential_words(key[:256])
+    # Only short keys are cached: a hostile 5 MB key must not be kept alive by the cache. Of a long
+    # key, the part that would be shown is read.
+    return _credential_name(key) if len(key) <= 256 else _credential_words(key[:MAX_STRING_CHARS])
 
 
 @functools.lru_cache(maxsize=2048)

@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from .envelope import ENVELOPE_SEVERITIES, coerce_seconds, recovery_hint, render_detail_value
+from .envelope import ENVELOPE_SEVERITIES, ERROR_META_KEY, coerce_seconds, recovery_hint, render_detail_value
 from .errors import JsonRpcErrorCode, code_value, coerce_code
 from .failure import EnvelopeParseError, ToolFailure
 from .validation import VALIDATION_CODE, VALIDATION_REASON, validation_message
@@ -36,8 +36,6 @@ __all__ = [
     "parse_xml_envelope",
 ]
 
-#: ``_meta`` key where a server puts the mirror when ``structured_content`` follows an output schema.
-ERROR_META_KEY = "fusion/error"
 
 # Mirror ``data`` keys that are sections of the envelope rather than details.
 _SECTION_KEYS = frozenset({"reason", "recovery", "available_actions", "retry_after", "severity", "contract_awareness"})

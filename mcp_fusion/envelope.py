@@ -62,6 +62,9 @@ JSON_ENVELOPE_TYPES: Mapping[str, str] = {
     "INVALID_PARAMS": "ValidationError",
 }
 
+#: ``_meta`` key of the structured mirror when ``structured_content`` belongs to the output schema.
+ERROR_META_KEY = "fusion/error"
+
 EnvelopeFormat = Literal["xml", "json"]
 ENVELOPE_FORMATS: tuple[str, ...] = ("xml", "json")
 

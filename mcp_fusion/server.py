@@ -25,7 +25,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from .boundary import UNEXPECTED_REASON, Failure, HandlerSuccess, is_fatal, log_failure, run_handler, unexpected_failure
-from .bounding import clean_text
+from .bounding import bound_text
 from .definitions import Definition, PromptDefinition, ResourceDefinition, ToolDefinition
 from .envelope import ENVELOPE_FORMATS, EnvelopeFormat, ToolErrorEnvelope
 from .errors import JsonRpcErrorCode
@@ -52,8 +52,9 @@ __all__ = ["ERRORS_META_KEY", "ERROR_META_KEY", "FusionServer"]
 DEFAULT_AWARENESS_LIMIT = 5
 
 Transport = Literal["stdio", "streamable-http"]
-#: ``lifespan=``: an async context manager factory, called with the ``FusionServer`` or with nothing.
-Lifespan = Callable[..., Any]
+#: ``lifespan=``: an async context manager, or a factory of one called with the ``FusionServer`` or
+#: with nothing (a factory is entered once per connection in memory, an instance only once).
+Lifespan = Any
 
 
 class FusionServer:
@@ -62,8 +63,8 @@ class FusionServer:
     ``server.sdk_server`` is the SDK's ``Server`` (``mcp.Client(server.sdk_server)`` talks to it in
     memory); ``server.run()`` serves it on stdio, ``server.run(transport="streamable-http")`` over
     HTTP, and ``server.asgi_app()`` is the ASGI app for an ASGI server of your own.
-    ``lifespan=`` is an async context manager factory (``@asynccontextmanager async def
-    lifespan(server): yield pool``) whose value handlers reach as ``ctx.lifespan``.
+    ``lifespan=`` is an async context manager, or a factory of one (``@asynccontextmanager async def
+    lifespan(server): yield pool``), whose value handlers reach as ``ctx.lifespan``.
     ``envelope="json"`` renders failures as the integrators' JSON text instead of XML (the
     structured mirror is the same). With ``contract_lock=path``, failures of a tool whose contract
     moved since the lockfile was written carry a ``<contract_awareness>`` section listing its
@@ -90,10 +91,10 @@ class FusionServer:
             raise ValueError(f"envelope must be one of {ENVELOPE_FORMATS}, got {envelope!r}")
         if contract_awareness_limit < 0:
             raise ValueError("contract_awareness_limit must be >= 0")
-        if lifespan is not None and not callable(lifespan):
+        if lifespan is not None and not callable(lifespan) and not hasattr(lifespan, "__aenter__"):
             raise TypeError(
-                "lifespan= takes an async context manager factory such as an @asynccontextmanager function, "
-                f"got {type(lifespan).__name__}"
+                "lifespan= takes an async context manager (or a factory of one, such as an @asynccontextmanager "
+                f"function), got {type(lifespan).__name__}"
             )
         self.name = name
         self.envelope_format: EnvelopeFormat = envelope
@@ -177,8 +178,11 @@ class FusionServer:
         if self._lifespan is None:
             yield None
             return
-        takes_server = _accepts_an_argument(self._lifespan)
-        async with (self._lifespan(self) if takes_server else self._lifespan()) as value:
+        if hasattr(self._lifespan, "__aenter__"):  # an instance: entered once per run (a factory is re-entrant)
+            manager = self._lifespan
+        else:
+            manager = self._lifespan(self) if _accepts_an_argument(self._lifespan) else self._lifespan()
+        async with manager as value:
             yield value
 
     # -- contract awareness (issue 11) ----------------------------------------------------------
@@ -251,7 +255,7 @@ class FusionServer:
 
     def _unknown(self, kind: str, name: str, names: list[str], recovery: str) -> MCPError:
         """The spec's ``-32602 "Unknown tool: <name>"`` (and its resource/prompt siblings)."""
-        shown = clean_text(name)
+        shown = bound_text(name, 256)  # a 5 MB name is echoed like any other caller value
         suggestions = difflib.get_close_matches(shown, names, n=3, cutoff=0.5) or names[:10]
         failure = ToolErrorEnvelope(
             code=JsonRpcErrorCode.INVALID_PARAMS,

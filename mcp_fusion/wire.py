@@ -44,11 +44,9 @@ from .boundary import (
     log_failure,
     unexpected_failure,
 )
-from .envelope import EnvelopeFormat, ToolErrorEnvelope
+from .envelope import ERROR_META_KEY, EnvelopeFormat, ToolErrorEnvelope
 from .errors import JsonRpcErrorCode
 
-#: ``_meta`` key of the structured mirror when ``structured_content`` belongs to the output schema.
-ERROR_META_KEY = "fusion/error"
 #: A result is refused beyond this many characters of JSON (``FusionServer(max_result_chars=)``).
 DEFAULT_MAX_RESULT_CHARS = 16_000_000
 #: A result is refused beyond this nesting depth.

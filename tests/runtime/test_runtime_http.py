@@ -179,14 +179,16 @@ async def test_lifespan_in_memory_with_or_without_the_server_argument() -> None:
         second = await client.call_tool("lifespan_value", {})
     async with connected(FusionServer("c", tools=[lifespan_value])) as client:
         none = await client.call_tool("lifespan_value", {})
-    assert (first.content[0].text, second.content[0].text, none.content[0].text) == (
-        "{'db': 'primary'}", "'plain value'", "None"
+    async with connected(FusionServer("d", tools=[lifespan_value], lifespan=without_arguments())) as client:
+        instance = await client.call_tool("lifespan_value", {})
+    assert (first.content[0].text, second.content[0].text, none.content[0].text, instance.content[0].text) == (
+        "{'db': 'primary'}", "'plain value'", "None", "'plain value'"
     )
     assert entered == ["a"]
 
 
-def test_lifespan_must_be_a_factory() -> None:
-    with pytest.raises(TypeError, match="lifespan= takes an async context manager factory"):
+def test_lifespan_must_be_an_async_context_manager() -> None:
+    with pytest.raises(TypeError, match="lifespan= takes an async context manager"):
         FusionServer("s", lifespan=object())  # type: ignore[arg-type]
 
 
