@@ -50,7 +50,6 @@ REQUIRED_FIELDS: tuple[str, ...] = tuple(
 )
 
 
-
 def coerce_contract(owner: str, errors: Any) -> tuple[ErrorContract, ...]:
     """Validate ``errors=`` at definition time; raise ``TypeError`` naming the owner and the field.
 

@@ -31,9 +31,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice
-from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from .bounding import MAX_ITEMS, as_text, bound_text, bound_value, clean_text
@@ -76,8 +76,7 @@ _INDENT = "  "
 # Characters XML 1.0 cannot carry at all, even escaped: emitted as-is they would make the whole
 # envelope unparseable, so they become U+FFFD.
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
+# What makes text or an attribute need any work at all (most need none).
 _TEXT_SPECIAL = re.compile("[&<>\r\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _ATTRIBUTE_SPECIAL = re.compile("[&<>\"'\r\n\t\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
@@ -119,7 +118,8 @@ def render_detail_value(value: Any) -> str:
     try:
         return json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
-        return json.dumps(bound_value(value), ensure_ascii=False)  # not bounded yet: a client's own data
+        # A client reading another server's data: not bounded by this runtime, so bound it now.
+        return json.dumps(bound_value(value), ensure_ascii=False)
 
 
 def render_seconds(seconds: float) -> str:

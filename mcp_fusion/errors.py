@@ -9,9 +9,9 @@ string codes (``CANONICAL_CODES``, each with the JSON-RPC number it mirrors as) 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from enum import IntEnum
 from types import MappingProxyType
-from collections.abc import Callable, Mapping
 from typing import Any, Optional, Union
 
 from .bounding import CREDENTIAL_KEYS, as_text, drop_credentials
