@@ -5,6 +5,8 @@ it. ``lifespan=`` is checked in memory and over HTTP: handlers reach its value a
 """
 from __future__ import annotations
 
+import json
+import select
 import signal
 import socket
 import subprocess
@@ -107,14 +109,23 @@ def test_ctrl_c_stops_the_stdio_server_cleanly() -> None:
         [sys.executable, "-m", "fixtures.example_server.server"], cwd=REPO_ROOT,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
+    initialize = {
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
     try:
-        time.sleep(1.5)  # past the imports, into the serving loop
-        process.send_signal(signal.SIGINT)
+        process.stdin.write((json.dumps(initialize) + "\n").encode())  # type: ignore[union-attr]
+        process.stdin.flush()  # type: ignore[union-attr]
+        ready, _, _ = select.select([process.stdout], [], [], 60)
+        assert ready, "the server did not answer initialize"
+        assert json.loads(process.stdout.readline())["id"] == 1  # type: ignore[union-attr]
+        process.send_signal(signal.SIGINT)  # while it waits on stdin, the pipe still open
         assert process.wait(timeout=20) == 0
     finally:
         if process.poll() is None:
             process.kill()
-    assert b"Traceback" not in process.stderr.read() and process.stdout.read() == b""
+            process.wait()
+    assert b"Traceback" not in process.stderr.read()  # type: ignore[union-attr]
 
 
 LIFESPAN_SERVER = textwrap.dedent(
