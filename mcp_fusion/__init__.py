@@ -9,13 +9,19 @@ from typing import TYPE_CHECKING, Any
 from .context import Context
 from .contract import CONTRACT_FIELDS, REQUIRED_FIELDS, SEVERITIES, THROWN_BY_VALUES, ErrorContract
 from .definitions import PromptDefinition, ResourceDefinition, ToolDefinition, prompt, resource, tool
-from .envelope import ToolErrorBuilder, ToolErrorEnvelope, tool_error
+from .builder import ToolErrorBuilder, tool_error
+from .envelope import ToolErrorEnvelope
 from .errors import (
     BASELINE_CODES,
+    CANONICAL_CODES,
     FACTORIES,
     FACTORY_CODES,
     JsonRpcErrorCode,
     McpError,
+    code_name,
+    code_value,
+    coerce_code,
+    is_valid_code,
     configuration_error,
     conflict,
     database_error,
@@ -37,6 +43,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BASELINE_CODES",
+    "CANONICAL_CODES",
     "CONTRACT_FIELDS",
     "FACTORIES",
     "FACTORY_CODES",
@@ -53,6 +60,9 @@ __all__ = [
     "ToolDefinition",
     "ToolErrorBuilder",
     "ToolErrorEnvelope",
+    "code_name",
+    "code_value",
+    "coerce_code",
     "configuration_error",
     "conflict",
     "database_error",
@@ -60,6 +70,7 @@ __all__ = [
     "internal_error",
     "invalid_params",
     "invalid_request",
+    "is_valid_code",
     "not_found",
     "prompt",
     "rate_limited",
@@ -78,10 +89,24 @@ if TYPE_CHECKING:  # pragma: no cover
     from .server import FusionServer
 
 
+#: Top-level modules only the ``[server]`` extra brings (the SDK and what it serves with).
+_SERVER_EXTRA_MODULES = frozenset({"mcp", "mcp_types", "anyio", "starlette", "uvicorn", "sse_starlette", "httpx"})
+SERVER_EXTRA_HINT = 'pip install "fusion-lint[server]"'
+
+
 def __getattr__(name: str) -> Any:
     # Lazy: serving needs the SDK, declaring and linting do not.
     if name == "FusionServer":
-        from .server import FusionServer
-
+        try:
+            from .server import FusionServer
+        except ImportError as exc:
+            missing = (exc.name or "").split(".")[0]
+            if missing not in _SERVER_EXTRA_MODULES:
+                raise
+            # One line naming the extra, not the SDK's import chain.
+            raise ImportError(
+                f"FusionServer needs the MCP SDK ({missing!r} is not installed): {SERVER_EXTRA_HINT}",
+                name=exc.name,
+            ) from None
         return FusionServer
     raise AttributeError(f"module 'mcp_fusion' has no attribute {name!r}")

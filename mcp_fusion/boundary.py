@@ -1,34 +1,46 @@
 """The one failure boundary every tool call, resource read and prompt render runs inside (DESIGN §3.5).
 
-It turns any outcome of a handler into a value the server renders, and writes the one log record
-of a failure. It knows nothing about the SDK's wire types, so it is tested directly too.
+It turns whatever a handler does into an :data:`Outcome` and writes the one log record of a
+failure. It knows nothing about the SDK or any framework (``anyio`` is imported only to call a
+handler), so ``FusionServer`` and the framework adapters share it:
 
 * ``McpError`` (``ctx.fail``, a factory, a service): when ``data["reason"]`` names a declared entry,
   the entry's recovery (and ``retryable``) fill what the throw site left unset; logged at the
-  entry's ``severity`` (default error).
+  entry's ``severity`` (default error). An ``INTERNAL_ERROR`` always carries a recovery.
+* ``ctx.fail`` of an undeclared reason: a masked failure for the model, the declared reasons in
+  the log.
 * ``tool_error(...)`` returned or raised: rendered as built (a ``warning`` is the success path).
-* Any other exception: ``INTERNAL_ERROR`` with a masked message; the traceback goes to the log only.
-* Cancellation: logged at info as ``REQUEST_CANCELLED`` and re-raised, never swallowed.
-* Arguments that do not validate: the handler never runs; a ``<validation_error>``.
+* Any other ``BaseException`` (``SystemExit`` from argparse, ``GeneratorExit``, exception groups,
+  the handler's own ``CancelledError``): ``INTERNAL_ERROR`` with a masked message; a bounded
+  traceback goes to the log only.
+* Cancellation by the client (or the server shutting down): logged at info as
+  ``REQUEST_CANCELLED`` and re-raised, never swallowed. ``KeyboardInterrupt`` is re-raised.
+* Arguments that do not validate: the handler never runs; a ``<validation_error>``, logged at notice.
+
+Every record's text is bounded (DESIGN §3.6): a hostile caller or handler cannot blow up a log.
 """
 from __future__ import annotations
 
+import asyncio
+import builtins
 import functools
 import inspect
 import logging
-from dataclasses import dataclass, replace
-from typing import Any, Mapping, Union
+import math
+import sys
+import traceback
+from dataclasses import dataclass
+from collections.abc import Mapping
+from typing import Any, Optional, Protocol, Union
 
-import anyio
-import anyio.to_thread
 from pydantic import ValidationError
 
-from .bounding import render_bounded
-from .context import Context, python_log_level
+from .bounding import bound_text, clean_text, render_bounded
+from .builder import ToolErrorBuilder
+from .context import NOTICE, Context, python_log_level
 from .contract import ErrorContract
-from .definitions import Definition, ContractDefinition
-from .envelope import ToolErrorBuilder, ToolErrorEnvelope
-from .errors import JsonRpcErrorCode, McpError
+from .envelope import ToolErrorEnvelope
+from .errors import JsonRpcErrorCode, McpError, UndeclaredReasonError
 from .signature import bind_context
 from .validation import ValidationEnvelope, validation_envelope
 
@@ -41,6 +53,23 @@ UNEXPECTED_RECOVERY = (
     "Do not blindly retry: this failure was unexpected and the same call is likely to fail the same way. "
     "Try a different approach, or report the problem to the server's maintainers."
 )
+#: The recovery of an ``INTERNAL_ERROR`` whose throw site gave none.
+INTERNAL_RECOVERY = (
+    "Do not blindly retry: the same call is likely to fail the same way. "
+    "Try a different approach, or report the problem to the server's maintainers."
+)
+#: A logged traceback keeps its head and its tail within this many characters.
+MAX_TRACEBACK_CHARS = 8192
+
+
+class BoundaryTarget(Protocol):
+    """What the boundary needs to know about what it runs: a ``Definition``, or a framework adapter's."""
+
+    kind: str
+    name: str
+
+    @property
+    def owner(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -52,144 +81,269 @@ class HandlerSuccess:
     has_value: bool = True
 
 
+Failure = Union[ToolErrorEnvelope, ValidationEnvelope]
 Outcome = Union[HandlerSuccess, ToolErrorEnvelope, ValidationEnvelope]
 
 
-def unexpected_failure(definition: Definition[Any]) -> ToolErrorEnvelope:
+def unexpected_failure(target: BoundaryTarget) -> ToolErrorEnvelope:
     """What the client reads instead of an unexpected exception's text (which may hold internals)."""
     return ToolErrorEnvelope(
         code=JsonRpcErrorCode.INTERNAL_ERROR,
-        message=f"{definition.owner} failed unexpectedly; the details were logged on the server",
+        message=f"{target.owner} failed unexpectedly; the details were logged on the server",
         recovery=UNEXPECTED_RECOVERY,
         details={"reason": UNEXPECTED_REASON, "retryable": False},
     )
 
 
-def fill_from_contract(envelope: ToolErrorEnvelope, entry: ErrorContract | None) -> ToolErrorEnvelope:
-    """Fill recovery/retryable from the entry the failure's reason names; the throw site always wins."""
-    if entry is None:
-        return envelope
-    recovery = envelope.recovery or entry.recovery
-    details = dict(envelope.details)
-    if "retryable" not in details and entry.retryable is not None:
-        details["retryable"] = entry.retryable
-    return replace(envelope, recovery=recovery, details=details)
+def contract_defaults(entry: ErrorContract | None, code: Any) -> dict[str, Any]:
+    """What the declared entry fills in a failure whose throw site left it unset (recovery, retryable).
+
+    An ``INTERNAL_ERROR`` is never left without a recovery: "do not blindly retry".
+    """
+    recovery = entry.recovery if entry is not None else None
+    if recovery is None and code is JsonRpcErrorCode.INTERNAL_ERROR:
+        recovery = INTERNAL_RECOVERY
+    return {"default_recovery": recovery, "default_retryable": entry.retryable if entry is not None else None}
 
 
 async def run_handler(
-    definition: Definition[Any],
+    definition: Any,
     arguments: Mapping[str, Any] | None,
     request_context: Any = None,
 ) -> Outcome:
     """Validate ``arguments``, call the handler with its ``Context``, and classify what happened."""
-    arguments = dict(arguments or {})
+    arguments = dict(arguments) if isinstance(arguments, Mapping) else {}
     signature = definition.signature
     try:
         validated = signature.arguments_model.model_validate(arguments)
     except ValidationError as exc:
-        envelope = validation_envelope(definition.name, exc, signature.input_schema)
-        _log_failure(definition, logging.WARNING, envelope.code.name, envelope.reason, envelope.message, arguments)
+        envelope = validation_envelope(definition.name, exc, signature.input_schema, kind=definition.kind)
+        log_failure(definition, NOTICE, envelope.code_name, envelope.reason, envelope.message, arguments)
         return envelope
 
     context = _context_for(definition, request_context)
     args, kwargs = signature.call_arguments(validated)
     bind_context(signature, kwargs, context)
     try:
-        if signature.is_async:
-            result = await definition.handler(*args, **kwargs)
-        else:
-            # A sync handler may block (I/O, CPU); a worker thread keeps the event loop serving.
-            result = await anyio.to_thread.run_sync(functools.partial(definition.handler, *args, **kwargs))
-        if inspect.isawaitable(result):
-            result = await result
-    except anyio.get_cancelled_exc_class():
-        _log_failure(
-            definition, logging.INFO, JsonRpcErrorCode.REQUEST_CANCELLED.name, None,
-            "Request cancelled by the client", arguments,
-        )
-        raise
-    except ToolErrorBuilder as built:
-        return _from_builder(definition, built, arguments)
-    except McpError as error:
-        return _from_mcp_error(definition, error, arguments)
-    except Exception:
-        envelope = unexpected_failure(definition)
-        _log_failure(
-            definition, logging.ERROR, envelope.code_name, UNEXPECTED_REASON,
-            "unexpected exception (masked from the client)", arguments, exc_info=True,
-        )
-        return envelope
+        result = await _call(definition, signature.is_async, args, kwargs)
+    except BaseException as exc:  # noqa: BLE001 - the boundary owns every outcome (DESIGN §3.5)
+        return outcome_of_exception(definition, exc, arguments, context)
+    return outcome_of_return(definition, result, arguments)
+
+
+async def _call(definition: Any, is_async: bool, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    if is_async:
+        result = await definition.handler(*args, **kwargs)
+    else:
+        import anyio.to_thread
+
+        # A sync handler may block (I/O, CPU); a worker thread keeps the event loop serving.
+        result = await anyio.to_thread.run_sync(functools.partial(definition.handler, *args, **kwargs))
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+def outcome_of_return(target: BoundaryTarget, result: Any, arguments: Mapping[str, Any]) -> Outcome:
+    """A handler's return value: a returned ``tool_error(...)`` is a failure (or a warning)."""
     if isinstance(result, ToolErrorBuilder):
-        return _from_builder(definition, result, arguments)
+        return _from_builder(target, result, arguments)
     return HandlerSuccess(result)
 
 
-def _context_for(definition: Definition[Any], request_context: Any) -> Context:
-    if isinstance(definition, ContractDefinition):
-        return definition.context(request_context)
-    return Context((), owner=definition.owner, request_context=request_context)
+def outcome_of_exception(
+    target: BoundaryTarget, exc: BaseException, arguments: Mapping[str, Any], context: Context | None = None
+) -> Outcome:
+    """What the model reads for anything a handler raised.
 
-
-def _entry_for(definition: Definition[Any], reason: str | None) -> ErrorContract | None:
-    if isinstance(definition, ContractDefinition):
-        return definition.entry(reason)
-    return None
-
-
-def _from_mcp_error(definition: Definition[Any], error: McpError, arguments: Mapping[str, Any]) -> ToolErrorEnvelope:
-    entry = _entry_for(definition, error.reason)
-    envelope = fill_from_contract(ToolErrorEnvelope.from_mcp_error(error), entry)
-    level = python_log_level(entry.severity if entry else None)
-    _log_failure(definition, level, envelope.code_name, envelope.reason, envelope.message, arguments)
+    Re-raises ``KeyboardInterrupt`` (the operator's Ctrl-C) and a cancellation that is really in
+    effect (the client cancelled, or the server is shutting down), after logging the latter.
+    """
+    # Ctrl-C and cancellation are BaseExceptions (an ExceptionGroup holds only Exceptions): the
+    # common failures skip these checks.
+    if not isinstance(exc, Exception) and _contains(exc, KeyboardInterrupt):
+        raise exc
+    if not isinstance(exc, Exception) and _is_cancellation(exc) and cancellation_in_effect():
+        by_client = context is not None and context.cancel_requested
+        log_failure(
+            target, logging.INFO, JsonRpcErrorCode.REQUEST_CANCELLED.name, None,
+            "Request cancelled by the client" if by_client
+            else "Request cancelled without a cancel notification from the client (the server is stopping, or the "
+            "caller went away)",
+            arguments,
+        )
+        cancelled = _cancelled_class()
+        if isinstance(exc, cancelled) or not issubclass(cancelled, asyncio.CancelledError):
+            raise exc
+        raise cancelled() from exc  # a group of cancellations: the event loop expects the plain exception
+    if isinstance(exc, ToolErrorBuilder):
+        return _from_builder(target, exc, arguments)
+    if isinstance(exc, UndeclaredReasonError):
+        envelope = unexpected_failure(target)
+        declared = ", ".join(exc.declared_reasons) or "none"
+        log_failure(
+            target, logging.ERROR, envelope.code_name, UNEXPECTED_REASON,
+            f"fail({exc.undeclared_reason!r}) names a reason the error contract does not declare "
+            f"(declared: {declared}); the model was shown a masked failure",
+            arguments,
+        )
+        return envelope
+    if isinstance(exc, McpError):
+        return _from_mcp_error(target, exc, arguments)
+    envelope = unexpected_failure(target)
+    log_failure(
+        target, logging.ERROR, envelope.code_name, UNEXPECTED_REASON,
+        f"unexpected {type(exc).__name__} (masked from the client)", arguments, exc=exc,
+    )
     return envelope
 
 
-def _from_builder(
-    definition: Definition[Any], built: ToolErrorBuilder, arguments: Mapping[str, Any]
-) -> Outcome:
-    envelope = built.envelope()
-    entry = _entry_for(definition, envelope.reason)
-    envelope = fill_from_contract(envelope, entry)
+def cancellation_in_effect() -> bool:
+    """Whether the running task is being cancelled from outside the handler.
+
+    True when an anyio scope around it is cancelled (the SDK's way: the client cancelled, or the
+    server is shutting down) or, on Python 3.11+, when the asyncio task has a cancel request
+    pending. A ``CancelledError`` the handler got from awaiting a task it cancelled itself is
+    neither.
+    """
+    try:
+        import anyio
+
+        if anyio.current_effective_deadline() == -math.inf:
+            return True
+    except Exception:  # noqa: BLE001 - no anyio event loop here (another framework's loop)
+        pass
+    task = _current_asyncio_task()
+    cancelling = getattr(task, "cancelling", None)
+    return bool(callable(cancelling) and cancelling() > 0)
+
+
+def is_fatal(exc: BaseException) -> bool:
+    """Whether ``exc`` must propagate: the operator's Ctrl-C, or a cancellation really in effect."""
+    return _contains(exc, KeyboardInterrupt) or (_is_cancellation(exc) and cancellation_in_effect())
+
+
+def _current_asyncio_task() -> Any:
+    try:
+        return asyncio.current_task()
+    except RuntimeError:
+        return None
+
+
+def _cancelled_class() -> type[BaseException]:
+    try:
+        import anyio
+
+        return anyio.get_cancelled_exc_class()
+    except Exception:  # noqa: BLE001 - outside an event loop: asyncio's
+        return asyncio.CancelledError
+
+
+def _is_cancellation(exc: BaseException) -> bool:
+    kinds = (asyncio.CancelledError, _cancelled_class())
+    if isinstance(exc, kinds):
+        return True
+    group = _exception_group_type()
+    return group is not None and isinstance(exc, group) and all(_is_cancellation(inner) for inner in exc.exceptions)
+
+
+def _contains(exc: BaseException, kind: type[BaseException]) -> bool:
+    if isinstance(exc, kind):
+        return True
+    group = _exception_group_type()
+    return group is not None and isinstance(exc, group) and any(_contains(inner, kind) for inner in exc.exceptions)
+
+
+def _exception_group_type() -> Optional[type[BaseException]]:
+    group = getattr(builtins, "BaseExceptionGroup", None)
+    if group is None:  # Python 3.10: the backport anyio brings, when it is loaded
+        group = getattr(sys.modules.get("exceptiongroup"), "BaseExceptionGroup", None)
+    return group
+
+
+def _context_for(definition: Any, request_context: Any) -> Context:
+    make = getattr(definition, "context", None)
+    if callable(make):
+        return make(request_context)
+    return Context((), owner=definition.owner, request_context=request_context)
+
+
+def _entry_for(target: BoundaryTarget, reason: str | None) -> ErrorContract | None:
+    entry = getattr(target, "entry", None)
+    return entry(reason) if callable(entry) else None
+
+
+def _from_mcp_error(target: BoundaryTarget, error: McpError, arguments: Mapping[str, Any]) -> ToolErrorEnvelope:
+    entry = _entry_for(target, error.reason)
+    envelope = ToolErrorEnvelope.from_mcp_error(error, **contract_defaults(entry, error.code))
+    level = python_log_level(entry.severity if entry else None)
+    log_failure(target, level, envelope.code_name, envelope.reason, envelope.message, arguments)
+    return envelope
+
+
+def _from_builder(target: BoundaryTarget, built: ToolErrorBuilder, arguments: Mapping[str, Any]) -> Outcome:
+    reason = built.reason_value
+    entry = _entry_for(target, reason if isinstance(reason, str) else None)
+    envelope = built.envelope(**contract_defaults(entry, built.code))
     if not envelope.is_error:
-        _log_failure(
-            definition, logging.WARNING, envelope.code_name, envelope.reason, envelope.message, arguments,
+        log_failure(
+            target, logging.WARNING, envelope.code_name, envelope.reason, envelope.message, arguments,
             label="Warning in",
         )
         return HandlerSuccess(built.result_value, warning=envelope, has_value=built.has_result)
     level = python_log_level(entry.severity if entry else None)
-    _log_failure(definition, level, envelope.code_name, envelope.reason, envelope.message, arguments)
+    log_failure(target, level, envelope.code_name, envelope.reason, envelope.message, arguments)
     return envelope
 
 
-def _log_failure(
-    definition: Definition[Any],
+def bounded_traceback(exc: BaseException) -> str:
+    """The traceback of ``exc`` as text of at most ``MAX_TRACEBACK_CHARS`` (head and tail kept)."""
+    lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
+    text = clean_text("".join(bound_text(line.rstrip("\n")) + "\n" for line in lines)).rstrip("\n")
+    if len(text) <= MAX_TRACEBACK_CHARS:
+        return text
+    head, tail = MAX_TRACEBACK_CHARS // 4, MAX_TRACEBACK_CHARS * 3 // 4
+    return f"{text[:head]}\n… [traceback truncated from {len(text)} characters] …\n{text[-tail:]}"
+
+
+def log_failure(
+    target: BoundaryTarget,
     level: int,
     code_name: str,
     reason: str | None,
     message: str,
-    arguments: Mapping[str, Any],
+    arguments: Mapping[str, Any] | None,
     *,
-    exc_info: bool = False,
+    exc: BaseException | None = None,
     label: str = "Error in",
 ) -> None:
-    """The one record of a failure; what the caller sent is bounded (DESIGN §3.6)."""
-    bounded_arguments = render_bounded(dict(arguments))
-    failure_logger.log(
+    """The one record of a failure; what the caller sent and what the handler said are bounded.
+
+    ``arguments`` is ``None`` for a failure of the result (the call's arguments were fine).
+    """
+    if not failure_logger.isEnabledFor(level):
+        return
+    bounded_arguments = render_bounded(dict(arguments)) if arguments is not None else None
+    record = failure_logger.makeRecord(
+        failure_logger.name,
         level,
-        "%s %s:%s [%s%s] %s; arguments=%s",
-        label,
-        definition.kind,
-        definition.name,
-        code_name,
-        f" reason={reason}" if reason else "",
-        message,
-        bounded_arguments,
-        exc_info=exc_info,
+        __file__,
+        0,
+        "%s %s:%s [%s%s] %s%s",
+        (
+            label, target.kind, clean_text(target.name), code_name,
+            f" reason={bound_text(reason)}" if reason else "", bound_text(clean_text(message)),
+            f"; arguments={bounded_arguments}" if bounded_arguments is not None else "",
+        ),
+        (type(exc), exc, exc.__traceback__) if exc is not None else None,
         extra={
-            "fusion_kind": definition.kind,
-            "fusion_name": definition.name,
+            "fusion_kind": target.kind,
+            "fusion_name": target.name,
             "fusion_code": code_name,
             "fusion_reason": reason,
             "fusion_arguments": bounded_arguments,
         },
     )
+    if exc is not None:
+        record.exc_text = bounded_traceback(exc)  # formatters print this instead of the raw traceback
+    failure_logger.handle(record)

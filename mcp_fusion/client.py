@@ -11,19 +11,31 @@ raises the ``ToolFailure``. Parsing needs no SDK; only the wrapper imports it, l
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 import xml.etree.ElementTree as ElementTree
-from dataclasses import dataclass, field
-from dataclasses import fields as dataclass_fields
-from typing import Any, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
-from .envelope import ENVELOPE_SEVERITIES, recovery_hint, render_detail_value
-from .errors import JsonRpcErrorCode
+from .envelope import ENVELOPE_SEVERITIES, ERROR_META_KEY, coerce_seconds, recovery_hint, render_detail_value
+from .errors import JsonRpcErrorCode, code_value, coerce_code
+from .failure import EnvelopeParseError, ToolFailure
 from .validation import VALIDATION_CODE, VALIDATION_REASON, validation_message
 
-#: ``_meta`` key where a server puts the mirror when ``structured_content`` follows an output schema.
-ERROR_META_KEY = "fusion/error"
+__all__ = [
+    "ERROR_META_KEY",
+    "EnvelopeParseError",
+    "FusionClient",
+    "ToolFailure",
+    "parse_envelope",
+    "parse_json_envelope",
+    "parse_protocol_error",
+    "parse_structured",
+    "parse_tool_result",
+    "parse_xml_envelope",
+]
+
 
 # Mirror ``data`` keys that are sections of the envelope rather than details.
 _SECTION_KEYS = frozenset({"reason", "recovery", "available_actions", "retry_after", "severity", "contract_awareness"})
@@ -31,92 +43,22 @@ _VALIDATION_KEYS = frozenset({"action", "fields"})
 _SECONDS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:s|secs?|seconds?)?\s*$")
 
 
-class EnvelopeParseError(ValueError):
-    """The text is not a readable ``tool_error``/``validation_error`` envelope."""
+_Reader = TypeVar("_Reader", bound=Callable[..., Any])
 
 
-@dataclass(eq=False)
-class ToolFailure(Exception):
-    """A tool failure (or warning) as a client reads it back from the wire.
+def _total(reader: _Reader) -> _Reader:
+    """A reader raises :class:`EnvelopeParseError` or nothing, whatever shape its input has."""
 
-    ``code`` is the envelope's code name and ``code_value`` its JSON-RPC value; ``details`` are the
-    envelope's details as text (the ``reason`` has its own field). For a validation error,
-    ``action`` names the tool and ``fields`` lists ``(field, problem)`` pairs. ``raw`` is the parsed
-    form it came from (an XML element, or a dict) and ``source`` says which: ``"xml"``, ``"json"``
-    (the integrators' text envelope) or ``"structured"`` (the mirror).
-    """
+    @functools.wraps(reader)
+    def read(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return reader(*args, **kwargs)
+        except EnvelopeParseError:
+            raise
+        except (Exception, RecursionError) as exc:  # noqa: BLE001 - a shape no reader foresaw
+            raise EnvelopeParseError(f"unreadable envelope ({type(exc).__name__}: {_snippet(str(exc))})") from None
 
-    code: str
-    code_value: int | None
-    message: str
-    reason: str | None = None
-    recovery: str | None = None
-    available_actions: tuple[str, ...] = ()
-    details: dict[str, str] = field(default_factory=dict)
-    retry_after: float | None = None
-    severity: str = "error"
-    action: str | None = None
-    fields: tuple[tuple[str, str], ...] = ()
-    contract_awareness: tuple[dict[str, Any], ...] = ()
-    raw: Any = field(default=None, repr=False)
-    source: str = ""
-    #: Set when the result was an error but its text could not be read as an envelope.
-    parse_error: str | None = None
-
-    def __post_init__(self) -> None:
-        Exception.__init__(self, f"{self.code}: {self.message}")
-
-    @property
-    def retryable(self) -> bool | None:
-        flag = self.details.get("retryable")
-        return {"true": True, "false": False}.get(flag) if flag is not None else None
-
-    @property
-    def is_error(self) -> bool:
-        return self.severity != "warning"
-
-    @property
-    def is_validation_error(self) -> bool:
-        return self.reason == VALIDATION_REASON
-
-    def semantic_key(self) -> tuple[Any, ...]:
-        """Everything a failure says, without where it was read from (``raw``/``source``)."""
-        ignored = {"raw", "source", "parse_error"}
-        key = []
-        for item in dataclass_fields(self):
-            if item.name in ignored:
-                continue
-            value = getattr(self, item.name)
-            if isinstance(value, dict):
-                value = tuple(sorted(value.items()))
-            elif item.name == "contract_awareness":
-                value = tuple(tuple(sorted(change.items())) for change in value)
-            key.append(value)
-        return tuple(key)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ToolFailure):
-            return NotImplemented
-        return self.semantic_key() == other.semantic_key()
-
-    def __hash__(self) -> int:
-        return hash(self.semantic_key())
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Exceptions pickle as cls(*args); a dataclass needs its fields back (multiprocessing, caches).
-        return (_restore_failure, (type(self), {item.name: getattr(self, item.name) for item in dataclass_fields(self)}))
-
-    def __str__(self) -> str:
-        text = f"{self.code}: {self.message}"
-        if self.reason:
-            text += f" (reason: {self.reason})"
-        if self.recovery:
-            text += f" — {self.recovery}"
-        return text
-
-
-def _restore_failure(cls: type[ToolFailure], state: dict[str, Any]) -> ToolFailure:
-    return cls(**state)
+    return read  # type: ignore[return-value]
 
 
 # -- entry points -----------------------------------------------------------------------------
@@ -127,10 +69,28 @@ def parse_tool_result(result: Any) -> ToolFailure | None:
 
     ``result`` is an SDK ``CallToolResult`` or its wire dump (``isError``/``structuredContent``/
     ``_meta`` keys, or the snake_case ones). An error result whose text is no envelope (another
-    server's plain message) becomes an ``UNKNOWN_ERROR`` failure carrying that text and a
-    ``parse_error``, so a caller always gets a ``ToolFailure`` for an error.
+    server's plain message), or whose envelope is malformed, becomes an ``UNKNOWN_ERROR`` failure
+    carrying that text and a ``parse_error``, so a caller always gets a ``ToolFailure`` for an
+    error; for a success result a malformed envelope raises :class:`EnvelopeParseError`. Nothing
+    else is ever raised, whatever the shape of ``result``.
     """
-    is_error, structured, meta, text = _result_parts(result)
+    try:
+        is_error, structured, meta, text = _result_parts(result)
+    except Exception as exc:  # noqa: BLE001 - a result of any shape is read or refused, never crashed on
+        raise EnvelopeParseError(f"not a tool result: {type(result).__name__} ({exc})") from None
+    try:
+        return _parse_result(is_error, structured, meta, text)
+    except EnvelopeParseError as exc:
+        if not is_error:
+            raise
+        return _unreadable(text or "", str(exc))
+    except (Exception, RecursionError) as exc:  # noqa: BLE001 - a hostile shape the readers did not foresee
+        if not is_error:
+            raise EnvelopeParseError(f"unreadable envelope ({type(exc).__name__})") from None
+        return _unreadable(text or "", f"unreadable envelope ({type(exc).__name__})")
+
+
+def _parse_result(is_error: bool, structured: Any, meta: Any, text: str | None) -> ToolFailure | None:
     mirror = None
     if isinstance(meta, Mapping) and isinstance(meta.get(ERROR_META_KEY), Mapping):
         mirror = meta[ERROR_META_KEY]
@@ -139,17 +99,13 @@ def parse_tool_result(result: Any) -> ToolFailure | None:
     if mirror is not None:
         return parse_structured(mirror)
     if text is not None and _looks_like_envelope(text):
-        try:
-            return parse_envelope(text)
-        except EnvelopeParseError as exc:
-            if not is_error:
-                raise
-            return _unreadable(text, str(exc))
+        return parse_envelope(text)
     if is_error:
         return _unreadable(text or "", "the result carries no envelope")
     return None
 
 
+@_total
 def parse_envelope(text: str) -> ToolFailure:
     """Parse the text of an envelope: ``<tool_error>``/``<validation_error>`` XML or the JSON one."""
     if not isinstance(text, str):
@@ -162,6 +118,7 @@ def parse_envelope(text: str) -> ToolFailure:
     raise EnvelopeParseError(f"not an envelope (expected XML or JSON): {_snippet(stripped)}")
 
 
+@_total
 def parse_xml_envelope(text: str) -> ToolFailure:
     # No DTDs: an envelope never needs one, and entity expansion is how XML parsers get attacked.
     if "<!DOCTYPE" in text or "<!ENTITY" in text:
@@ -177,6 +134,7 @@ def parse_xml_envelope(text: str) -> ToolFailure:
     raise EnvelopeParseError(f"unknown envelope <{root.tag}>; expected <tool_error> or <validation_error>")
 
 
+@_total
 def parse_json_envelope(text: str) -> ToolFailure:
     try:
         body = json.loads(text)
@@ -208,23 +166,27 @@ def parse_json_envelope(text: str) -> ToolFailure:
     )
 
 
+@_total
 def parse_structured(mirror: Mapping[str, Any]) -> ToolFailure:
-    """Parse the structured mirror ``{"error": {"code", "message", "data"}}`` (or its inner object)."""
+    """Parse the structured mirror ``{"error": {"code", "code_name", "message", "data"}}`` (or its inner object).
+
+    ``code`` is the JSON-RPC number or ``null`` (a custom code, ``DEPRECATED``); ``code_name`` the
+    envelope's code. A mirror from before ``code_name`` existed is read by its number.
+    """
+    if not isinstance(mirror, Mapping):
+        raise EnvelopeParseError(f"a structured mirror is an object, got {type(mirror).__name__}")
     error = mirror.get("error") if isinstance(mirror.get("error"), Mapping) else mirror
     code = error.get("code")
     message = error.get("message")
-    if isinstance(code, bool) or not isinstance(code, int) or not isinstance(message, str):
-        raise EnvelopeParseError(f"a structured mirror needs an int \"code\" and a \"message\": {_snippet(str(mirror))}")
+    if isinstance(code, bool) or not (code is None or isinstance(code, int)) or not isinstance(message, str):
+        raise EnvelopeParseError(f"a structured mirror needs an int (or null) \"code\" and a \"message\": {_snippet(str(mirror))}")
+    name = _mirror_code_name(code, error.get("code_name"))
     data = error.get("data") or {}
     if not isinstance(data, Mapping):
         raise EnvelopeParseError("a structured mirror's \"data\" is an object")
     reason = _optional_text(data.get("reason"))
     validation = reason == VALIDATION_REASON and "fields" in data
     consumed = _SECTION_KEYS | (_VALIDATION_KEYS if validation else frozenset())
-    try:
-        name = JsonRpcErrorCode(code).name
-    except ValueError:
-        name = "UNKNOWN_ERROR"
     return ToolFailure(
         code=name,
         code_value=code,
@@ -243,11 +205,22 @@ def parse_structured(mirror: Mapping[str, Any]) -> ToolFailure:
     )
 
 
+@_total
 def parse_protocol_error(error: Any) -> ToolFailure:
-    """A resource or prompt failure: the SDK's ``MCPError`` whose data is the mirror's error object."""
+    """A resource, prompt or unknown-tool failure: the SDK's ``MCPError`` with the envelope in ``data``.
+
+    ``data`` holds the mirror's error object (``code``, ``code_name``, ``message``, ``data``) and the
+    envelope text (``envelope``); an older server's ``data`` (the mirror only) or message-borne
+    envelope is read too.
+    """
     data = getattr(error, "data", None)
     if isinstance(data, Mapping) and "code" in data and "message" in data:
-        return parse_structured({"error": data})
+        try:
+            return parse_structured({"error": data})
+        except EnvelopeParseError:
+            if not isinstance(data.get("envelope"), str):
+                raise
+            return parse_envelope(data["envelope"])
     message = getattr(error, "message", str(error))
     if isinstance(message, str) and _looks_like_envelope(message):
         return parse_envelope(message)
@@ -377,8 +350,17 @@ def _unreadable(text: str, problem: str) -> ToolFailure:
 
 
 def _code_value(name: str) -> int | None:
-    member = JsonRpcErrorCode.__members__.get(name)
-    return int(member) if member is not None else None
+    """The JSON-RPC number an envelope's code name mirrors as (``None``: custom, or no number)."""
+    try:
+        return code_value(coerce_code(name))
+    except ValueError:
+        return None
+
+
+def _mirror_code_name(code: int | None, name: Any) -> str:
+    if isinstance(name, str) and name:
+        return name
+    return _code_name(code) if code is not None else JsonRpcErrorCode.UNKNOWN_ERROR.name
 
 
 def _code_name(code: Any) -> str:
@@ -399,16 +381,15 @@ def _actions(actions: Any) -> tuple[str, ...]:
 
 
 def _seconds(value: Any) -> float | None:
-    if value is None:
+    """A ``retry_after`` that is a finite, non-negative number of seconds; anything else is no delay."""
+    return coerce_seconds(value)
+
+
+def _number(text: str) -> float | None:
+    seconds = coerce_seconds(float(text))
+    if seconds is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise EnvelopeParseError(f"retry_after is a number of seconds, got {value!r}")
-    return value
-
-
-def _number(text: str) -> float:
-    number = float(text)
-    return int(number) if number.is_integer() else number
+    return int(seconds) if seconds.is_integer() else seconds
 
 
 def _severity(value: Any) -> str:

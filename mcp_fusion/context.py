@@ -11,7 +11,7 @@ import warnings
 from typing import Any, Iterable, Literal, Mapping
 
 from .contract import ErrorContract, coerce_contract
-from .errors import JsonRpcErrorCode, McpError
+from .errors import McpError, UndeclaredReasonError
 
 LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 
@@ -62,6 +62,18 @@ class Context:
             self._by_reason.setdefault(entry.reason, entry)
         self._request_context = request_context
 
+    @classmethod
+    def _of_definition(
+        cls, errors: tuple[ErrorContract, ...], by_reason: Mapping[str, ErrorContract], owner: str, request_context: Any
+    ) -> Context:
+        """A context for a definition whose contract was validated when it was declared (once per call)."""
+        context = cls.__new__(cls)
+        context._owner = owner
+        context._errors = errors
+        context._by_reason = by_reason  # type: ignore[assignment] - read-only, shared with the definition
+        context._request_context = request_context
+        return context
+
     # -- the contract -------------------------------------------------------------------------
 
     @property
@@ -94,17 +106,13 @@ class Context:
         Write ``raise ctx.fail("no_match")``. The code comes from the entry, the message defaults
         to the entry's ``when``; ``data`` is ``{"retryable": entry.retryable}`` (when declared),
         then the caller's ``data``, then ``"reason"`` written last so no caller can override it.
-        An undeclared reason is a bug in the server: it returns an ``INTERNAL_ERROR`` whose data
-        lists the declared reasons.
+        An undeclared reason is a bug in the server: it returns an ``INTERNAL_ERROR``
+        (``UndeclaredReasonError``) whose data lists the declared reasons; the boundary writes them
+        to the log and shows the model a masked failure.
         """
         entry = self._by_reason.get(reason)
         if entry is None:
-            return McpError(
-                JsonRpcErrorCode.INTERNAL_ERROR,
-                f"{self._owner} failed with reason {reason!r}, which its error contract does not declare",
-                {"undeclared_reason": reason, "declared_reasons": list(self._by_reason)},
-                cause=cause,
-            )
+            return UndeclaredReasonError(self._owner, reason, list(self._by_reason), cause=cause)
         payload: dict[str, Any] = {}
         if entry.retryable is not None:
             payload["retryable"] = entry.retryable
@@ -125,6 +133,11 @@ class Context:
     def request_context(self) -> Any:
         """The SDK's ``ServerRequestContext`` while serving, else ``None``."""
         return self._request_context
+
+    @property
+    def lifespan(self) -> Any:
+        """What ``FusionServer(..., lifespan=...)`` yielded (a database pool, a client), else ``None``."""
+        return getattr(self._request_context, "lifespan_context", None)
 
     @property
     def session(self) -> Any:

@@ -1,11 +1,11 @@
 """Error contracts: the declared failure surface of a tool or resource (DESIGN §3.2)."""
 from __future__ import annotations
 
-from typing import Any, Literal, Mapping, Optional, get_args
+from typing import Any, Literal, Mapping, Optional, Union, get_args
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr, field_validator
 
-from .errors import JsonRpcErrorCode
+from .errors import CODE_EXPECTATION, JsonRpcErrorCode, coerce_code
 
 Severity = Literal["debug", "info", "notice", "warning"]
 ThrownBy = Literal["service"]
@@ -24,12 +24,22 @@ class ErrorContract(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=False)
 
     reason: StrictStr
-    code: JsonRpcErrorCode
+    #: A ``JsonRpcErrorCode`` member (a member's name or value becomes the member), a canonical
+    #: string code such as ``"SERVER_BUSY"``, or a custom ``UPPER_SNAKE_CASE`` one (DESIGN §3.1).
+    code: Union[JsonRpcErrorCode, str]
     when: StrictStr
     recovery: StrictStr
     retryable: Optional[StrictBool] = None
     severity: Optional[Severity] = None
     thrown_by: Optional[ThrownBy] = None
+
+    @field_validator("code", mode="before")
+    @classmethod
+    def _closed_then_open_code(cls, code: Any) -> Any:
+        try:
+            return coerce_code(code)
+        except ValueError:
+            raise ValueError(f"must be {CODE_EXPECTATION}") from None
 
 
 #: Field names, in declaration order; the linter checks ``ErrorContract(...)``/dict keys against them.
@@ -38,8 +48,6 @@ CONTRACT_FIELDS: tuple[str, ...] = tuple(ErrorContract.model_fields)
 REQUIRED_FIELDS: tuple[str, ...] = tuple(
     name for name, field in ErrorContract.model_fields.items() if field.is_required()
 )
-
-_CODE_EXPECTATION = "a JsonRpcErrorCode member (e.g. JsonRpcErrorCode.NOT_FOUND) or its int value"
 
 
 def coerce_contract(owner: str, errors: Any) -> tuple[ErrorContract, ...]:
@@ -83,5 +91,5 @@ def _describe_problem(index: int, problem: Mapping[str, Any]) -> str:
         return f"{where} is not a contract field (expected one of: {', '.join(CONTRACT_FIELDS)})"
     got = problem.get("input")
     if field == "code":
-        return f"{where} must be {_CODE_EXPECTATION}, got {got!r}"
+        return f"{where} must be {CODE_EXPECTATION}, got {got!r}"
     return f"{where}: {problem['msg']}, got {got!r}"

@@ -71,7 +71,7 @@ class ContractDefinition(Definition[HandlerT]):
 
     def context(self, request_context: Any = None) -> Context:
         """A ``Context`` bound to this definition's contract (pass one to the handler in tests)."""
-        return Context(self.errors, owner=self.owner, request_context=request_context)
+        return Context._of_definition(self.errors, self._by_reason, self.owner, request_context)
 
 
 class ToolDefinition(ContractDefinition[HandlerT]):

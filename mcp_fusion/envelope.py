@@ -14,20 +14,30 @@ Wire shape, sections in this order, each optional one only when set::
       <retry_after>30 seconds</retry_after>
     </tool_error>
 
-Element text escapes only ``&`` and ``<`` (``>`` and quotes stay readable for the model);
-attributes escape all five. The structured mirror is a JSON-RPC style error object,
-``{"error": {"code": -32001, "message": ..., "data": {"reason", "recovery": {"hint"}, ...}}}``.
+Element text escapes only ``&`` and ``<`` (``>`` and quotes stay readable for the model), and
+``\r`` so it survives an XML parser's line-end normalisation; attributes escape all five, and
+``\r``, ``\n``, ``\t``. The structured mirror is a JSON-RPC style error object,
+``{"error": {"code": -32001, "code_name": "NOT_FOUND", "message": ..., "data": {"reason",
+"recovery": {"hint"}, ...}}}``; ``code`` is ``null`` for a code with no JSON-RPC number
+(``DEPRECATED``, a custom code).
+
+Every envelope is normalised when it is made, whatever made it: the code is checked (§3.1), the
+message, recovery, actions and details are bounded and sanitised (``mcp_fusion.bounding``), keys
+named like credentials are dropped at any depth, and ``data`` can never set the envelope's
+severity. So every rendering is valid XML / strict JSON of a bounded size.
 """
 from __future__ import annotations
 
 import json
 import math
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping, Sequence
+from itertools import islice
+from typing import TYPE_CHECKING, Any, Literal, Optional
 
-from .bounding import bound_value
-from .errors import FORBIDDEN_DATA_KEYS, JsonRpcErrorCode, McpError
+from .bounding import MAX_ITEMS, as_text, bound_text, bound_value, clean_text
+from .errors import Code, JsonRpcErrorCode, McpError, code_name, code_value, coerce_code
 
 if TYPE_CHECKING:  # pragma: no cover
     from .lockfile import Delta
@@ -38,6 +48,10 @@ ENVELOPE_SEVERITIES: tuple[str, ...] = ("error", "critical", "warning")
 
 #: ``McpError.data`` keys the envelope renders as their own sections, never as ``<detail>``.
 SECTION_KEYS: frozenset[str] = frozenset({"recovery", "available_actions", "retry_after", "contract_awareness"})
+#: ``data`` keys the envelope owns: a detail of that name would contradict the envelope itself.
+OWNED_KEYS: frozenset[str] = frozenset({"severity"})
+#: Tool names are at most 128 characters (MCP); an action longer than that is cut.
+MAX_ACTION_CHARS = 128
 
 #: ``type`` of the integrators' JSON envelope, by code (issue 11); anything else is ``"Error"``.
 JSON_ENVELOPE_TYPES: Mapping[str, str] = {
@@ -47,6 +61,9 @@ JSON_ENVELOPE_TYPES: Mapping[str, str] = {
     "VALIDATION_ERROR": "ValidationError",
     "INVALID_PARAMS": "ValidationError",
 }
+
+#: ``_meta`` key of the structured mirror when ``structured_content`` belongs to the output schema.
+ERROR_META_KEY = "fusion/error"
 
 EnvelopeFormat = Literal["xml", "json"]
 ENVELOPE_FORMATS: tuple[str, ...] = ("xml", "json")
@@ -59,37 +76,50 @@ _INDENT = "  "
 # Characters XML 1.0 cannot carry at all, even escaped: emitted as-is they would make the whole
 # envelope unparseable, so they become U+FFFD.
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# What makes text or an attribute need any work at all (most need none).
+_TEXT_SPECIAL = re.compile("[&<>\r\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_ATTRIBUTE_SPECIAL = re.compile("[&<>\"'\r\n\t\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def escape_text(text: str) -> str:
     """Element text: escape ``&`` and ``<`` only, so ``>`` and quotes stay readable.
 
-    The one exception is ``]]>``, which XML forbids in text; its ``>`` is escaped.
+    The exceptions: ``]]>``, which XML forbids in text (its ``>`` is escaped), and ``\r``, which a
+    parser would turn into ``\n`` (written ``&#13;`` it reads back as itself).
     """
+    if not _TEXT_SPECIAL.search(text):
+        return text  # most text needs nothing
     cleaned = _XML_ILLEGAL.sub("\ufffd", text)
-    return cleaned.replace("&", "&amp;").replace("<", "&lt;").replace("]]>", "]]&gt;")
+    escaped = cleaned.replace("&", "&amp;").replace("<", "&lt;").replace("]]>", "]]&gt;")
+    return escaped.replace("\r", "&#13;") if "\r" in escaped else escaped
 
 
 def escape_attribute(text: str) -> str:
-    """Attribute values: escape all five XML specials."""
+    """Attribute values: escape all five XML specials, and the whitespace a parser would normalise."""
+    if not _ATTRIBUTE_SPECIAL.search(text):
+        return text
     cleaned = _XML_ILLEGAL.sub("\ufffd", text)
-    return (
+    escaped = (
         cleaned.replace("&", "&amp;")
         .replace("<", "&lt;")
         .replace(">", "&gt;")
         .replace('"', "&quot;")
         .replace("'", "&apos;")
     )
+    if "\r" in escaped or "\n" in escaped or "\t" in escaped:
+        escaped = escaped.replace("\r", "&#13;").replace("\n", "&#10;").replace("\t", "&#9;")
+    return escaped
 
 
 def render_detail_value(value: Any) -> str:
     """How a detail value reads in text: strings as-is, everything else as compact JSON."""
     if isinstance(value, str):
-        return value
+        return clean_text(value)
     try:
-        return json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return str(value)
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        # A client reading another server's data: not bounded by this runtime, so bound it now.
+        return json.dumps(bound_value(value), ensure_ascii=False)
 
 
 def render_seconds(seconds: float) -> str:
@@ -108,7 +138,7 @@ class ToolErrorEnvelope:
     ``<detail>`` entries; ``contract_awareness`` lists contract deltas of the tool (issue 11).
     """
 
-    code: JsonRpcErrorCode | int
+    code: Code
     message: str
     severity: EnvelopeSeverity = "error"
     recovery: str | None = None
@@ -118,12 +148,30 @@ class ToolErrorEnvelope:
     contract_awareness: tuple[Delta, ...] = ()
 
     def __post_init__(self) -> None:
+        # Normalising is idempotent, so ``dataclasses.replace`` of an envelope costs little.
         if self.severity not in ENVELOPE_SEVERITIES:
             raise ValueError(f"envelope severity must be one of {ENVELOPE_SEVERITIES}, got {self.severity!r}")
+        if self.retry_after is not None and coerce_seconds(self.retry_after) is None:
+            raise ValueError(f"retry_after takes a non-negative number of seconds, got {self.retry_after!r}")
+        set_field = object.__setattr__
+        set_field(self, "code", coerce_code(self.code))
+        set_field(self, "message", bound_text(self.message if type(self.message) is str else as_text(self.message)))
+        if self.recovery:
+            set_field(self, "recovery", bound_text(self.recovery if type(self.recovery) is str else as_text(self.recovery)))
+        else:
+            set_field(self, "recovery", None)
+        set_field(self, "available_actions", _coerce_actions(self.available_actions) if self.available_actions else ())
+        set_field(self, "details", normalize_details(self.details))
 
     @property
     def code_name(self) -> str:
-        return self.code.name if isinstance(self.code, JsonRpcErrorCode) else "UNKNOWN_ERROR"
+        """The envelope's ``code`` attribute: always the name (``NOT_FOUND``, ``SERVER_BUSY``, ``MY_CODE``)."""
+        return code_name(self.code)
+
+    @property
+    def code_value(self) -> Optional[int]:
+        """The JSON-RPC number of the mirror's ``code``: ``None`` for ``DEPRECATED`` or a custom code."""
+        return code_value(self.code)
 
     @property
     def reason(self) -> str | None:
@@ -137,20 +185,27 @@ class ToolErrorEnvelope:
     # -- constructors -----------------------------------------------------------------------
 
     @classmethod
-    def from_mcp_error(cls, error: McpError) -> ToolErrorEnvelope:
-        """The envelope of an ``McpError``: its data's sections become sections, the rest details."""
-        data = {key: value for key, value in error.data.items() if key not in FORBIDDEN_DATA_KEYS}
+    def from_mcp_error(
+        cls, error: McpError, *, default_recovery: str | None = None, default_retryable: bool | None = None
+    ) -> ToolErrorEnvelope:
+        """The envelope of an ``McpError``: its data's sections become sections, the rest details.
+
+        ``default_recovery``/``default_retryable`` (the contract entry's) fill what the throw site
+        left unset: a throw-site recovery always wins.
+        """
+        data = error.data if isinstance(error.data, Mapping) else {}
+        if default_retryable is not None and "retryable" not in data:
+            data = {**data, "retryable": default_retryable}
+        # A raised McpError fails the call: its data may escalate it to critical, never make it a warning.
         severity: EnvelopeSeverity = "critical" if data.get("severity") == "critical" else "error"
-        if severity == "critical":
-            del data["severity"]
         return cls(
             code=error.code,
             message=error.message,
             severity=severity,
-            recovery=recovery_hint(data.get("recovery")),
+            recovery=recovery_hint(data.get("recovery")) or default_recovery,
             available_actions=_coerce_actions(data.get("available_actions")),
-            details=normalize_details(data),
-            retry_after=_coerce_seconds(data.get("retry_after")),
+            details=data,
+            retry_after=coerce_seconds(data.get("retry_after")),
         )
 
     def with_contract_awareness(self, deltas: Sequence[Delta]) -> ToolErrorEnvelope:
@@ -181,7 +236,7 @@ class ToolErrorEnvelope:
         return "\n".join(lines)
 
     def to_structured(self) -> dict[str, Any]:
-        """The JSON mirror: ``{"error": {"code", "message", "data": {...}}}``."""
+        """The JSON mirror: ``{"error": {"code", "code_name", "message", "data": {...}}}``."""
         data: dict[str, Any] = dict(self.details)
         if self.recovery:
             data["recovery"] = {"hint": self.recovery}
@@ -193,7 +248,7 @@ class ToolErrorEnvelope:
             data["severity"] = self.severity
         if self.contract_awareness:
             data["contract_awareness"] = [delta.to_wire() for delta in self.contract_awareness]
-        return {"error": {"code": int(self.code), "message": self.message, "data": data}}
+        return {"error": {"code": self.code_value, "code_name": self.code_name, "message": self.message, "data": data}}
 
     def to_json_text(self) -> str:
         """The integrators' JSON text envelope (issue 11), same content as the XML one."""
@@ -216,7 +271,7 @@ class ToolErrorEnvelope:
             body["retry_after"] = self.retry_after
         if self.contract_awareness:
             body["contract_awareness"] = [delta.to_wire() for delta in self.contract_awareness]
-        return json.dumps(body, ensure_ascii=False, default=str)
+        return json.dumps(body, ensure_ascii=False, allow_nan=False)
 
     def render(self, envelope_format: EnvelopeFormat = "xml") -> str:
         return self.to_json_text() if envelope_format == "json" else self.to_xml()
@@ -248,140 +303,43 @@ def recovery_hint(recovery: Any) -> str | None:
 
 
 def _coerce_actions(actions: Any) -> tuple[str, ...]:
+    """At most 10 tool names of at most 128 characters each (an iterator is read no further)."""
     if isinstance(actions, str):  # the flat "a, b" spelling some servers use
         actions = actions.split(",")
-    if not isinstance(actions, Iterable):
+    if not isinstance(actions, Iterable) or isinstance(actions, (bytes, Mapping)):
         return ()
-    return tuple(text for text in (str(action).strip() for action in actions) if text)
+    names = []
+    for action in islice(actions, MAX_ITEMS * 2):
+        text = as_text(action).strip()[:MAX_ACTION_CHARS]
+        if text:
+            names.append(text)
+    return tuple(names[:MAX_ITEMS])
 
 
-def _coerce_seconds(seconds: Any) -> float | None:
+def coerce_seconds(seconds: Any) -> float | None:
+    """A ``retry_after`` in seconds: a finite, non-negative number, else ``None``."""
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
         return None
-    if not math.isfinite(seconds) or seconds < 0:
+    try:
+        if not math.isfinite(seconds) or seconds < 0:
+            return None
+    except OverflowError:  # an int too large for a float is no delay anyone can wait
         return None
     return seconds
 
 
 def normalize_details(data: Mapping[str, Any]) -> dict[str, Any]:
-    # The reason leads: it is what a client switches on. Values are bounded because services
-    # often echo caller input into their error data.
-    details = {key: bound_value(value) for key, value in data.items() if key not in SECTION_KEYS}
+    """The ``<details>`` of a failure's data: bounded, sanitised, without sections or owned keys.
+
+    The reason leads (it is what a client switches on, so it is never the one cut). Values are
+    bounded because services often echo caller input into their error data.
+    """
+    if not isinstance(data, Mapping):
+        return {}
+    details = {key: value for key, value in data.items() if key not in SECTION_KEYS and key not in OWNED_KEYS}
     if "reason" in details:
         details = {"reason": details.pop("reason"), **details}
-    return details
+    bounded = bound_value(details, source=data)
+    return bounded if isinstance(bounded, dict) else {}
 
 
-# -- the fluent builder -----------------------------------------------------------------------
-
-
-def _coerce_code(code: JsonRpcErrorCode | int | str) -> JsonRpcErrorCode:
-    if isinstance(code, JsonRpcErrorCode):
-        return code
-    if isinstance(code, str):
-        try:
-            return JsonRpcErrorCode[code]
-        except KeyError:
-            raise ValueError(f"unknown error code name {code!r}") from None
-    try:
-        return JsonRpcErrorCode(code)
-    except ValueError:
-        raise ValueError(f"unknown error code value {code!r}") from None
-
-
-class ToolErrorBuilder(Exception):
-    """``tool_error(code, message).suggest(...).actions(...).details(...).retry_after(30)``.
-
-    Return it from a handler or raise it; no ``.build()``. With ``.severity("warning")`` it is
-    guidance on the success path (``is_error=False``); attach the successful payload with
-    ``.result(value)`` when the tool has one.
-    """
-
-    def __init__(self, code: JsonRpcErrorCode | int | str, message: str) -> None:
-        super().__init__(message)
-        self._code = _coerce_code(code)
-        self._message = message
-        self._severity: EnvelopeSeverity = "error"
-        self._recovery: str | None = None
-        self._actions: list[str] = []
-        self._details: dict[str, Any] = {}
-        self._retry_after: float | None = None
-        self._result: Any = None
-        self._has_result = False
-
-    def suggest(self, recovery: str) -> ToolErrorBuilder:
-        """The agent's next move (the ``<recovery>`` section)."""
-        self._recovery = recovery
-        return self
-
-    def actions(self, *names: str | Iterable[str]) -> ToolErrorBuilder:
-        """Tools the agent can call next: ``.actions("a", "b")`` or ``.actions(["a", "b"])``."""
-        for name in names:
-            self._actions.extend([name] if isinstance(name, str) else list(name))
-        return self
-
-    def details(self, values: Mapping[str, Any] | None = None, /, **more: Any) -> ToolErrorBuilder:
-        """Key/value facts about the failure (the ``<details>`` section)."""
-        for key, value in {**dict(values or {}), **more}.items():
-            if key in SECTION_KEYS or key in FORBIDDEN_DATA_KEYS or key == "severity":
-                raise ValueError(f"{key!r} cannot be a detail; use the builder method of that name")
-            self._details[key] = value
-        return self
-
-    def reason(self, reason: str) -> ToolErrorBuilder:
-        """The stable machine reason (a detail clients switch on; filled from the contract)."""
-        self._details["reason"] = reason
-        return self
-
-    def retry_after(self, seconds: float) -> ToolErrorBuilder:
-        if _coerce_seconds(seconds) is None:
-            raise ValueError(f"retry_after takes a non-negative number of seconds, got {seconds!r}")
-        self._retry_after = seconds
-        return self
-
-    def severity(self, level: EnvelopeSeverity) -> ToolErrorBuilder:
-        if level not in ENVELOPE_SEVERITIES:
-            raise ValueError(f"severity must be one of {ENVELOPE_SEVERITIES}, got {level!r}")
-        self._severity = level
-        return self
-
-    def result(self, value: Any) -> ToolErrorBuilder:
-        """The successful payload a ``warning`` accompanies (a fallback, a truncated result)."""
-        self._result = value
-        self._has_result = True
-        return self
-
-    @property
-    def has_result(self) -> bool:
-        return self._has_result
-
-    @property
-    def result_value(self) -> Any:
-        return self._result
-
-    @property
-    def code(self) -> JsonRpcErrorCode:
-        return self._code
-
-    @property
-    def message(self) -> str:
-        return self._message
-
-    def envelope(self) -> ToolErrorEnvelope:
-        return ToolErrorEnvelope(
-            code=self._code,
-            message=self._message,
-            severity=self._severity,
-            recovery=self._recovery,
-            available_actions=tuple(self._actions),
-            details=normalize_details(self._details),
-            retry_after=self._retry_after,
-        )
-
-    def __repr__(self) -> str:
-        return f"tool_error({self._code.name}, {self._message!r})"
-
-
-def tool_error(code: JsonRpcErrorCode | int | str, message: str) -> ToolErrorBuilder:
-    """Start a ``<tool_error>`` envelope; ``code`` is a member, its value or its name."""
-    return ToolErrorBuilder(code, message)

@@ -1,11 +1,20 @@
 """JSON-RPC error codes, the tool-execution error and its factories (DESIGN §3.1).
 
 These tables are the single source of truth: the linter imports them to check contracts.
+
+Codes are closed-then-open: a code is a ``JsonRpcErrorCode`` member, one of MCP Fusion's canonical
+string codes (``CANONICAL_CODES``, each with the JSON-RPC number it mirrors as) or any custom
+``UPPER_SNAKE_CASE`` string (mirrored as ``null``). Anything else is refused where it is written.
 """
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Mapping
 from enum import IntEnum
-from typing import Any, Callable, Mapping
+from types import MappingProxyType
+from typing import Any, Optional, Union
+
+from .bounding import CREDENTIAL_KEYS, as_text, drop_credentials
 
 
 class JsonRpcErrorCode(IntEnum):
@@ -44,8 +53,89 @@ BASELINE_CODES: frozenset[JsonRpcErrorCode] = frozenset(
     }
 )
 
-#: ``data`` keys that must never travel to a client (secrets).
-FORBIDDEN_DATA_KEYS: frozenset[str] = frozenset({"auth"})
+#: MCP Fusion's canonical string codes and the JSON-RPC number each mirrors as (``None``: the name only).
+#: A name that is also a ``JsonRpcErrorCode`` member always mirrors as that member.
+CANONICAL_CODES: Mapping[str, Optional[JsonRpcErrorCode]] = MappingProxyType(
+    {
+        "MISSING_DISCRIMINATOR": JsonRpcErrorCode.INVALID_PARAMS,
+        "UNKNOWN_ACTION": JsonRpcErrorCode.INVALID_PARAMS,
+        "MISSING_REQUIRED_FIELD": JsonRpcErrorCode.INVALID_PARAMS,
+        "VALIDATION_ERROR": JsonRpcErrorCode.VALIDATION_ERROR,
+        "INTERNAL_ERROR": JsonRpcErrorCode.INTERNAL_ERROR,
+        "RATE_LIMITED": JsonRpcErrorCode.RATE_LIMITED,
+        "UNAUTHORIZED": JsonRpcErrorCode.UNAUTHORIZED,
+        "AUTH_REQUIRED": JsonRpcErrorCode.UNAUTHORIZED,
+        "FORBIDDEN": JsonRpcErrorCode.FORBIDDEN,
+        "NOT_FOUND": JsonRpcErrorCode.NOT_FOUND,
+        "CONFLICT": JsonRpcErrorCode.CONFLICT,
+        "TIMEOUT": JsonRpcErrorCode.TIMEOUT,
+        "SERVER_BUSY": JsonRpcErrorCode.SERVICE_UNAVAILABLE,
+        "DEPRECATED": None,
+        "HANDOFF_UPSTREAM_UNAVAILABLE": JsonRpcErrorCode.SERVICE_UNAVAILABLE,
+        "HANDOFF_CONNECTING": JsonRpcErrorCode.SERVICE_UNAVAILABLE,
+        "HANDOFF_NAMESPACE_MISMATCH": JsonRpcErrorCode.INVALID_PARAMS,
+    }
+)
+
+#: What a custom code looks like: ``UPPER_SNAKE_CASE`` (``INVOICE_LOCKED``, ``QUOTA_EXCEEDED_2``).
+CUSTOM_CODE_PATTERN = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
+
+#: A code as the runtime holds it: a member, or a canonical/custom name that is not a member.
+Code = Union[JsonRpcErrorCode, str]
+
+CODE_EXPECTATION = (
+    "a JsonRpcErrorCode member (e.g. JsonRpcErrorCode.NOT_FOUND) or its int value, one of the canonical "
+    "codes (e.g. \"SERVER_BUSY\", \"DEPRECATED\") or a custom UPPER_SNAKE_CASE string"
+)
+
+
+def is_valid_code(value: object) -> bool:
+    """Whether ``value`` is a code: a member, a member's int value, a canonical or UPPER_SNAKE_CASE name."""
+    if isinstance(value, JsonRpcErrorCode):
+        return True
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return value in _MEMBER_VALUES
+    return isinstance(value, str) and (value in CANONICAL_CODES or CUSTOM_CODE_PATTERN.fullmatch(value) is not None)
+
+
+def coerce_code(code: object) -> Code:
+    """The code as the runtime holds it; a member name or value becomes the member.
+
+    Raises ``ValueError`` naming the value when it is no code (see ``CODE_EXPECTATION``).
+    """
+    if isinstance(code, JsonRpcErrorCode):
+        return code
+    if isinstance(code, str):
+        member = JsonRpcErrorCode.__members__.get(code)
+        if member is not None:
+            return member
+        if code in CANONICAL_CODES or CUSTOM_CODE_PATTERN.fullmatch(code):
+            return code
+    elif isinstance(code, int) and not isinstance(code, bool) and code in _MEMBER_VALUES:
+        return JsonRpcErrorCode(code)
+    raise ValueError(f"{as_text(code)!r} is not an error code: use {CODE_EXPECTATION}")
+
+
+def code_name(code: Code) -> str:
+    """The envelope's ``code`` attribute: always the name."""
+    return code.name if isinstance(code, JsonRpcErrorCode) else code
+
+
+def code_value(code: Code) -> Optional[int]:
+    """The JSON-RPC number a code mirrors as: the member's value, the canonical mirror, else ``None``."""
+    if isinstance(code, JsonRpcErrorCode):
+        return int(code)
+    mirror = CANONICAL_CODES.get(code)
+    return int(mirror) if mirror is not None else None
+
+
+_MEMBER_VALUES = frozenset(int(member) for member in JsonRpcErrorCode)
+
+#: Key names that are never sent to a client, case-insensitively and at any depth of ``data``
+#: (``password``, ``accessToken``, ``X-Api-Key``, ``{"ctx": {"auth": ...}}``...).
+FORBIDDEN_DATA_KEYS: frozenset[str] = CREDENTIAL_KEYS
 
 
 class McpError(Exception):
@@ -53,27 +143,30 @@ class McpError(Exception):
 
     def __init__(
         self,
-        code: JsonRpcErrorCode | int,
+        code: JsonRpcErrorCode | int | str,
         message: str | None = None,
         data: Mapping[str, Any] | None = None,
         *,
         cause: BaseException | None = None,
     ) -> None:
-        try:
-            self.code: JsonRpcErrorCode | int = JsonRpcErrorCode(code)
-        except ValueError:
-            self.code = int(code)
-        self.message: str = message if message is not None else _default_message(self.code)
-        self.data: dict[str, Any] = {
-            k: v for k, v in dict(data or {}).items() if k not in FORBIDDEN_DATA_KEYS
-        }
+        self.code: Code = coerce_code(code)
+        self.message: str = as_text(message) if message is not None else _default_message(self.code)
+        # Credentials never travel, at any depth; the rest is bounded when it is rendered.
+        if data is not None and not isinstance(data, Mapping):
+            data = {"detail": data}  # ``not_found("x", "some text")``: kept, never a crash in the handler
+        self.data: dict[str, Any] = drop_credentials(data) if data is not None else {}
         super().__init__(self.message)
         if cause is not None:
             self.__cause__ = cause
 
     @property
     def code_name(self) -> str:
-        return self.code.name if isinstance(self.code, JsonRpcErrorCode) else "UNKNOWN_ERROR"
+        return code_name(self.code)
+
+    @property
+    def code_value(self) -> Optional[int]:
+        """The JSON-RPC number the mirror carries (``None`` for a custom code or ``DEPRECATED``)."""
+        return code_value(self.code)
 
     @property
     def reason(self) -> str | None:
@@ -84,10 +177,26 @@ class McpError(Exception):
         return f"McpError({self.code_name}, {self.message!r}, data={self.data!r})"
 
 
-def _default_message(code: JsonRpcErrorCode | int) -> str:
-    if isinstance(code, JsonRpcErrorCode):
-        return code.name.replace("_", " ").capitalize()
-    return "Error"
+def _default_message(code: Code) -> str:
+    return code_name(code).replace("_", " ").capitalize()
+
+
+class UndeclaredReasonError(McpError):
+    """``ctx.fail(reason)`` for a reason the contract does not declare: a bug in the server.
+
+    An ``INTERNAL_ERROR`` whose ``data`` lists the declared reasons for the developer; the boundary
+    logs them and shows the model a masked failure instead (DESIGN §3.5).
+    """
+
+    def __init__(self, owner: str, reason: str, declared: list[str], *, cause: BaseException | None = None) -> None:
+        super().__init__(
+            JsonRpcErrorCode.INTERNAL_ERROR,
+            f"{owner} failed with reason {reason!r}, which its error contract does not declare",
+            {"undeclared_reason": reason, "declared_reasons": declared},
+            cause=cause,
+        )
+        self.undeclared_reason = reason
+        self.declared_reasons = tuple(declared)
 
 
 def _factory(code: JsonRpcErrorCode, name: str) -> Callable[..., McpError]:

@@ -38,7 +38,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping, Sequence
 
-from .errors import JsonRpcErrorCode
+from .errors import CANONICAL_CODES, JsonRpcErrorCode
+from .errors import code_name as name_of_code
+from .errors import code_value as value_of_code
 
 LOCKFILE_NAME = "fusion-contracts.lock"
 LOCK_FORMAT = "fusion-contracts-lock"
@@ -85,7 +87,7 @@ class LockRecord:
 
 
 def normalize_code(code: Any, code_value: Any = None) -> tuple[str | None, int | None]:
-    """``(name, value)`` of a code given as a member, its int value or its name."""
+    """``(name, value)`` of a code given as a member, its int value or its name (canonical and custom too)."""
     if isinstance(code, JsonRpcErrorCode):
         return code.name, int(code)
     if isinstance(code, bool):
@@ -99,7 +101,10 @@ def normalize_code(code: Any, code_value: Any = None) -> tuple[str | None, int |
         member = JsonRpcErrorCode.__members__.get(code)
         if member is not None:
             return member.name, int(member)
-        return code, code_value if isinstance(code_value, int) and not isinstance(code_value, bool) else None
+        if isinstance(code_value, int) and not isinstance(code_value, bool):
+            return code, code_value
+        mirror = CANONICAL_CODES.get(code)
+        return code, int(mirror) if mirror is not None else None
     if isinstance(code_value, int) and not isinstance(code_value, bool):
         return normalize_code(code_value)
     return None, None
@@ -147,8 +152,8 @@ def records_from_definitions(tools: Iterable[Any] = (), resources: Iterable[Any]
             entries = tuple(
                 LockEntry(
                     reason=entry.reason,
-                    code=JsonRpcErrorCode(entry.code).name,
-                    code_value=int(entry.code),
+                    code=name_of_code(entry.code),
+                    code_value=value_of_code(entry.code),
                     when=entry.when,
                     recovery=entry.recovery,
                     retryable=entry.retryable,

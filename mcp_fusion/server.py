@@ -2,59 +2,74 @@
 
 The low-level server is used on purpose: the SDK's high-level ``MCPServer`` masks exception text
 and renders its own errors, while the failure boundary must own every byte of a failed result.
-This is the only module of the runtime that imports the SDK.
+This module and ``server_content`` are the only ones of the runtime that import the SDK.
+
+The wire stays spec-clean (DESIGN §3.5): a tool's failure is always a ``CallToolResult``; a
+JSON-RPC error is sent only for protocol conditions, with ``-32602`` (an unknown tool, resource
+or prompt; invalid prompt arguments; a missing resource) or ``-32603`` (any other resource or
+prompt failure), the envelope in its ``data``.
 """
 from __future__ import annotations
 
-import base64
+import asyncio
 import difflib
-import json
+import inspect
 import logging
 import os
-from typing import Any, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator, Callable, Literal, Sequence
 
 import anyio
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
-from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
-from pydantic import BaseModel
-from pydantic_core import to_jsonable_python
 
-from .boundary import UNEXPECTED_REASON, HandlerSuccess, Outcome, run_handler
+from .boundary import UNEXPECTED_REASON, Failure, HandlerSuccess, is_fatal, log_failure, run_handler, unexpected_failure
+from .bounding import bound_text
 from .definitions import Definition, PromptDefinition, ResourceDefinition, ToolDefinition
 from .envelope import ENVELOPE_FORMATS, EnvelopeFormat, ToolErrorEnvelope
 from .errors import JsonRpcErrorCode
-from .lockfile import (
-    Delta,
-    build_lock,
-    deltas_by_definition,
-    diff_locks,
-    load_lock,
-    records_from_definitions,
+from .lockfile import Delta, build_lock, deltas_by_definition, diff_locks, load_lock, records_from_definitions
+from .stdio import fusion_stdio_server
+from .server_content import advertised_errors, index_definitions, prompt_messages, resource_contents
+from .wire import (
+    DEFAULT_MAX_RESULT_CHARS,
+    ERROR_META_KEY,
+    INVALID_PARAMS,
+    ResultProblem,
+    ToolResultParts,
+    protocol_error,
+    result_failure,
+    tool_result,
 )
-from .validation import ValidationEnvelope
 
 logger = logging.getLogger(__name__)
 
 #: ``_meta`` key advertising a definition's declared failures in ``tools/list`` & co.
 ERRORS_META_KEY = "fusion/errors"
-#: ``_meta`` key of the structured mirror when ``structured_content`` belongs to the output schema.
-ERROR_META_KEY = "fusion/error"
+__all__ = ["ERRORS_META_KEY", "ERROR_META_KEY", "FusionServer"]
 #: Default cap on the ``<contract_awareness>`` changes embedded in one failure (issue 11).
 DEFAULT_AWARENESS_LIMIT = 5
 
-Failure = ToolErrorEnvelope | ValidationEnvelope
+Transport = Literal["stdio", "streamable-http"]
+#: ``lifespan=``: an async context manager, or a factory of one called with the ``FusionServer`` or
+#: with nothing (a factory is entered once per connection in memory, an instance only once).
+Lifespan = Any
 
 
 class FusionServer:
     """Serve tools, resources and prompts declared with ``mcp_fusion`` over MCP.
 
     ``server.sdk_server`` is the SDK's ``Server`` (``mcp.Client(server.sdk_server)`` talks to it in
-    memory); ``server.run()`` serves it on stdio. ``envelope="json"`` renders failures as the
-    integrators' JSON text instead of XML (the structured mirror is the same). With
-    ``contract_lock=path``, failures of a tool whose contract moved since the lockfile was written
-    carry a ``<contract_awareness>`` section listing its BREAKING and RISKY deltas.
+    memory); ``server.run()`` serves it on stdio, ``server.run(transport="streamable-http")`` over
+    HTTP, and ``server.asgi_app()`` is the ASGI app for an ASGI server of your own.
+    ``lifespan=`` is an async context manager, or a factory of one (``@asynccontextmanager async def
+    lifespan(server): yield pool``), whose value handlers reach as ``ctx.lifespan``.
+    ``envelope="json"`` renders failures as the integrators' JSON text instead of XML (the
+    structured mirror is the same). With ``contract_lock=path``, failures of a tool whose contract
+    moved since the lockfile was written carry a ``<contract_awareness>`` section listing its
+    BREAKING and RISKY deltas. A result over ``max_result_chars`` characters of JSON (``None``: no
+    limit) is refused with a ``SERIALIZATION_ERROR`` envelope.
     """
 
     def __init__(
@@ -67,21 +82,32 @@ class FusionServer:
         version: str = "",
         instructions: str | None = None,
         envelope: EnvelopeFormat = "xml",
+        lifespan: Lifespan | None = None,
         contract_lock: str | os.PathLike[str] | None = None,
         contract_awareness_limit: int = DEFAULT_AWARENESS_LIMIT,
+        max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
     ) -> None:
         if envelope not in ENVELOPE_FORMATS:
             raise ValueError(f"envelope must be one of {ENVELOPE_FORMATS}, got {envelope!r}")
         if contract_awareness_limit < 0:
             raise ValueError("contract_awareness_limit must be >= 0")
+        if lifespan is not None and not callable(lifespan) and not hasattr(lifespan, "__aenter__"):
+            raise TypeError(
+                "lifespan= takes an async context manager (or a factory of one, such as an @asynccontextmanager "
+                f"function), got {type(lifespan).__name__}"
+            )
         self.name = name
         self.envelope_format: EnvelopeFormat = envelope
-        self.tools: dict[str, ToolDefinition[Any]] = _index(name, "tool", tools, ToolDefinition)
-        self.resources: dict[str, ResourceDefinition[Any]] = _index(name, "resource", resources, ResourceDefinition)
-        self.prompts: dict[str, PromptDefinition[Any]] = _index(name, "prompt", prompts, PromptDefinition)
+        self.max_result_chars = max_result_chars
+        self.tools: dict[str, ToolDefinition[Any]] = index_definitions(name, "tool", tools, ToolDefinition)
+        self.resources: dict[str, ResourceDefinition[Any]] = index_definitions(
+            name, "resource", resources, ResourceDefinition
+        )
+        self.prompts: dict[str, PromptDefinition[Any]] = index_definitions(name, "prompt", prompts, PromptDefinition)
         self.contract_awareness_limit = contract_awareness_limit
         self.contract_deltas: list[Delta] = self._compare_with_lock(contract_lock) if contract_lock else []
         self._awareness = deltas_by_definition(self.contract_deltas, impacts=("BREAKING", "RISKY"))
+        self._lifespan = lifespan
 
         handlers: dict[str, Any] = {"on_list_tools": self._list_tools, "on_call_tool": self._call_tool}
         if self.resources:
@@ -92,19 +118,72 @@ class FusionServer:
             )
         if self.prompts:
             handlers.update(on_list_prompts=self._list_prompts, on_get_prompt=self._get_prompt)
-        self.sdk_server: Server[Any] = Server(name, version=version, instructions=instructions, **handlers)
+        self.sdk_server: Server[Any] = Server(
+            name, version=version, instructions=instructions, lifespan=self._sdk_lifespan, **handlers
+        )
 
     # -- running ------------------------------------------------------------------------------
 
-    def run(self, transport: str = "stdio") -> None:
-        """Serve until the client disconnects (blocking). Only stdio is built in."""
-        if transport != "stdio":
-            raise ValueError(f"unsupported transport {transport!r}; FusionServer.run() serves stdio")
-        anyio.run(self.run_stdio_async)
+    def run(
+        self, transport: Transport = "stdio", *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp",
+        **http_options: Any,
+    ) -> None:
+        """Serve until the client disconnects (stdio) or the process is stopped (HTTP). Blocking.
+
+        ``transport="streamable-http"`` serves the SDK's Streamable HTTP transport on
+        ``http://host:port/path``; ``http_options`` go to :meth:`asgi_app`. Ctrl-C stops the
+        server cleanly (no traceback).
+        """
+        if transport == "stdio":
+            if http_options:
+                raise TypeError(f"stdio takes no HTTP options, got {sorted(http_options)}")
+            runner: Callable[[], Any] = self.run_stdio_async
+        elif transport == "streamable-http":
+            def runner() -> Any:
+                return self.run_http_async(host=host, port=port, path=path, **http_options)
+        else:
+            raise ValueError(f"unsupported transport {transport!r}; use 'stdio' or 'streamable-http'")
+        try:
+            anyio.run(runner)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            # Ctrl-C cancels the main task; below Python 3.11 that surfaces as its CancelledError.
+            logger.info("%s: stopped (Ctrl-C)", self.name)
 
     async def run_stdio_async(self) -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        async with fusion_stdio_server() as (read_stream, write_stream):
             await self.sdk_server.run(read_stream, write_stream, self.sdk_server.create_initialization_options())
+
+    async def run_http_async(
+        self, *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp", log_level: str = "info",
+        **options: Any,
+    ) -> None:
+        """Serve Streamable HTTP with uvicorn until cancelled."""
+        import uvicorn
+
+        app = self.asgi_app(path=path, host=host, **options)
+        config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
+        await uvicorn.Server(config).serve()
+
+    def asgi_app(self, *, path: str = "/mcp", **options: Any) -> Any:
+        """The Streamable HTTP ASGI app (Starlette) serving this server at ``path``.
+
+        ``options`` go to the SDK's ``Server.streamable_http_app`` (``json_response``,
+        ``stateless_http``, ``host`` for DNS-rebinding protection, ``transport_security``, auth...).
+        Mount it in your own ASGI server; its lifespan runs the session manager and ``lifespan=``.
+        """
+        return self.sdk_server.streamable_http_app(streamable_http_path=path, **options)
+
+    @asynccontextmanager
+    async def _sdk_lifespan(self, _server: Server[Any]) -> AsyncIterator[Any]:
+        if self._lifespan is None:
+            yield None
+            return
+        if hasattr(self._lifespan, "__aenter__"):  # an instance: entered once per run (a factory is re-entrant)
+            manager = self._lifespan
+        else:
+            manager = self._lifespan(self) if _accepts_an_argument(self._lifespan) else self._lifespan()
+        async with manager as value:
+            yield value
 
     # -- contract awareness (issue 11) ----------------------------------------------------------
 
@@ -160,54 +239,53 @@ class FusionServer:
     async def _call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         definition = self.tools.get(params.name)
         if definition is None:
-            return self._failure_result(self._unknown_tool(params.name), has_output_schema=False)
+            raise self._unknown("tool", params.name, list(self.tools), "Call one of the tools this server lists.")
         outcome = await run_handler(definition, params.arguments, ctx)
-        return self._tool_result(definition, outcome)
-
-    def _unknown_tool(self, name: str) -> ToolErrorEnvelope:
-        names = list(self.tools)
-        suggestions = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
-        return ToolErrorEnvelope(
-            code=JsonRpcErrorCode.METHOD_NOT_FOUND,
-            message=f"This server has no tool named {name!r}",
-            recovery="Call one of the tools listed in available_actions instead; tool names are case-sensitive.",
-            available_actions=tuple(suggestions or names[:10]),
-            details={"reason": "unknown_tool"},
-        )
-
-    def _tool_result(self, definition: ToolDefinition[Any], outcome: Outcome) -> types.CallToolResult:
-        has_output_schema = definition.output_schema is not None
         if not isinstance(outcome, HandlerSuccess):
-            failure = self._with_awareness("tool", definition.name, outcome)
-            return self._failure_result(failure, has_output_schema=has_output_schema)
-        try:
-            content, structured = _success_payload(definition, outcome)
-        except Exception:
-            return self._failure_result(_unserialisable(definition), has_output_schema=has_output_schema)
-        if outcome.warning is None:
-            return types.CallToolResult(content=content, structured_content=structured, is_error=False)
-        # A warning is guidance on the success path: the envelope leads, the payload follows.
-        warning = outcome.warning
-        mirror = warning.to_structured()
-        meta = None
-        if structured is None and not has_output_schema:
-            structured = mirror
-        else:
-            meta = {ERROR_META_KEY: mirror["error"]}
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=warning.render(self.envelope_format)), *content],
-            structured_content=structured,
-            is_error=False,
-            meta=meta,
+            outcome = self._with_awareness("tool", definition.name, outcome)
+        parts = tool_result(
+            definition,
+            outcome,
+            envelope_format=self.envelope_format,
+            output_adapter=definition.signature.output_adapter,
+            has_output_schema=definition.output_schema is not None,
+            max_chars=self.max_result_chars,
         )
+        return _sdk_result(parts)
 
-    def _failure_result(self, failure: Failure, *, has_output_schema: bool) -> types.CallToolResult:
-        mirror = failure.to_structured()
-        text = types.TextContent(type="text", text=failure.render(self.envelope_format))
-        if has_output_schema:
-            # structured_content is reserved for the output schema; the mirror travels in _meta.
-            return types.CallToolResult(content=[text], is_error=failure.is_error, meta={ERROR_META_KEY: mirror["error"]})
-        return types.CallToolResult(content=[text], structured_content=mirror, is_error=failure.is_error)
+    def _unknown(self, kind: str, name: str, names: list[str], recovery: str) -> MCPError:
+        """The spec's ``-32602 "Unknown tool: <name>"`` (and its resource/prompt siblings)."""
+        shown = bound_text(name, 256)  # a 5 MB name is echoed like any other caller value
+        suggestions = difflib.get_close_matches(shown, names, n=3, cutoff=0.5) or names[:10]
+        failure = ToolErrorEnvelope(
+            code=JsonRpcErrorCode.INVALID_PARAMS,
+            message=f"This server has no {kind} named {shown!r}",
+            recovery=f"{recovery} Names are case-sensitive.",
+            available_actions=tuple(suggestions) if kind == "tool" else (),
+            details={"reason": f"unknown_{kind}", kind if kind != "resource" else "uri": shown},
+        )
+        code, _, data = protocol_error(failure, self.envelope_format, code=INVALID_PARAMS)
+        if kind != "tool":
+            data["available"] = suggestions
+        return MCPError(code=code, message=f"Unknown {kind}: {shown}"[:2048], data=data)
+
+    def _protocol_failure(self, failure: Failure) -> MCPError:
+        """A resource/prompt failure: a JSON-RPC error (the SDK permits nothing else there)."""
+        code, message, data = protocol_error(failure, self.envelope_format)
+        return MCPError(code=code, message=message, data=data)
+
+    def _render(self, definition: Definition[Any], render: Callable[[], Any]) -> Any:
+        """Turn a resource's/prompt's successful value into wire types, or raise its protocol error."""
+        try:
+            return render()
+        except ResultProblem as problem:
+            raise self._protocol_failure(result_failure(definition, problem)) from None
+        except BaseException as exc:  # noqa: BLE001 - a value's own code may raise anything
+            if is_fatal(exc):
+                raise
+            failure = unexpected_failure(definition)
+            log_failure(definition, logging.ERROR, failure.code_name, failure.reason, "the result could not be rendered", None, exc=exc)
+            raise self._protocol_failure(failure) from None
 
     # -- resources ----------------------------------------------------------------------------
 
@@ -259,31 +337,16 @@ class FusionServer:
         uri = str(params.uri)
         matched = self._match_resource(uri)
         if matched is None:
-            raise self._protocol_failure(
-                ToolErrorEnvelope(
-                    code=JsonRpcErrorCode.NOT_FOUND,
-                    message=f"This server has no resource at {uri!r}",
-                    recovery="List the resources and resource templates of this server, then read one of those URIs.",
-                    details={"reason": "unknown_resource", "uri": uri},
-                )
+            raise self._unknown(
+                "resource", uri, [d.uri_template for d in self.resources.values()],
+                "List the resources and resource templates of this server, then read one of those URIs.",
             )
         definition, variables = matched
         outcome = await run_handler(definition, variables, ctx)
         if not isinstance(outcome, HandlerSuccess):
             raise self._protocol_failure(self._with_awareness("resource", definition.name, outcome))
-        try:
-            contents = _resource_contents(uri, outcome.value)
-        except Exception:
-            raise self._protocol_failure(_unserialisable(definition)) from None
+        contents = self._render(definition, lambda: resource_contents(uri, outcome.value))
         return types.ReadResourceResult(contents=contents)
-
-    def _protocol_failure(self, failure: Failure) -> MCPError:
-        """A resource/prompt failure: the SDK only permits a JSON-RPC error there.
-
-        Its message is the rendered envelope (what a client shows the model) and its data the
-        structured mirror's error object, so both readings of a tool failure exist here too.
-        """
-        return MCPError(code=int(failure.code), message=failure.render(self.envelope_format), data=failure.to_structured()["error"])
 
     # -- prompts ------------------------------------------------------------------------------
 
@@ -308,125 +371,33 @@ class FusionServer:
     async def _get_prompt(self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> types.GetPromptResult:
         definition = self.prompts.get(params.name)
         if definition is None:
-            raise self._protocol_failure(
-                ToolErrorEnvelope(
-                    code=JsonRpcErrorCode.INVALID_PARAMS,
-                    message=f"This server has no prompt named {params.name!r}",
-                    recovery="List the prompts of this server, then request one of those names.",
-                    available_actions=tuple(self.prompts)[:10],
-                    details={"reason": "unknown_prompt"},
-                )
+            raise self._unknown(
+                "prompt", params.name, list(self.prompts), "List the prompts of this server, then request one of those names."
             )
         outcome = await run_handler(definition, params.arguments, ctx)
         if not isinstance(outcome, HandlerSuccess):
             raise self._protocol_failure(outcome)
-        try:
-            messages = _prompt_messages(outcome.value)
-        except Exception:
-            raise self._protocol_failure(_unserialisable(definition)) from None
+        messages = self._render(definition, lambda: prompt_messages(outcome.value))
         return types.GetPromptResult(description=definition.description, messages=messages)
 
 
-# -- helpers ----------------------------------------------------------------------------------
+def _sdk_result(parts: ToolResultParts) -> types.CallToolResult:
+    # Text blocks (every envelope, most results) are built directly: cheaper than validating the dump.
+    if all(block.keys() == {"type", "text"} and block["type"] == "text" for block in parts.content):
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=block["text"]) for block in parts.content],
+            structured_content=parts.structured_content,
+            is_error=parts.is_error,
+            meta=parts.meta,
+        )
+    return types.CallToolResult.model_validate(parts.to_wire())
 
 
-def _unserialisable(definition: Definition[Any]) -> ToolErrorEnvelope:
-    """A handler returned something the wire cannot carry: a server bug, masked like any other."""
-    logger.exception(
-        "Error in %s:%s [SERIALIZATION_ERROR] the result could not be serialised", definition.kind, definition.name
-    )
-    return ToolErrorEnvelope(
-        code=JsonRpcErrorCode.SERIALIZATION_ERROR,
-        message=f"{definition.owner} produced a result that could not be serialised",
-        recovery="Do not blindly retry: the same call will produce the same result. Try different arguments.",
-        details={"reason": "unserialisable_result", "retryable": False},
-    )
-
-
-def advertised_errors(definition: ToolDefinition[Any] | ResourceDefinition[Any]) -> list[dict[str, Any]]:
-    """The declared reasons a client can plan around, as advertised in ``_meta``."""
-    return [
-        {"reason": entry.reason, "code": entry.code.name, "retryable": entry.retryable}
-        for entry in definition.errors
-    ]
-
-
-def _index(server: str, kind: str, definitions: Iterable[Any], expected: type) -> dict[str, Any]:
-    indexed: dict[str, Any] = {}
-    for definition in definitions:
-        if not isinstance(definition, expected):
-            raise TypeError(
-                f"FusionServer {server!r}: {kind}s= takes objects made by @{kind}(...), got {definition!r}"
-            )
-        if definition.name in indexed:
-            raise ValueError(f"FusionServer {server!r}: two {kind}s are named {definition.name!r}")
-        indexed[definition.name] = definition
-    return indexed
-
-
-_CONTENT_TYPES = (types.TextContent, types.ImageContent, types.AudioContent, types.ResourceLink, types.EmbeddedResource)
-
-
-def _success_payload(
-    definition: ToolDefinition[Any], outcome: HandlerSuccess
-) -> tuple[list[Any], dict[str, Any] | None]:
-    """``(content, structured_content)`` of a handler's return value."""
-    if not outcome.has_value or outcome.value is None:
-        return [], None
-    value = outcome.value
-    adapter = definition.signature.output_adapter
-    if adapter is not None:
-        structured = adapter.dump_python(value, mode="json")
-        return [_json_text(structured)], structured
-    if isinstance(value, types.CallToolResult):
-        return list(value.content), value.structured_content
-    if isinstance(value, _CONTENT_TYPES):
-        return [value], None
-    if isinstance(value, (list, tuple)) and value and all(isinstance(item, _CONTENT_TYPES) for item in value):
-        return list(value), None
-    if isinstance(value, str):
-        return [types.TextContent(type="text", text=value)], None
-    jsonable = value.model_dump(mode="json") if isinstance(value, BaseModel) else to_jsonable_python(value)
-    structured = jsonable if isinstance(jsonable, dict) else None
-    return [_json_text(jsonable)], structured
-
-
-def _json_text(value: Any) -> types.TextContent:
-    return types.TextContent(type="text", text=json.dumps(value, ensure_ascii=False, indent=2))
-
-
-def _resource_contents(uri: str, value: Any) -> list[Any]:
-    if isinstance(value, (types.TextResourceContents, types.BlobResourceContents)):
-        return [value]
-    if isinstance(value, (list, tuple)) and value and all(
-        isinstance(item, (types.TextResourceContents, types.BlobResourceContents)) for item in value
-    ):
-        return list(value)
-    if isinstance(value, str):
-        return [types.TextResourceContents(uri=uri, mime_type="text/plain", text=value)]
-    if isinstance(value, (bytes, bytearray)):
-        blob = base64.b64encode(bytes(value)).decode("ascii")
-        return [types.BlobResourceContents(uri=uri, mime_type="application/octet-stream", blob=blob)]
-    jsonable = value.model_dump(mode="json") if isinstance(value, BaseModel) else to_jsonable_python(value)
-    text = json.dumps(jsonable, ensure_ascii=False, indent=2)
-    return [types.TextResourceContents(uri=uri, mime_type="application/json", text=text)]
-
-
-def _prompt_messages(value: Any) -> list[types.PromptMessage]:
-    if isinstance(value, types.GetPromptResult):
-        return list(value.messages)
-    items = value if isinstance(value, (list, tuple)) else [value]
-    return [_prompt_message(item) for item in items]
-
-
-def _prompt_message(item: Any) -> types.PromptMessage:
-    if isinstance(item, types.PromptMessage):
-        return item
-    if isinstance(item, str):
-        return types.PromptMessage(role="user", content=types.TextContent(type="text", text=item))
-    if isinstance(item, Mapping):
-        content = item.get("content", "")
-        if isinstance(content, str):
-            content = types.TextContent(type="text", text=content)
-        return types.PromptMessage(role=item.get("role", "user"), content=content)
-    raise TypeError(f"a prompt returns text, messages or dicts with role/content; got {type(item).__name__}")
+def _accepts_an_argument(factory: Callable[..., Any]) -> bool:
+    """Whether a lifespan factory takes the server (``lifespan(server)``) or nothing (``lifespan()``)."""
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
+    return bool(positional)

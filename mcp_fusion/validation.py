@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from .bounding import render_bounded
+from .bounding import MAX_ITEMS, bound_text, render_bounded
 from .envelope import escape_attribute, escape_text, render_awareness_xml
 from .errors import JsonRpcErrorCode
 
@@ -23,9 +23,20 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .lockfile import Delta
 
+#: A field's name is cut here (a 5 MB key is an echo like any other), its sentence here: room
+#: for a bounded 1,024-character echo of what was sent, and for what was expected.
+MAX_FIELD_NAME_CHARS = 256
+MAX_PROBLEM_CHARS = 2048
+
 VALIDATION_REASON = "invalid_arguments"
 VALIDATION_CODE = JsonRpcErrorCode.INVALID_PARAMS
 VALIDATION_RECOVERY = "Fix the fields above and call the tool again. Do not explain the error."
+#: The recovery line by definition kind: a prompt is requested again, a resource read again.
+VALIDATION_RECOVERIES: Mapping[str, str] = {
+    "tool": VALIDATION_RECOVERY,
+    "prompt": "Fix the arguments above and get the prompt again. Do not explain the error.",
+    "resource": "Fix the parts of the URI above and read the resource again. Do not explain the error.",
+}
 
 
 def validation_message(action: str) -> str:
@@ -51,12 +62,20 @@ class ValidationEnvelope:
     action: str
     fields: tuple[FieldProblem, ...]
     contract_awareness: tuple[Delta, ...] = field(default=())
+    #: What the action is: ``tool``, ``prompt`` or ``resource`` (it words the recovery).
+    kind: str = "tool"
 
     code = VALIDATION_CODE
+    code_name = VALIDATION_CODE.name
+    code_value = int(VALIDATION_CODE)
     severity = "error"
     is_error = True
     reason = VALIDATION_REASON
-    recovery = VALIDATION_RECOVERY
+    retry_after = None
+
+    @property
+    def recovery(self) -> str:
+        return VALIDATION_RECOVERIES.get(self.kind, VALIDATION_RECOVERY)
 
     @property
     def message(self) -> str:
@@ -71,7 +90,7 @@ class ValidationEnvelope:
             f'  <field name="{escape_attribute(problem.name)}">{escape_text(problem.problem)}</field>'
             for problem in self.fields
         )
-        lines.append(f"  <recovery>{escape_text(VALIDATION_RECOVERY)}</recovery>")
+        lines.append(f"  <recovery>{escape_text(self.recovery)}</recovery>")
         lines.extend(render_awareness_xml(self.contract_awareness))
         lines.append("</validation_error>")
         return "\n".join(lines)
@@ -79,13 +98,13 @@ class ValidationEnvelope:
     def to_structured(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "reason": VALIDATION_REASON,
-            "recovery": {"hint": VALIDATION_RECOVERY},
+            "recovery": {"hint": self.recovery},
             "action": self.action,
             "fields": [problem.to_dict() for problem in self.fields],
         }
         if self.contract_awareness:
             data["contract_awareness"] = [delta.to_wire() for delta in self.contract_awareness]
-        return {"error": {"code": int(VALIDATION_CODE), "message": self.message, "data": data}}
+        return {"error": {"code": self.code_value, "code_name": self.code_name, "message": self.message, "data": data}}
 
     def to_json_text(self) -> str:
         body: dict[str, Any] = {
@@ -94,45 +113,68 @@ class ValidationEnvelope:
             "code": VALIDATION_CODE.name,
             "message": self.message,
             "reason": VALIDATION_REASON,
-            "recovery": VALIDATION_RECOVERY,
+            "recovery": self.recovery,
             "action": self.action,
             "fields": [problem.to_dict() for problem in self.fields],
         }
         if self.contract_awareness:
             body["contract_awareness"] = [delta.to_wire() for delta in self.contract_awareness]
-        return json.dumps(body, ensure_ascii=False)
+        return json.dumps(body, ensure_ascii=False, allow_nan=False)
 
     def render(self, envelope_format: str = "xml") -> str:
         return self.to_json_text() if envelope_format == "json" else self.to_xml()
 
 
 def validation_envelope(
-    action: str, error: ValidationError, input_schema: Mapping[str, Any]
+    action: str, error: ValidationError, input_schema: Mapping[str, Any], kind: str = "tool"
 ) -> ValidationEnvelope:
-    """Turn pydantic's errors for a tool's arguments into the envelope, one field per problem."""
-    return ValidationEnvelope(action=action, fields=tuple(describe_problems(error.errors(), input_schema)))
+    """Turn pydantic's errors for a definition's arguments into the envelope, one field per problem."""
+    problems = describe_problems(error.errors(include_url=False), input_schema)
+    return ValidationEnvelope(action=action, fields=tuple(problems), kind=kind)
 
 
 def describe_problems(errors: Sequence[Mapping[str, Any]], input_schema: Mapping[str, Any]) -> list[FieldProblem]:
-    """One ``FieldProblem`` per field, in pydantic's order.
+    """One ``FieldProblem`` per field, in pydantic's order; at most 10, then one that counts the rest.
 
     A union yields one pydantic error per member for the same field; that is one problem for the
-    caller, so errors are grouped by field and a group is phrased from the field's schema.
+    caller, so errors are grouped by field and a group is phrased from the field's schema. Field
+    names and sentences are bounded like every echo (DESIGN §3.6): 100,000 unknown keys or a 5 MB
+    key make a small envelope.
     """
     groups: dict[str, list[tuple[Mapping[str, Any], Mapping[str, Any] | None, Mapping[str, Any] | None]]] = {}
     for error in errors:
         name, schema, parent = _locate(error.get("loc", ()), input_schema)
+        if name not in groups and len(groups) == MAX_ITEMS:
+            break  # pydantic reports a field's errors together: the rest are other fields
         groups.setdefault(name, []).append((error, schema, parent))
+    problems = [
+        FieldProblem(bound_text(name, MAX_FIELD_NAME_CHARS), bound_text(problem, MAX_PROBLEM_CHARS))
+        for name, problem in _phrase_groups(groups, input_schema)
+    ]
+    fields_with_problems = len({_top_field(error.get("loc", ())) for error in errors})
+    if fields_with_problems > len(problems):
+        problems.append(FieldProblem("…", f"[truncated from {fields_with_problems} fields with problems]"))
+    return problems
+
+
+def _top_field(loc: Sequence[Any]) -> Any:
+    return loc[0] if loc else ""
+
+
+def _phrase_groups(
+    groups: Mapping[str, list[tuple[Mapping[str, Any], Mapping[str, Any] | None, Mapping[str, Any] | None]]],
+    input_schema: Mapping[str, Any],
+) -> list[tuple[str, str]]:
     problems = []
     for name, group in groups.items():
         if len(group) == 1:
             error, schema, parent = group[0]
-            problems.append(FieldProblem(name, phrase_problem(error, schema, parent, input_schema)))
+            problems.append((name, phrase_problem(error, schema, parent, input_schema)))
         else:
             error, schema, _ = group[0]
             expected = describe_schema(schema, input_schema) if schema else None
             expectation = f"Expected {expected}" if expected else "Invalid value"
-            problems.append(FieldProblem(name, f"{expectation}. You sent: {render_bounded(error.get('input'))}."))
+            problems.append((name, f"{expectation}. You sent: {render_bounded(error.get('input'))}."))
     return problems
 
 

@@ -37,10 +37,23 @@ def test_dict_entries_become_error_contracts_and_int_codes_are_accepted() -> Non
     assert [entry.code for entry in definition.errors] == [JsonRpcErrorCode.NOT_FOUND, JsonRpcErrorCode.CONFLICT]
 
 
+def test_contract_codes_are_closed_then_open() -> None:
+    definition = tool(
+        "t",
+        errors=[
+            {**ENTRY, "reason": "busy", "code": "SERVER_BUSY"},
+            {**ENTRY, "reason": "locked", "code": "INVOICE_LOCKED"},
+            {**ENTRY, "reason": "named", "code": "NOT_FOUND"},
+        ],
+    )(handler)
+    assert [entry.code for entry in definition.errors] == ["SERVER_BUSY", "INVOICE_LOCKED", JsonRpcErrorCode.NOT_FOUND]
+
+
 @pytest.mark.parametrize(
     "entry, fragment",
     [
-        ({**ENTRY, "code": "NOT_FOUND"}, "errors[0].code must be a JsonRpcErrorCode member"),
+        ({**ENTRY, "code": "not_found"}, "errors[0].code must be a JsonRpcErrorCode member"),
+        ({**ENTRY, "code": "Not Found"}, "or a custom UPPER_SNAKE_CASE string, got 'Not Found'"),
         ({**ENTRY, "code": -1}, "errors[0].code must be a JsonRpcErrorCode member"),
         ({k: v for k, v in ENTRY.items() if k != "when"}, "errors[0].when is required"),
         ({**ENTRY, "recovry": "typo"}, "errors[0].recovry is not a contract field"),
@@ -70,7 +83,7 @@ def test_an_entry_must_be_a_contract_or_a_dict() -> None:
 
 def test_resource_contract_errors_name_the_resource() -> None:
     with pytest.raises(TypeError, match=r"^resource 'billing://invoices/\{invoice_id\}': errors\[0\].code"):
-        resource("billing://invoices/{invoice_id}", errors=[{**ENTRY, "code": "NOT_FOUND"}])
+        resource("billing://invoices/{invoice_id}", errors=[{**ENTRY, "code": "ProjectNotFound"}])
 
 
 def test_style_problems_are_not_runtime_errors() -> None:

@@ -100,6 +100,7 @@ def test_mcp_error_envelope_reason_leads_the_details_and_sections_are_lifted() -
     assert envelope.to_structured() == {
         "error": {
             "code": -32001,
+            "code_name": "NOT_FOUND",
             "message": "No invoice with that ID",
             "data": {
                 "reason": "invoice_missing",
@@ -158,13 +159,14 @@ def test_builder_rejects_bad_input(call, message: str) -> None:
 
 def test_builder_code_spellings() -> None:
     assert tool_error(-32001, "x").code is tool_error("NOT_FOUND", "x").code is JsonRpcErrorCode.NOT_FOUND
-    with pytest.raises(ValueError, match="unknown error code name 'NOPE'"):
-        tool_error("NOPE", "x")
+    assert tool_error("NOPE", "x").code == "NOPE"  # a custom UPPER_SNAKE_CASE code
+    with pytest.raises(ValueError, match="'nope' is not an error code"):
+        tool_error("nope", "x")
 
 
-def test_builder_details_never_carry_auth() -> None:
-    with pytest.raises(ValueError, match="'auth' cannot be a detail"):
-        tool_error("FORBIDDEN", "x").details(auth="token")
+def test_builder_details_never_carry_credentials() -> None:
+    built = tool_error("FORBIDDEN", "x").details(auth="token", password="p", user="ada", nested={"session": "s"})
+    assert built.envelope().details == {"user": "ada", "nested": {}}
 
 
 def test_details_echoing_caller_values_are_bounded() -> None:

@@ -100,7 +100,28 @@ def test_mcp_error_copies_its_data() -> None:
     assert error.reason == "r"
 
 
-def test_mcp_error_keeps_an_unknown_int_code() -> None:
-    error = McpError(-1, "odd")
-    assert error.code == -1
-    assert error.code_name == "UNKNOWN_ERROR"
+def test_mcp_error_refuses_what_is_no_code_naming_it() -> None:
+    for code in (-1, "not_found", "Oops!", 1.5, None):
+        with pytest.raises(ValueError, match=r"is not an error code: use a JsonRpcErrorCode member"):
+            McpError(code, "odd")  # type: ignore[arg-type]
+
+
+def test_mcp_error_takes_canonical_and_custom_codes() -> None:
+    busy = McpError("SERVER_BUSY", "At capacity")
+    assert (busy.code, busy.code_name, busy.code_value) == ("SERVER_BUSY", "SERVER_BUSY", -32000)
+    custom = McpError("INVOICE_LOCKED", "Locked")
+    assert (custom.code_name, custom.code_value) == ("INVOICE_LOCKED", None)
+    assert McpError("NOT_FOUND").code is JsonRpcErrorCode.NOT_FOUND
+
+
+def test_mcp_error_message_is_always_text() -> None:
+    assert McpError(JsonRpcErrorCode.NOT_FOUND, 12345).message == "12345"  # type: ignore[arg-type]
+    assert McpError(JsonRpcErrorCode.NOT_FOUND, "caf\udce9").message == "caf\ufffd"
+
+
+def test_mcp_error_drops_credentials_at_any_depth() -> None:
+    data = {"user": "ada", "password": "p", "ctx": {"auth": "a", "region": "eu"}, "rows": [{"api_key": "k", "id": 1}],
+            "accessToken": "t", "X-Api-Key": "x", "max_tokens": 5, "author": "me"}
+    assert McpError(JsonRpcErrorCode.FORBIDDEN, "no", data).data == {
+        "user": "ada", "ctx": {"region": "eu"}, "rows": [{"id": 1}], "max_tokens": 5, "author": "me",
+    }

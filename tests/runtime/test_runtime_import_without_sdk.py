@@ -17,6 +17,10 @@ PURE_MODULES = [
     "mcp_fusion.validation",
     "mcp_fusion.bounding",
     "mcp_fusion.lockfile",
+    "mcp_fusion.builder",
+    "mcp_fusion.boundary",
+    "mcp_fusion.wire",
+    "mcp_fusion.client",
 ]
 
 
@@ -61,12 +65,32 @@ def test_import_works_when_the_sdk_is_not_installed() -> None:
         assert ping.context().fail("down").code is JsonRpcErrorCode.TIMEOUT
         try:
             mcp_fusion.FusionServer
-        except ImportError:
-            print('serving needs the SDK')
+        except ImportError as exc:
+            print(exc)
+            assert exc.__cause__ is None and exc.__suppress_context__
         """
     )
     assert completed.returncode == 0, completed.stderr
-    assert completed.stdout.strip() == "serving needs the SDK"
+    assert completed.stdout.strip() == (
+        "FusionServer needs the MCP SDK ('anyio' is not installed): pip install \"fusion-lint[server]\""
+    )
+
+
+def test_a_missing_server_extra_is_one_line_naming_it() -> None:
+    # A user script importing FusionServer without the extra: the error is that one line, not the SDK's chain.
+    completed = run_python(
+        """
+        import sys
+        sys.modules['anyio'] = None
+        from mcp_fusion import FusionServer
+        """
+    )
+    assert completed.returncode == 1
+    last_line = completed.stderr.strip().splitlines()[-1]
+    assert last_line == (
+        "ImportError: FusionServer needs the MCP SDK ('anyio' is not installed): pip install \"fusion-lint[server]\""
+    )
+    assert "During handling of the above exception" not in completed.stderr
 
 
 def test_fusion_server_is_exported_lazily() -> None:

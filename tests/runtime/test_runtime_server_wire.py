@@ -142,6 +142,7 @@ async def test_contract_failure_envelope_and_mirror(server: FusionServer) -> Non
     assert result.structured_content is None
     assert result.meta["fusion/error"] == {
         "code": -32001,
+        "code_name": "NOT_FOUND",
         "message": "No invoice has that ID",
         "data": {
             "reason": "invoice_missing",
@@ -166,6 +167,7 @@ async def test_structured_mirror_when_the_tool_has_no_output_schema(server: Fusi
     assert result.structured_content == {
         "error": {
             "code": -32001,
+            "code_name": "NOT_FOUND",
             "message": "No customer matched",
             "data": {"reason": "no_customer", "recovery": {"hint": "Call list_customers to browse customers."}},
         }
@@ -337,12 +339,14 @@ async def test_tools_list_schemas_and_declared_reasons(server: FusionServer) -> 
     assert tools["list_invoices"].meta["fusion/errors"] == []
 
 
-async def test_unknown_tool_suggests_the_close_names(server: FusionServer) -> None:
+async def test_unknown_tool_is_the_spec_protocol_error_and_suggests_the_close_names(server: FusionServer) -> None:
     async with connected(server) as client:
-        result = await client.call_tool("get_invoices", {})
-    assert result.is_error is True
-    assert "<action>get_invoice</action>" in envelope_text(result)
-    assert result.structured_content["error"]["data"]["reason"] == "unknown_tool"
+        with pytest.raises(mcp.MCPError) as caught:
+            await client.call_tool("get_invoices", {})
+    error = caught.value
+    assert (error.code, error.message) == (-32602, "Unknown tool: get_invoices")
+    assert "<action>get_invoice</action>" in error.data["envelope"]
+    assert error.data["reason"] == "unknown_tool" and error.data["data"]["tool"] == "get_invoices"
 
 
 async def test_cancellation_is_logged_at_info_and_never_swallowed(caplog: pytest.LogCaptureFixture) -> None:
@@ -373,6 +377,8 @@ async def test_cancellation_is_logged_at_info_and_never_swallowed(caplog: pytest
     records = [r for r in caplog.records if r.getMessage().startswith("Error in tool:slow_report")]
     assert len(records) == 1
     assert records[0].levelno == logging.INFO and records[0].fusion_code == "REQUEST_CANCELLED"
+    # In memory the client cancels the very task that runs the handler: no cancel notification.
+    assert "Request cancelled without a cancel notification" in records[0].getMessage()
 
 
 async def test_resources_and_their_failures(server: FusionServer) -> None:
@@ -388,8 +394,9 @@ async def test_resources_and_their_failures(server: FusionServer) -> None:
     assert template.meta["fusion/errors"] == [{"reason": "invoice_missing", "code": "NOT_FOUND", "retryable": False}]
     assert read.contents[0].text == '{\n  "id": "inv_7"\n}' and read.contents[0].mime_type == "application/json"
     error = caught.value
-    assert error.code == int(JsonRpcErrorCode.NOT_FOUND)
-    assert error.message == (
+    # A missing resource is the spec's -32602: one line of message, the envelope in data.
+    assert (error.code, error.message) == (-32602, "No invoice has that ID")
+    assert error.data["envelope"] == (
         '<tool_error code="NOT_FOUND" severity="error">\n'
         "  <message>No invoice has that ID</message>\n"
         "  <recovery>Call list_invoices to find a real invoice ID, then retry.</recovery>\n"
@@ -399,8 +406,11 @@ async def test_resources_and_their_failures(server: FusionServer) -> None:
         "  </details>\n"
         "</tool_error>"
     )
-    assert error.data["data"]["reason"] == "invoice_missing"
-    assert unknown.value.data["data"]["reason"] == "unknown_resource"
+    assert (error.data["code"], error.data["code_name"]) == (-32001, "NOT_FOUND")
+    assert error.data["reason"] == "invoice_missing" and error.data["data"]["reason"] == "invoice_missing"
+    assert error.data["recovery"] == "Call list_invoices to find a real invoice ID, then retry."
+    assert (unknown.value.code, unknown.value.message) == (-32602, "Unknown resource: billing://nothing/here")
+    assert unknown.value.data["reason"] == "unknown_resource"
 
 
 async def test_prompts(server: FusionServer) -> None:
@@ -414,7 +424,12 @@ async def test_prompts(server: FusionServer) -> None:
     assert [(a.name, a.required) for a in listed.arguments] == [("customer", True)]
     assert rendered.messages[0].role == "user"
     assert rendered.messages[0].content.text == "Write a polite payment reminder to ACME."
-    assert missing_argument.value.message.startswith('<validation_error action="dunning_letter">')
+    assert missing_argument.value.code == -32602
+    assert missing_argument.value.message == "Invalid arguments for dunning_letter"
+    assert missing_argument.value.data["envelope"].startswith('<validation_error action="dunning_letter">')
+    assert missing_argument.value.data["recovery"] == (
+        "Fix the arguments above and get the prompt again. Do not explain the error."
+    )
 
 
 async def test_legacy_handshake_mode_serves_the_same_envelope(server: FusionServer) -> None:
@@ -456,8 +471,10 @@ async def test_an_unserialisable_result_is_masked(caplog: pytest.LogCaptureFixtu
     assert result.structured_content["error"]["code"] == int(JsonRpcErrorCode.SERIALIZATION_ERROR)
     assert result.structured_content["error"]["data"]["reason"] == "unserialisable_result"
     assert "object at 0x" not in result.model_dump_json()
-    assert prompt_failure.value.code == int(JsonRpcErrorCode.SERIALIZATION_ERROR)
-    assert any(r.getMessage().startswith("Error in tool:leaky [SERIALIZATION_ERROR]") for r in caplog.records)
+    assert prompt_failure.value.code == -32603
+    assert prompt_failure.value.data["reason"] == "malformed_result"
+    assert any(r.getMessage().startswith("Error in tool:leaky [SERIALIZATION_ERROR reason=unserialisable_result] "
+                                         "the result holds an object of type 'object'") for r in caplog.records)
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
