@@ -234,9 +234,10 @@ def run_census(corpus: Path, unit_filter: Optional[str] = None, include_tests: b
     return [census_unit(corpus, unit, include_tests) for unit in units]
 
 
-def print_table(results: list, out=sys.stdout) -> None:
+def print_table(results: list, out=None) -> None:
     """unit, README's count, tools (registered + listed by low-level servers), registrations, listed,
     low-level tool dispatchers, resources, prompts, frameworks found."""
+    out = out if out is not None else sys.stdout
     header = ("unit", "README", "tools", "regs", "listed", "disp", "res", "prompts", "framework found")
     rows = [header]
     for r in results:

@@ -21,6 +21,7 @@ from census_values import (
 )
 
 MAX_DEPTH = 14
+STATEMENT_BUDGET = 400_000
 
 
 def _str(value: Any) -> Optional[str]:
@@ -110,7 +111,7 @@ class CallsMixin:
 
     def call_function(self, func: FuncV, args: list, kwargs: dict, receiver: Optional[Value] = None,
                       standalone: bool = False) -> Value:
-        if self.budget_exhausted or len(self.stack) >= MAX_DEPTH:
+        if self.statements > STATEMENT_BUDGET or len(self.stack) >= MAX_DEPTH:
             return UNKNOWN
         node = func.node
         if any(f.node is node for f in self.stack):

@@ -27,9 +27,8 @@ from census_values import (
 )
 from census_calls import CallsMixin
 
-MAX_DEPTH = 14
 MAX_UNROLL = 2000
-STATEMENT_BUDGET = 400_000
+from census_calls import STATEMENT_BUDGET  # noqa: E402  (one budget, shared)
 _BUILTINS = frozenset(dir(builtins))
 FRAMEWORK_TOPS = ("mcp", "fastmcp", "mcp_types")
 
@@ -151,11 +150,15 @@ class UnitInterpreter(CallsMixin):
         self._keys: dict = {}
         self.lister_sites: set = set()
         self.site_stack: list = []       # "file:line" of the calls being evaluated
+        self.loop_memo: dict = {}
 
     # -- driver ----------------------------------------------------------------------------------
 
     def run(self) -> None:
+        # The statement budget bounds each activity (a module's top level with what it imports and
+        # calls, an entry point, a standalone function), so one pathological file cannot starve the rest.
         for module in self.modules:
+            self.statements = 0
             self.ensure_executed(module)
         for module_name, func_name in self.entry_points:
             target = self.find_module(module_name, None)
@@ -163,6 +166,7 @@ class UnitInterpreter(CallsMixin):
                 continue
             self.ensure_executed(target)
             value = target.frame.vars.get(func_name)
+            self.statements = 0
             if isinstance(value, FuncV):
                 self.call_value(value, [], {}, None, target.frame)
         self.standalone = True
@@ -174,6 +178,7 @@ class UnitInterpreter(CallsMixin):
                     continue
                 self.executed.add(node_id)
                 progress = True
+                self.statements = 0
                 self.run_standalone(func)
         self.apply_mounts()
 
@@ -309,6 +314,8 @@ class UnitInterpreter(CallsMixin):
     def stmt_For(self, stmt, frame):
         iterable = self.ev(stmt.iter, frame)
         elements = self.iter_values(iterable)
+        if elements and all(isinstance(e, Const) for e in elements) and not self.loop_may_register(stmt, frame):
+            elements = None     # ``for i in range(250)`` in a script: once, with i unknown
         self.loop_depth += 1
         if elements is None:
             self.assign(stmt.target, UNKNOWN, frame)
@@ -321,6 +328,15 @@ class UnitInterpreter(CallsMixin):
         self.exec_block(stmt.orelse, frame)
 
     stmt_AsyncFor = stmt_For
+
+    def loop_may_register(self, stmt, frame) -> bool:
+        cached = self.loop_memo.get(id(stmt))
+        if cached is None:
+            lines = frame.module.lines[stmt.body[0].lineno - 1: stmt.body[-1].end_lineno]
+            text = "\n".join(lines)
+            cached = any(token in text for token in INTERESTING_TOKENS + ("mcp", "server", "register"))
+            self.loop_memo[id(stmt)] = cached
+        return cached
 
     def stmt_While(self, stmt, frame):
         self.loop_depth += 1
