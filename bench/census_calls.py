@@ -539,6 +539,8 @@ class CallsMixin:
                 notes=list(notes or []) + [n for n in handler_notes if n],
             )
             registration.server_ref = server
+            registration.handler_ref = handler
+            registration.receiver_ref = option.receiver if isinstance(option, BoundV) else None
             registration.handler_node = handler.node if handler is not None else None
             registration.handler_module = handler.module if handler is not None else None
             handler_key = option.key() if lister is None else ("listed", id(site), name)

@@ -92,12 +92,14 @@ class Registration:
     notes: list = field(default_factory=list)
     request_time: bool = False   # made inside a registered handler's body, while that tool runs
     server_ref: Any = None       # the ServerV (not serialised)
+    handler_ref: Any = None      # the handler's FuncV (not serialised)
+    receiver_ref: Any = None     # a bound method's receiver (not serialised)
     handler_node: Any = None     # the handler's def node (not serialised)
     handler_module: Any = None   # its Module (not serialised)
     dedupe: Any = None
 
     def as_json(self) -> dict:
-        skip = {"server_ref", "handler_node", "handler_module", "dedupe"}
+        skip = {"server_ref", "handler_ref", "receiver_ref", "handler_node", "handler_module", "dedupe"}
         return {k: v for k, v in self.__dict__.items() if k not in skip}
 
 
