@@ -178,7 +178,9 @@ class CallsMixin:
         fw = self.annotation_framework(param.annotation, func)
         if not fw:
             return value
-        return self.param_server(("ann", id(func.node), param.arg), fw, f"parameter {func.qualname}({param.arg}: ...)")
+        server = self.param_server(("ann", id(func.node), param.arg), fw, f"parameter {func.qualname}({param.arg}: ...)")
+        server.site = (func.module, param.lineno)
+        return server
 
     def annotation_framework(self, annotation: ast.AST, func: FuncV) -> Optional[str]:
         frame = func.closure or func.module.frame
@@ -216,8 +218,10 @@ class CallsMixin:
             return None
         if framework == "mcp":
             framework = self.default_framework or "mcp"
-        return self.param_server(("unannotated", param.func, param.name), framework,
-                                 f"unannotated parameter {param.func}({param.name})", inferred=True)
+        server = self.param_server(("unannotated", param.func, param.name), framework,
+                                   f"unannotated parameter {param.func}({param.name})", inferred=True)
+        server.site = (param.module, 0)
+        return server
 
     def instantiate(self, cls: ClsV, node, args: list, kwargs: dict, frame=None, standalone: bool = False) -> Value:
         framework = self.server_framework(cls)
