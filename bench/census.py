@@ -275,12 +275,26 @@ def print_table(results: list, out=None) -> None:
             print(f"  {r['unit']}: {len(r['parse_errors'])} files do not parse: {r['parse_errors'][0]}", file=out)
 
 
+def markdown_table(results: list) -> str:
+    lines = ["| unit | README | tools | registrations | listed (low-level) | call_tool dispatchers | resources | prompts |"
+             " framework found |", "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in results:
+        if "error" in r:
+            continue
+        mark = "" if r["tools"] == r["readme_tools"] else " **≠**"
+        lines.append(f"| {r['unit']} | {r['readme_tools']} | {r['tools']}{mark} | {r['tool_registrations']} | "
+                     f"{r['listed_tools']} | {r['dispatchers']} | {r['resources']} | {r['prompts']} | "
+                     f"{', '.join(r['frameworks_found']) or '-'} |")
+    return "\n".join(lines)
+
+
 def main(argv: Optional[list] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", help="the corpus folder (default: ../shared/corpus)")
     parser.add_argument("--json", metavar="PATH", help="write every unit and registration as JSON")
     parser.add_argument("--unit", help="only units whose name contains this")
     parser.add_argument("--include-tests", action="store_true", help="also read test files")
+    parser.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
     args = parser.parse_args(argv)
     corpus = find_corpus(args.corpus)
     if corpus is None:
@@ -293,6 +307,8 @@ def main(argv: Optional[list] = None) -> int:
     results = run_census(corpus, args.unit, args.include_tests)
     elapsed = time.perf_counter() - started
     print_table(results)
+    if args.markdown:
+        print("\n" + markdown_table(results))
     print(f"census: {elapsed:.2f} s")
     if args.json:
         payload = {"corpus": str(corpus), "seconds": round(elapsed, 3),

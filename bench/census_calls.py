@@ -340,7 +340,8 @@ class CallsMixin:
             explicit = kwargs.get("name")
             if explicit is None and name == "add_tool" and len(args) > 1 and server.framework in (MCP1, MCP2):
                 explicit = args[1]
-            kind_form = "Tool" if any(isinstance(o, ComponentV) for o in options(target)) else "fn"
+            component = next((o for o in options(target) if isinstance(o, ComponentV)), None)
+            kind_form = component.form.split(".")[0].lstrip("@") if component is not None else "fn"
             self.register(ADD_METHODS[name], server, target, f"{name}({kind_form})", node, frame, explicit=explicit)
             return target
         if name in MOUNT_METHODS:

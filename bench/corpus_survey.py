@@ -265,9 +265,6 @@ def registration_forms(results: list, ex: Examples) -> None:
             if reg.scope != "<module>":
                 flags.append("registered inside a function/method" + (" reached from main()/an entry point"
                                                                       if any("main" in v for v in reg.via) else ""))
-            if reg.via and reg.scope != "<module>" and reg.handler_form.startswith(("wrapped", "def", "nested")) \
-                    and reg.via[-1] != reg.scope:
-                flags.append("registration helper (the site is in a function the handler is passed to)")
             if reg.conditional:
                 flags.append("conditional (under an if/try)")
             if reg.loop:
