@@ -21,6 +21,7 @@ from census_values import (
 )
 
 MAX_DEPTH = 14
+RUNNERS = {"anyio.run", "trio.run", "asyncio.run", "uvloop.run"}
 STATEMENT_BUDGET = 400_000
 
 
@@ -284,6 +285,9 @@ class CallsMixin:
             return listed
         if qual in LOWLEVEL_RESULTS:
             return kwargs.get(LOWLEVEL_RESULTS[qual], args[0] if args else UNKNOWN)
+        if qual in RUNNERS and args and isinstance(args[0], FuncV):
+            # anyio.run(run_server): the event loop calls it, so registrations in it are reached
+            return self.call_function(args[0], list(args[1:]), {})
         if qual == "functools.partial":
             return PartialV(args[0]) if args else UNKNOWN
         if qual == "functools.wraps":
