@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import gc
 import json
 import re
@@ -30,7 +31,6 @@ from pathlib import Path
 from typing import Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.setrecursionlimit(20000)
 
 from census_interp import Frame, Module, UnitInterpreter, module_framework  # noqa: E402
 
@@ -229,9 +229,28 @@ def _servers(value) -> list:
     return [o for o in options(value) if isinstance(o, ServerV)] if value is not None else []
 
 
+@contextlib.contextmanager
+def interpreter_settings(freeze: bool = False):
+    """A deeper recursion limit for the interpreter (nested expressions, call chains), and no cyclic
+    collector: syntax trees are many small objects that live for the whole run, and the collector would
+    rescan them on every parse (3x the parse time). Both restored afterwards: tests import this module."""
+    limit, enabled = sys.getrecursionlimit(), gc.isenabled()
+    sys.setrecursionlimit(max(limit, 20000))
+    gc.disable()
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+        if enabled:
+            if freeze:      # the command line: what the run built is never rescanned before exit
+                gc.freeze()
+            gc.enable()
+
+
 def run_census(corpus: Path, unit_filter: Optional[str] = None, include_tests: bool = False) -> list:
     units = [u for u in read_units(corpus) if not unit_filter or unit_filter in u["unit"]]
-    return [census_unit(corpus, unit, include_tests) for unit in units]
+    with interpreter_settings():
+        return [census_unit(corpus, unit, include_tests) for unit in units]
 
 
 def print_table(results: list, out=None) -> None:
@@ -301,9 +320,11 @@ def main(argv: Optional[list] = None) -> int:
         print("census: the corpus (../shared/corpus with its README.md) is absent: nothing to count")
         return 0
     started = time.perf_counter()
-    # Syntax trees are many small objects that live for the whole run: the cyclic collector would
-    # rescan them on every parse (3x the parse time). Nothing here makes garbage cycles worth it.
-    gc.disable()
+    with interpreter_settings(freeze=True):
+        return _report(args, corpus, started)
+
+
+def _report(args, corpus: Path, started: float) -> int:
     results = run_census(corpus, args.unit, args.include_tests)
     elapsed = time.perf_counter() - started
     print_table(results)

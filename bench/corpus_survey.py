@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import gc
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -574,7 +573,6 @@ def main(argv=None) -> int:
     if corpus is None:
         print("corpus_survey: the corpus (../shared/corpus) is absent: nothing to survey")
         return 0
-    gc.disable()
     results = census.run_census(corpus)
     print("## Pins (mcp/fastmcp requirements in each unit's pyproject)")
     for r in results:
@@ -587,7 +585,8 @@ def main(argv=None) -> int:
     forms.print("Registration forms and odd cases (tools, resources, prompts; low-level handlers)")
     print_needs(results)
     survey = HandlerSurvey(args.examples)
-    survey.run(results)
+    with census.interpreter_settings():
+        survey.run(results)
     print(f"\n## Handlers surveyed: {survey.handlers} (unique handler functions of tools, resources, prompts, "
           f"low-level dispatchers)")
     print(f"- failure returned as success in the handler's own body: {survey.with_success_error_body} handlers; "

@@ -396,3 +396,11 @@ def test_json_and_table(tmp_path, capsys):
     for key in ("file", "line", "framework", "form", "name", "handler", "handler_file", "handler_line", "server"):
         assert registration[key] is not None, key
     assert unit["readme_tools"] == 2 and unit["tools"] == 1
+
+
+def test_a_run_leaves_the_process_as_it_found_it(tmp_path):
+    """The census raises the recursion limit and pauses the cyclic collector while it runs; both come back."""
+    import gc
+    limit, enabled = sys.getrecursionlimit(), gc.isenabled()
+    run_one(tmp_path, {"s.py": "from fastmcp import FastMCP\nmcp = FastMCP('x')\n"})
+    assert (sys.getrecursionlimit(), gc.isenabled()) == (limit, enabled)
