@@ -32,7 +32,8 @@ from typing import Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from census_interp import Frame, Module, UnitInterpreter, module_framework  # noqa: E402
+from census_interp import UnitInterpreter, module_framework  # noqa: E402
+from census_model import Frame, Module  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 TOOL_KINDS = ("tool", "listed-tool")

@@ -11,39 +11,19 @@ import ast
 import dataclasses
 from typing import Any, Optional
 
+from census_model import Frame
 from census_values import (
     ADD_METHODS, DECORATOR_METHODS, FASTMCP, FROM_FUNCTION, LOWLEVEL, LOWLEVEL_DECORATORS,
     LOWLEVEL_KEYWORDS, LOWLEVEL_LISTED, LOWLEVEL_RESULTS, MCP1, MCP2, MOUNT_METHODS,
     OPAQUE_SERVER_FACTORIES, RESOURCE_OBJECTS, SERVER_CLASSES, STANDALONE_DECORATORS, UNKNOWN, BoundV, ClsV, ComponentV,
-    Const, DictMethodV, PartialStr, DictV, Ext, FuncV, InstV, ListedV, ListMethodV, MethodV, Param, PartialV,
+    Const, DictMethodV, DictV, Ext, FuncV, InstV, ListedV, ListMethodV, MethodV, Param, PartialV,
     RegDecoV, Seq, ServerV, StandaloneDecoV, UnionV, Value, WrappedV, WrapsDecoV, is_callable_value,
-    options, union,
+    literal_str, name_text, options, short_source, union,
 )
 
 MAX_DEPTH = 14
 RUNNERS = {"anyio.run", "trio.run", "asyncio.run", "uvloop.run"}
 STATEMENT_BUDGET = 400_000
-
-
-def _str(value: Any) -> Optional[str]:
-    if isinstance(value, Const) and isinstance(value.value, str):
-        return value.value
-    return None
-
-
-def _name_text(value: Any) -> Optional[str]:
-    """A literal name, or the pattern of a partly computed one (``{?}list_instances``)."""
-    if isinstance(value, PartialStr):
-        return value.pattern
-    if isinstance(value, UnionV):
-        texts = {_name_text(o) for o in value.options}
-        return texts.pop() if len(texts) == 1 else None
-    return _str(value)
-
-
-def _short(node: ast.AST, limit: int = 70) -> str:
-    text = ast.unparse(node).replace("\n", " ")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class CallsMixin:
@@ -125,7 +105,6 @@ class CallsMixin:
             if memo_key in self.memo:
                 return self.memo[memo_key]
             self.memo[memo_key] = UNKNOWN
-        from census_interp import Frame
         frame = Frame(func.module, "function", parent=func.closure, func=func, cls=func.cls)
         self.bind_params(func, frame, all_args, dict(kwargs))
         self.stack.append(func)
@@ -229,7 +208,7 @@ class CallsMixin:
         if framework:
             module = frame.module if frame is not None else cls.module
             label = f"{module.rel}:{node.lineno}" if node is not None else f"{cls.qualname}() (standalone)"
-            instance: Value = ServerV(framework, label, name=_str(args[0]) if args else _str(kwargs.get("name")), cls=cls)
+            instance: Value = ServerV(framework, label, name=literal_str(args[0]) if args else literal_str(kwargs.get("name")), cls=cls)
             self.servers.append(instance)
         else:
             instance = InstV(cls)
@@ -243,7 +222,7 @@ class CallsMixin:
         label = f"{module.rel}:{node.lineno}" if node is not None else module.rel
         if qual in SERVER_CLASSES:
             framework = SERVER_CLASSES[qual]
-            server = ServerV(framework, label, name=_str(args[0]) if args else _str(kwargs.get("name")))
+            server = ServerV(framework, label, name=literal_str(args[0]) if args else literal_str(kwargs.get("name")))
             mask = kwargs.get("mask_error_details")
             if isinstance(mask, Const) and isinstance(mask.value, bool):
                 server.mask_error_details = mask.value
@@ -265,12 +244,12 @@ class CallsMixin:
             fn = args[0] if args else kwargs.get("fn", UNKNOWN)
             name = kwargs.get("name") if "name" in kwargs else (args[1] if len(args) > 1 else None)
             form = ".".join(qual.split(".")[-2:])
-            return ComponentV(kind, framework, fn, _str(name), node, module, form)
+            return ComponentV(kind, framework, fn, literal_str(name), node, module, form)
         if qual in RESOURCE_OBJECTS:
             fn = kwargs.get("fn", UNKNOWN)
-            component = ComponentV("resource", RESOURCE_OBJECTS[qual], fn, _str(kwargs.get("name")), node, module,
+            component = ComponentV("resource", RESOURCE_OBJECTS[qual], fn, literal_str(kwargs.get("name")), node, module,
                                    qual.rsplit(".", 1)[-1])
-            component.uri = _str(kwargs.get("uri"))
+            component.uri = literal_str(kwargs.get("uri"))
             return component
         if qual in STANDALONE_DECORATORS:
             kind = STANDALONE_DECORATORS[qual]
@@ -279,7 +258,7 @@ class CallsMixin:
             return StandaloneDecoV(kind, args, kwargs, node, module)
         if qual in LOWLEVEL_LISTED:
             name = kwargs.get("name") if "name" in kwargs else (args[0] if args else None)
-            listed = ListedV(LOWLEVEL_LISTED[qual], _str(name), node, module)
+            listed = ListedV(LOWLEVEL_LISTED[qual], literal_str(name), node, module)
             for collector in self.collectors:
                 collector.append(listed)
             return listed
@@ -298,8 +277,8 @@ class CallsMixin:
         if not qual.startswith("builtins."):
             return UNKNOWN
         name = qual[len("builtins."):]
-        if name == "getattr" and len(args) >= 2 and _str(args[1]) is not None:
-            return union([self.getattr_value(o, _str(args[1])) for o in options(args[0])])
+        if name == "getattr" and len(args) >= 2 and literal_str(args[1]) is not None:
+            return union([self.getattr_value(o, literal_str(args[1])) for o in options(args[0])])
         if name == "range" and args and all(isinstance(a, Const) and isinstance(a.value, int) for a in args):
             bounds = [a.value for a in args]
             numbers = range(*bounds)
@@ -351,14 +330,14 @@ class CallsMixin:
         if name in MOUNT_METHODS:
             child = kwargs.get("server")
             prefix = kwargs.get("prefix", kwargs.get("namespace"))
-            if args and _str(args[0]) is not None and len(args) > 1:
+            if args and literal_str(args[0]) is not None and len(args) > 1:
                 prefix, child = prefix or args[0], child or args[1]
             else:
                 if args and child is None:
                     child = args[0]
                 if len(args) > 1 and prefix is None:
                     prefix = args[1]
-            self.mounts.append((server, child, _str(prefix), node, frame.module, name))
+            self.mounts.append((server, child, literal_str(prefix), node, frame.module, name))
             return Const(None)
         return UNKNOWN
 
@@ -397,7 +376,7 @@ class CallsMixin:
         if isinstance(decorator, WrapsDecoV):
             return WrappedV(fn, decorator.inner, True, "functools.wraps")
         if isinstance(decorator, (FuncV, BoundV, PartialV)):
-            label = _short(node, 40)
+            label = short_source(node, 40)
             result = self.call_value(decorator, [fn], {}, node, frame)
             if result is fn:
                 return fn
@@ -408,7 +387,7 @@ class CallsMixin:
             if is_callable_value(result):
                 return WrappedV(result, fn, False, f"decorator {label} returns another function without functools.wraps")
             return WrappedV(None, fn, True, f"decorator {label} (its result is not followed)")
-        return WrappedV(None, fn, True, f"decorator {_short(node, 40)}")
+        return WrappedV(None, fn, True, f"decorator {short_source(node, 40)}")
 
     def apply_regdeco(self, deco: RegDecoV, fn: Value, site: ast.AST, frame, def_node) -> None:
         server = deco.server
@@ -421,8 +400,8 @@ class CallsMixin:
         explicit = deco.kwargs.get("name")
         uri = None
         if kind == "resource":
-            uri = _str(first if first is not None else deco.kwargs.get("uri"))
-        elif explicit is None and _name_text(first) is not None:
+            uri = literal_str(first if first is not None else deco.kwargs.get("uri"))
+        elif explicit is None and name_text(first) is not None:
             explicit = first
         named = "name=" if explicit is not None else ("uri" if uri else "")
         form = f"{prefix}{deco.method}({named})" + ("" if def_node is not None else "(fn)")
@@ -430,201 +409,10 @@ class CallsMixin:
                       version=deco.kwargs.get("version"))
 
     def standalone_component(self, kind: str, fn: Value, args: list, kwargs: dict, site, frame, def_node) -> Value:
-        name = _str(kwargs.get("name")) or (_str(args[0]) if args and kind != "resource" else None)
+        name = literal_str(kwargs.get("name")) or (literal_str(args[0]) if args and kind != "resource" else None)
         registration = self.register(kind, None, fn, f"@{kind} (fastmcp.{kind}s standalone)", site, frame,
                                      explicit=Const(name) if name else None,
-                                     uri=_str(args[0]) if args and kind == "resource" else None, def_node=def_node)
+                                     uri=literal_str(args[0]) if args and kind == "resource" else None, def_node=def_node)
         component = ComponentV(kind, FASTMCP, fn, name, site, frame.module, f"@{kind}")
         component.registration = registration
         return component
-
-    # -- the low-level server ---------------------------------------------------------------------
-
-    def lowlevel_handler(self, server: ServerV, method: str, fn: Value, site, frame, form: str, def_node=None) -> None:
-        role, kind = LOWLEVEL_DECORATORS[method]
-        if role == "dispatcher":
-            label = f"server '{server.name}' {method}" if server.name else f"server {server.label} {method}"
-            self.register("dispatcher" if kind == "tool" else f"{kind}-dispatcher", server, fn, form, site, frame,
-                          explicit=Const(label), def_node=def_node)
-            return
-        for option in options(fn):
-            handler = self.handler_of(option)[0]
-            if not isinstance(handler, FuncV):
-                continue
-            self.lister_sites.add((frame.module.rel, site.lineno))
-            collector: list = []
-            self.collectors.append(collector)
-            result = self.call_function(handler, [], {})
-            self.collectors.pop()
-            # module-level lists the handler reads (``SAMPLE_TOOLS = [types.Tool(...) for i in range(25)]``)
-            referenced = []
-            if not isinstance(handler.node, ast.Lambda):
-                handler_frame = handler.closure or handler.module.frame
-                for name in sorted({n.id for n in ast.walk(handler.node) if isinstance(n, ast.Name)}):
-                    referenced.extend(_flatten(self.lookup(name, handler_frame)))
-            listed, seen = [], set()
-            for item in collector + _flatten(result) + referenced:
-                marker = (id(item.site), item.name)
-                if item.kind == kind and marker not in seen:
-                    seen.add(marker)
-                    listed.append(item)
-            approximate = any(isinstance(v, Seq) and v.approximate for v in _walk_seqs(result))
-            for item in listed:
-                self.register(f"listed-{kind}", server, UNKNOWN, f"{method} -> types.{kind.title()}(name=)",
-                              item.site, frame, explicit=Const(item.name) if item.name else None,
-                              module_override=item.module, lister=handler,
-                              notes=["approximate (filtered or partly unknown list)"] if approximate else [])
-
-    # -- registrations ----------------------------------------------------------------------------
-
-    def handler_of(self, fn: Value) -> tuple:
-        """(def FuncV or None, handler form, the framework's default name, notes)."""
-        if isinstance(fn, FuncV):
-            if isinstance(fn.node, ast.Lambda):
-                form = "lambda"
-            elif fn.cls is not None:
-                form = "method"
-            elif fn.closure is not None:
-                form = "nested def"
-            else:
-                form = "def"
-            return fn, form, fn.name, []
-        if isinstance(fn, BoundV):
-            return fn.func, "self.method" if fn.via_self else "bound method", fn.func.name, []
-        if isinstance(fn, PartialV):
-            inner = self.handler_of(fn.func)
-            return inner[0], f"partial({inner[1]})", None, inner[3] + ["functools.partial has no __name__: name= is needed"]
-        if isinstance(fn, WrappedV):
-            inner = self.handler_of(fn.inner)
-            name = inner[2] if fn.wraps or fn.outer is None else self.handler_of(fn.outer)[2]
-            return inner[0], f"wrapped {inner[1]}", name, inner[3] + [fn.note]
-        if isinstance(fn, ComponentV):
-            inner = self.handler_of(fn.fn)
-            if inner[0] is None and fn.kind == "resource":
-                return None, f"{fn.form} object", fn.name, []
-            return inner[0], f"{fn.form}({inner[1]})", fn.name or inner[2], inner[3]
-        if isinstance(fn, Param):
-            return None, f"unresolved (parameter {fn.name})", None, []
-        if isinstance(fn, UnionV):
-            for option in fn.options:
-                inner = self.handler_of(option)
-                if inner[0] is not None:
-                    return inner[0], inner[1], inner[2], inner[3] + ["one of several values"]
-            return None, "unresolved (several values)", None, []
-        return None, "unresolved", None, []
-
-    def register(self, kind: str, server: Optional[ServerV], fn: Value, form: str, site, frame, explicit=None,
-                 uri=None, def_node=None, notes=None, module_override=None, lister=None, version=None):
-        from census_interp import Registration
-        module = module_override or frame.module
-        last = None
-        for option in options(fn) if fn is not UNKNOWN else [UNKNOWN]:
-            if isinstance(option, ComponentV) and getattr(option, "registration", None) is not None and server is not None:
-                attached = option.registration
-                attached.server, attached.server_name = server.label, server.name
-                attached.framework, attached.server_ref = server.framework, server
-                attached.form = f"{form} of {attached.form}"
-                last = attached
-                continue
-            handler, handler_form, default_name, handler_notes = self.handler_of(option)
-            if lister is not None:
-                handler, handler_form = lister, "list_tools handler"
-            name = _name_text(explicit) if explicit is not None else default_name
-            if explicit is not None and _str(explicit) is None:
-                handler_notes = handler_notes + [f"name= is computed: {type(explicit).__name__}"]
-            decorators = []
-            if def_node is not None:
-                decorators = [_short(d, 60) for d in def_node.decorator_list if d is not site]
-            registration = Registration(
-                kind=kind, framework=server.framework if server is not None else FASTMCP, form=form, name=name,
-                file=module.rel, line=site.lineno, col=site.col_offset,
-                handler=handler.qualname if handler is not None else None,
-                handler_file=handler.module.rel if handler is not None else None,
-                handler_line=handler.node.lineno if handler is not None else None,
-                handler_form=handler_form, server=server.label if server is not None else None,
-                server_name=server.name if server is not None else None, scope=frame.scope_name(),
-                via=[f.qualname for f in self.stack], call_sites=list(self.site_stack), conditional=self.cond_depth > 0, loop=self.loop_depth > 0,
-                reached=not self.standalone, decorators=decorators, uri=uri or getattr(option, "uri", None),
-                notes=list(notes or []) + [n for n in handler_notes if n],
-            )
-            registration.server_ref = server
-            registration.handler_ref = handler
-            registration.receiver_ref = option.receiver if isinstance(option, BoundV) else None
-            registration.handler_node = handler.node if handler is not None else None
-            registration.handler_module = handler.module if handler is not None else None
-            handler_key = option.key() if lister is None else ("listed", id(site), name)
-            registration.version = _name_text(version) if version is not None else None
-            registration.dedupe = (module.rel, site.lineno, site.col_offset, kind, handler_key, name)
-            last = self.add_registration(registration)
-        return last
-
-    def add_registration(self, registration):
-        """One definition per (server, kind, name), as the frameworks keep it (a second registration of a
-        name replaces or is refused); by site and handler where the name or server is unknown. What a
-        standalone run (parameters unknown) finds at a site a real run reached is the same registration."""
-        site = registration.dedupe[:4]
-        if registration.reached:
-            if registration.name is not None and registration.server_ref is not None:
-                # servers built at one constructor site are one server (a factory called twice, both
-                # branches of an if): the census counts what one process serves
-                key = ("name", registration.kind, registration.server_ref.label, registration.name,
-                       registration.version)
-            else:
-                key = ("site",) + registration.dedupe
-        else:
-            if any(existing.reached for existing in self._by_site.get(site, ())):
-                return self._by_site[site][0]
-            key = ("standalone",) + registration.dedupe
-        existing = self._keys.get(key)
-        if existing is not None:
-            where = f"{registration.file}:{registration.line}"
-            if (existing.file, existing.line) != (registration.file, registration.line) and where not in existing.notes:
-                existing.notes.append(f"registered again at {where}")
-            return existing
-        self._keys[key] = registration
-        self._by_site.setdefault(site, []).append(registration)
-        self.registrations.append(registration)
-        return registration
-
-    def apply_mounts(self) -> None:
-        parents: dict = {}
-        for parent, child, prefix, _node, _module, _method in self.mounts:
-            for option in options(child) if child is not None else []:
-                if isinstance(option, ServerV):
-                    parents.setdefault(id(option), []).append((parent, prefix))
-
-        def expand(server, name, depth=0):
-            out = []
-            for parent, prefix in parents.get(id(server), []):
-                if depth > 8:
-                    break
-                mounted = f"{prefix}_{name}" if prefix and name else name
-                out.append(mounted)
-                out.extend(expand(parent, mounted, depth + 1))
-            return out
-
-        for registration in self.registrations:
-            if registration.server_ref is not None and registration.kind in ("tool", "prompt"):
-                names = expand(registration.server_ref, registration.name)
-                registration.mounted_as = [n for n in names if n != registration.name]
-
-
-def _flatten(value: Value) -> list:
-    out = []
-    for option in options(value):
-        if isinstance(option, ListedV):
-            out.append(option)
-        elif isinstance(option, Seq):
-            for item in option.items:
-                out.extend(_flatten(item))
-    return out
-
-
-def _walk_seqs(value: Value) -> list:
-    out = []
-    for option in options(value):
-        if isinstance(option, Seq):
-            out.append(option)
-            for item in option.items:
-                out.extend(_walk_seqs(item))
-    return out

@@ -391,3 +391,24 @@ def is_callable_value(value: Value) -> bool:
     if isinstance(value, UnionV):
         return any(is_callable_value(option) for option in value.options)
     return isinstance(value, (FuncV, BoundV, PartialV, WrappedV))
+
+
+def literal_str(value: Any) -> Optional[str]:
+    if isinstance(value, Const) and isinstance(value.value, str):
+        return value.value
+    return None
+
+
+def name_text(value: Any) -> Optional[str]:
+    """A literal name, or the pattern of a partly computed one (``{?}list_instances``)."""
+    if isinstance(value, PartialStr):
+        return value.pattern
+    if isinstance(value, UnionV):
+        texts = {name_text(o) for o in value.options}
+        return texts.pop() if len(texts) == 1 else None
+    return literal_str(value)
+
+
+def short_source(node: ast.AST, limit: int = 70) -> str:
+    text = ast.unparse(node).replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -12,8 +12,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
