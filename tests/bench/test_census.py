@@ -402,3 +402,80 @@ def test_a_run_leaves_the_process_as_it_found_it(tmp_path):
     limit, enabled = sys.getrecursionlimit(), gc.isenabled()
     run_one(tmp_path, {"s.py": "from fastmcp import FastMCP\nmcp = FastMCP('x')\n"})
     assert (sys.getrecursionlimit(), gc.isenabled()) == (limit, enabled)
+
+
+def test_derived_lists_tool_objects_runners_versions_and_request_time(tmp_path):
+    result = run_one(tmp_path, {
+        "tools.py": """
+            from mcp.server.fastmcp.tools import Tool
+
+            def create(): ...
+            def describe(): ...
+            create_tool = Tool.from_function(fn=create, name="create_thing")
+            describe_tool = Tool.from_function(fn=describe, name="describe_thing")
+        """,
+        "server.py": """
+            import os
+            import anyio
+            from mcp.server.fastmcp import FastMCP
+            from tools import create_tool, describe_tool
+
+            all_tools = [create_tool, describe_tool]
+
+            async def run_server():
+                mcp = FastMCP("things")
+                chosen = []
+                for tool in all_tools:
+                    if tool.name.startswith("describe"):
+                        chosen.append(tool)
+                    elif os.environ.get("WRITES"):
+                        chosen.append(tool)
+                for tool in chosen:
+                    mcp.add_tool(tool.fn, tool.name, tool.description)
+
+            def main():
+                anyio.run(run_server)
+        """,
+        "pyproject.toml": '[project]\nname = "x"\nscripts = { things = "server:main" }\n',
+        "two.py": """
+            from mcp.server.mcpserver import MCPServer
+            from mcp.server.mcpserver.resources import TextResource
+
+            def build():
+                mcp = MCPServer[dict]("typed")
+                mcp.add_resource(TextResource(uri="note://a", name="a", text="a"))
+
+                @mcp.tool()
+                def add_note(text: str) -> str:
+                    mcp.add_resource(TextResource(uri="note://b", name="b", text=text))
+                    return "ok"
+                return mcp, None
+
+            server, _ = build()
+        """,
+        "versions.py": """
+            from fastmcp import FastMCP
+            from fastmcp.tools import tool
+
+            mcp = FastMCP("v")
+
+            @mcp.tool(version="1.0")
+            def charge(): ...
+
+            @mcp.tool(version="2.0")
+            def charge(): ...  # noqa: F811
+
+            @tool
+            def discovered(): ...
+        """,
+    })
+    tools = {(r["name"], r.get("version")): r for r in result["registrations"] if r["kind"] == "tool"}
+    assert sorted(tools) == [("add_note", None), ("charge", "1.0"), ("charge", "2.0"), ("create_thing", None),
+                             ("describe_thing", None), ("discovered", None)]
+    assert tools[("create_thing", None)]["handler"] == "create" and tools[("create_thing", None)]["reached"]
+    assert tools[("describe_thing", None)]["handler_file"].endswith("tools.py")
+    assert tools[("discovered", None)]["form"].startswith("@tool (fastmcp")
+    resources = {r["uri"]: r for r in result["registrations"] if r["kind"] == "resource"}
+    assert sorted(resources) == ["note://a", "note://b"]
+    assert resources["note://b"]["request_time"] and not resources["note://a"]["request_time"]
+    assert {r["framework"] for r in resources.values()} == {"mcp2-MCPServer"}
