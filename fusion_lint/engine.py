@@ -190,16 +190,22 @@ def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings)
 def _admit_reexport_users(
     results: list[FileResult], settings: Settings, use_cache: bool, root: Path, overrides: dict[str, bytes]
 ) -> list[FileResult]:
-    """The pre-scan's second look (DESIGN §10): a file that never names the runtime but imports a
-    project module re-exporting it (``from myapp.api import tool``) is analysed after all.
+    """The pre-scan's second look (DESIGN §10, §12.2): a file that never names the runtime or a
+    framework but imports a project module re-exporting the runtime (``from myapp.api import tool``),
+    or one that builds a server (``from myapp.server import mcp`` then ``@mcp.tool()``), is analysed
+    after all.
 
     Re-export hubs are the modules that bind runtime names and define no tool themselves (tool
-    modules import the runtime to use it, not to pass it on); keeping to them keeps this look to a
-    few long needles, so a large tree that never mentions the runtime still costs one read."""
+    modules import the runtime to use it, not to pass it on); server hubs bind a server at module
+    level. Keeping to them keeps this look to a few long needles, so a large tree that never
+    mentions the runtime still costs one read."""
+    # A file inside the hub's top-level package may import it relatively (``from ...common.server
+    # import mcp``), so there its last name part is enough of a needle.
     hubs = [
-        (r.facts.module, Path(module_of(r.path)[2]).joinpath(*r.facts.module.split(".")[:-1]))
+        (r.facts.module, Path(module_of(r.path)[2]) / r.facts.module.split(".")[0])
         for r in results
-        if r.facts is not None and r.facts.runtime_names and not r.facts.definitions and r.facts.module
+        if r.facts is not None and r.facts.module
+        and ((r.facts.runtime_names and not r.facts.definitions) or r.facts.servers)
     ]
     skipped = [r.path for r in results if r.skipped]
     if not hubs or not skipped:

@@ -25,15 +25,20 @@ from .model import (
     Raise,
     RaiseKind,
     Return,
+    ServerRef,
+    Suppressing,
     Shape,
     Try,
     Uses,
     Usage,
 )
 from .expressions import data_reason, shape as value_shape, uses
+from .frameworks import framework_of_class
 from .names import Names, Scope
 from .values import Values
-from .syntax import LEAF_TYPES, argument, argument_value, children, contains_raise, dotted, keyword_argument, string_value
+from .syntax import (
+    LEAF_TYPES, argument, argument_value, children, contains_raise, dotted, keyword_argument, rethrows, string_value,
+)  # fmt: skip
 
 
 CONTEXT_NAMES = ("ctx", "context")
@@ -78,6 +83,10 @@ class FunctionWalker:
         self.facts_stack = [facts] + (outer.facts_stack if outer else [])
         self.scope: Scope = dict(outer.scope) if outer else {}
         self.ctx_names: set[str] = set(outer.ctx_names) if outer else set()
+        # Servers this function can register on: local variables, annotated parameters, and the
+        # unannotated parameters that are one in a module importing a framework (DESIGN §12.2).
+        self.servers: dict[str, ServerRef] = dict(outer.servers) if outer else {}
+        self.loose_params: set[str] = set(outer.loose_params) if outer else set()
         self.fail_aliases: dict[str, str] = dict(outer.fail_aliases) if outer else {}
         self.bound_errors: dict[str, Raised] = {}
         self.clauses: list[Except] = []  # the except clauses whose body is being walked, innermost last
@@ -119,6 +128,18 @@ class FunctionWalker:
                 ):  # fmt: skip
                     found = param.name.value
                     break
+        for param in all_params:
+            name = param.name.value
+            self.servers.pop(name, None)
+            self.loose_params.discard(name)
+            if param.annotation is None:
+                if name not in self.scope and name != found:  # not ``self``, not the context
+                    self.loose_params.add(name)
+                continue
+            framework = next((f for q in self._annotation_qnames(param.annotation.annotation)
+                              if (f := framework_of_class(q)) is not None), None)  # fmt: skip
+            if framework is not None:
+                self.servers[name] = ServerRef(framework)
         if found is not None:
             self.ctx_names.add(found)
             facts.context_param = found
@@ -178,6 +199,8 @@ class FunctionWalker:
             return
         if isinstance(stmt, (cst.With, cst.For)) and stmt.asynchronous is not None:
             self.awaits += 1
+        if isinstance(stmt, cst.With) and self._suppressing(stmt, here):
+            return
         # Any other compound statement: its header expressions, then its blocks.
         for child in children(stmt):
             if isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite)):
@@ -188,6 +211,23 @@ class FunctionWalker:
                 self._clause(child, here)
             else:
                 self.expression(child, here)
+
+    def _suppressing(self, stmt: cst.With, at: Cursor) -> bool:
+        """``with contextlib.suppress(<types>):``: what it silences, and (after its body is walked, by
+        the awaits counted meanwhile) whether cancellation can arrive inside it."""
+        for item in stmt.items:
+            call = item.item
+            if isinstance(call, cst.Call) and self.names.qualify(call.func, self.scope) == "contextlib.suppress":
+                types = tuple(self.names.qualify(arg.value, self.scope) or "" for arg in call.args)
+                fact = Suppressing(self.spans.at(call, at), types, awaits=stmt.asynchronous is not None)
+                before = self.awaits
+                self.block(stmt.body, at)
+                fact.awaits = fact.awaits or self.awaits > before
+                self._record("suppressing", fact)
+                for other in stmt.items:
+                    self.expression(other.item, at)
+                return True  # the statement is walked
+        return False
 
     def _clause(self, node: cst.CSTNode, at: Cursor) -> None:
         for child in children(node):
@@ -239,6 +279,7 @@ class FunctionWalker:
             name=name,
             reraises=contains_raise(handler.body),
             try_awaits=False,
+            rethrows=rethrows(handler.body, name),
         )
 
     def small_statement(self, small: cst.CSTNode, at: Cursor) -> None:
@@ -277,6 +318,12 @@ class FunctionWalker:
                     self.fail_aliases[name] = method
                 return
             if isinstance(value, cst.Call):
+                server = self.names.server_of_call(value, self.scope)
+                for name in names:  # ``server = Server("name")`` inside a function
+                    if server is not None:
+                        self.servers[name] = server
+                    else:
+                        self.servers.pop(name, None)
                 raised = self.classify(value, at)
                 for name in names:  # ``err = not_found(...); raise err``
                     self.bound_errors[name] = raised
@@ -292,6 +339,9 @@ class FunctionWalker:
                 self.expression(target, at)
         if value is not None:
             self.expression(value, at)
+            if self.clauses:  # ``msg = str(e)`` inside an except clause: what ``msg`` is built from
+                for name in names:
+                    self.facts_stack[0].assigned_in_except[name] = uses(value, self.names, self.scope)
 
     def raise_statement(self, node: cst.Raise, at: Cursor) -> None:
         exc = node.exc
@@ -370,6 +420,10 @@ class FunctionWalker:
                 return func.attr.value
         if isinstance(func, cst.Name) and func.value in self.fail_aliases:
             return self.fail_aliases[func.value]
+        if isinstance(func, (cst.Name, cst.Attribute)):  # the runtime's module-level ``fail``/``recovery_for``
+            api = self.names.api_of(self.names.qualify(func, self.scope))[0]
+            if api in ("fail", "recovery_for"):
+                return api
         return None
 
     def classify(self, call: cst.Call, at: Cursor) -> Raised:
@@ -420,7 +474,7 @@ class FunctionWalker:
                 usage=usage,
             )
             self._record("fail_sites", site)
-        elif self.ex.definitions.call_form(node, at, self.scope):
+        elif self.ex.definitions.call_form(node, at, self.scope, self):
             pass
         else:
             qname = self.names.qualify(node.func, self.scope)
@@ -429,11 +483,13 @@ class FunctionWalker:
                 self._construction(node, at, assumes)
             # A call through a re-export is also an ordinary call, in case the project view finds
             # that the name is the project's own function after all.
-            if (api is None or assumes) and qname is not None and qname not in self.seen_calls:
-                self.seen_calls.add(qname)
-                for facts in self.facts_stack:
-                    if qname not in facts.calls:
-                        facts.calls.append(qname)
+            if (api is None or assumes) and qname is not None:
+                if qname not in self.seen_calls:
+                    self.seen_calls.add(qname)
+                    for facts in self.facts_stack:
+                        if qname not in facts.calls:
+                            facts.calls.append(qname)
+                self._guard(qname)
         # Arguments, and the callee expression itself, may hold further calls and lambdas.
         for arg in node.args:
             self.expression(arg.value, at)
@@ -441,6 +497,14 @@ class FunctionWalker:
             inner = node.func.value if isinstance(node.func, cst.Attribute) else node.func
             if not isinstance(inner, cst.Name):
                 self.expression(inner, at)
+
+    def _guard(self, qname: str) -> None:
+        """Where a call sits: in which try bodies (a raise in the callee may be caught there)."""
+        facts = self.facts_stack[0]
+        if self.try_bodies:
+            facts.guarded_calls.setdefault(qname, []).append(tuple(reversed(self.try_bodies)))
+        else:
+            facts.unguarded_calls.add(qname)
 
     def _construction(self, node: cst.Call, at: Cursor, assumes: Assumptions) -> None:
         """``McpError(JsonRpcErrorCode.X, ...)`` whose X has a factory (FL301)."""

@@ -51,6 +51,7 @@ class ModuleExtractor:
             else:
                 self._module_statement(stmt, at)
         self.facts.runtime_names = self.names.runtime_exports()
+        self.facts.imports_framework = self.names.imports_framework
         return self.facts
 
     def _module_statement(self, stmt: cst.CSTNode, at: Cursor) -> None:
@@ -89,22 +90,45 @@ class ModuleExtractor:
         here = Cursor(at.stmt, node) if top else at
         facts = FunctionFacts(qualname=qualname, span=self.spans.at(node.name, here))
         self.facts.functions[qualname] = facts
-        for decorator in node.decorators:
-            decorated_at = Cursor(decorator, decorator if top else here.unit)
-            kind, assumes = self.definitions.definer(decorator.decorator, outer.scope if outer else None)
-            if kind is not None:
-                assert isinstance(decorator.decorator, cst.Call)
-                self.definitions.record(kind, decorator.decorator, decorated_at, qualname, None, assumes)
-            elif outer is not None:
-                outer.expression(decorator.decorator, decorated_at)
-            else:
-                self.definitions.scan_module_expression(decorator.decorator, decorated_at)
+        self._decorators(node, qualname, outer, here, top)
         walker = FunctionWalker(self, node, facts, outer)
         if top and isinstance(node.body, cst.IndentedBlock):
             for stmt in node.body.body:
                 walker.statement(stmt, Cursor(here.stmt, stmt))
         else:
             walker.block(node.body, here)
+
+    def _decorators(self, node: cst.FunctionDef, qualname: str, outer: Optional[FunctionWalker], here: Cursor,
+                    top: bool) -> None:  # fmt: skip
+        """The definitions a function's decorators make: the runtime's ``@tool(...)``, a framework's
+        ``@server.tool(...)`` (with the ``@contract(...)`` among them, above or below it)."""
+        scope = outer.scope if outer else None
+        registrations = []
+        contract = None
+        for index, decorator in enumerate(node.decorators):
+            expression = decorator.decorator
+            decorated_at = Cursor(decorator, decorator if top else here.unit)
+            registration = self.definitions.registration(expression, outer)
+            kind, assumes = self.definitions.definer(expression, scope) if registration is None else (None, ())
+            if kind is not None:
+                assert isinstance(expression, cst.Call)
+                self.definitions.record(kind, expression, decorated_at, qualname, None, assumes)
+                continue
+            if registration is not None:
+                registrations.append((index, registration, decorated_at))
+            elif self.definitions.contract_call(expression, scope) is not None:
+                contract = (index, expression, decorated_at)
+            if outer is not None:
+                outer.expression(expression, decorated_at)
+            else:
+                self.definitions.scan_module_expression(expression, decorated_at)
+        for index, registration, decorated_at in registrations:
+            call = contract[1] if contract is not None else None
+            self.definitions.record(registration.kind, registration.call, decorated_at, qualname, None, (),
+                                    node=registration.node, name_node=registration.name_node,
+                                    fallback_name=node.name.value, server=registration.server,
+                                    dispatcher=registration.dispatcher, contract=call,
+                                    contract_above=contract is not None and contract[0] < index)  # fmt: skip
 
     def file_names(self, tree: Optional[ast.Module], text: str) -> Optional[FileNames]:
         """``FileNames`` from CPython's tree (the gate's, when given), for a file a fix may add a name

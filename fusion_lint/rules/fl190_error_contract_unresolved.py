@@ -55,6 +55,14 @@ async def get_invoice(invoice_id: str):
     )
 
     def check_definition(self, definition, project) -> Iterable[Finding]:
+        facts = definition.definition
+        if definition.handler is None and facts.server is not None:
+            # A framework registration whose handler cannot be followed (``mcp.tool(getattr(m, n))``, a
+            # name from another package): said, never silently passed (DESIGN §12.2, §12.3).
+            written = facts.handler_written or (f"'{facts.handler_ref}'" if facts.handler_ref else "its handler")
+            yield Finding(facts.span, f"the handler registered here ({written}) cannot be resolved statically, so "
+                          "its checks (FL2xx, FL3xx) were skipped; register a function of the project by its name",
+                          definition.path)  # fmt: skip
         if definition.kind == "prompt":
             return
         contract = definition.contract

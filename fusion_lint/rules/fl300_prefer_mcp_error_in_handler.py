@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from ..facts.frameworks import what_the_model_sees
 from . import Example, Finding, Rule, register
-from ._shared import HANDLER_PRELUDE
+from ._shared import HANDLER_PRELUDE, by_framework, caught_by, escapes_to, tool_name
 
 BUILTIN_EXCEPTIONS = frozenset(
     {
@@ -22,7 +23,13 @@ class PreferMcpErrorInHandler(Rule):
         "The boundary masks any non-McpError as INTERNAL_ERROR so internals do not leak: the model learns "
         "nothing. Programming-error guards (`TypeError`, `AssertionError`, `NotImplementedError`) are fine."
     )
-    limits = "Re-raising what was caught (`raise`, `raise e`) is never reported."
+    limits = (
+        "Re-raising what was caught (`raise`, `raise e`) is never reported, nor a raise an enclosing `try` of "
+        "the same function, or one around the call in a caller, catches and does not re-raise. A raise in code "
+        "the handler calls is reported where it is, naming the tools it escapes from. The message says what "
+        "the server's framework sends: mcp 1.x FastMCP and fastmcp send the exception's text, MCPServer and "
+        "a working `@contract` mask it."
+    )
     prelude = HANDLER_PRELUDE
     VALID = (
         '''
@@ -45,13 +52,21 @@ async def get_invoice(invoice_id: str, ctx: Context):
     )
 
     def check_function(self, function, project) -> Iterable[Finding]:
-        if not function.handler_of:
-            return
         for site in function.function.raises:
-            if site.kind in ("call", "name") and site.exception in BUILTIN_EXCEPTIONS:
-                yield Finding(
-                    site.span,
-                    f"raise {site.exception} reaches the model as a masked INTERNAL_ERROR; raise ctx.fail(<reason>) "
-                    "or an error factory (invalid_params, not_found, ...) instead",
-                    function.path,
-                )
+            if site.kind not in ("call", "name") or site.exception not in BUILTIN_EXCEPTIONS:
+                continue
+            if caught_by(site.tries, site.exception):
+                continue  # an enclosing try of this function catches it and does not re-raise it
+            for framework, masked, guarded, subjects in by_framework(escapes_to(function, site.exception)):
+                if guarded:
+                    sees, advice = "a masked INTERNAL_ERROR", (
+                        "raise ctx.fail(<reason>) or an error factory (invalid_params, not_found, ...) instead"
+                        if framework == "mcp_fusion" else
+                        "raise fail(<reason>) or an error factory (invalid_params, not_found, ...) instead"
+                    )  # fmt: skip
+                else:
+                    sees = what_the_model_sees(framework, masked, tool_name(subjects))  # type: ignore[arg-type]
+                    advice = ("declare the failure with @contract(errors=[...]) and raise fail(<reason>), or raise "
+                              "ToolError with a message the model can act on")  # fmt: skip
+                yield Finding(site.span, f"raise {site.exception} reaches the model as {sees}; {advice}",
+                              function.path, subjects=subjects)  # fmt: skip
