@@ -15,7 +15,7 @@ from .config import ConfigError, LoadedConfig, Settings, find_config
 from .diagnostics import Diagnostic
 from .discovery import Discovery, Walker
 from .model import FileFacts, Span
-from .pipeline import FileResult, _module_of, analyze_file, imports_module
+from .pipeline import FileResult, _module_of, analyze_file, imports_module, read_source
 from .project import Contract, Project, Reached
 from .rules import DefinitionContext, Rule, all_rules
 from .cache import RunMemo, gc_paused
@@ -196,9 +196,8 @@ def analyse(
 
             data = overrides.get(path)
             if data is None:
-                try:
-                    data = Path(path).read_bytes()
-                except OSError:
+                data = read_source(path)
+                if not isinstance(data, bytes):
                     return None
             decoded = decode(data)
             texts[path] = decoded.text if isinstance(decoded, Decoded) else ""
@@ -243,9 +242,8 @@ def _admit_reexport_users(
     for path in skipped:
         data = overrides.get(path)
         if data is None:
-            try:
-                data = Path(path).read_bytes()
-            except OSError:
+            data = read_source(path)
+            if not isinstance(data, bytes):
                 continue
         if any(imports_module(data, module, package in Path(path).parents) for module, package in hubs):
             admitted.append(path)
@@ -340,7 +338,9 @@ def lint(options: Options) -> Report:
                                finding.span, finding.fix)
                 )  # fmt: skip
 
-    diagnostics = [d for d in diagnostics if d.path in report_set and d.code in enabled | {"FL999", "FL900"}]
+    # A directory the walk could not read is reported at the directory, which no file set holds.
+    reportable = report_set | {path for path, _ in analysis.walk_problems}
+    diagnostics = [d for d in diagnostics if d.path in reportable and d.code in enabled | {"FL999", "FL900"}]
     diagnostics = _apply_per_file_ignores(diagnostics, settings, root, by_code)
     kept = [d for d in diagnostics if not _suppressed(d, files.get(d.path), by_code)]
     if options.report_unused_suppressions:

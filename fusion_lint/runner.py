@@ -18,7 +18,7 @@ from typing import Callable, Optional, Sequence
 
 from .cache import FileCache, cache_directory, gc_paused
 from .config import Settings
-from .pipeline import MAX_FILE_BYTES, FileResult, _module_of, analyze_file, mentions_runtime, too_large
+from .pipeline import MAX_FILE_BYTES, FileResult, _module_of, analyze_file, mentions_runtime, read_source, too_large
 from .source import Unreadable
 from .workers import WorkerPool
 
@@ -86,16 +86,16 @@ def run_files(
     for path in paths:
         data = (overrides or {}).get(path)
         if data is None:
-            try:
-                data = Path(path).read_bytes()
-            except OSError as exc:
-                results.append(FileResult(path, problem=Unreadable("FL001", f"cannot read file: {exc.strerror or exc}")))
+            read = read_source(path)
+            if isinstance(read, Unreadable):
+                results.append(FileResult(path, problem=read))
                 continue
+            data = read
+        if len(data) > MAX_FILE_BYTES:  # a buffer: files are never read past the limit
+            results.append(FileResult(path, problem=too_large(len(data))))
+            continue
         if prescan and not mentions_runtime(data, runtime_modules):
             results.append(FileResult(path, skipped=True))
-            continue
-        if len(data) > MAX_FILE_BYTES:
-            results.append(FileResult(path, problem=too_large(data)))
             continue
         key = None
         # An unsaved buffer (stdin, the editor) changes with every keystroke: caching each version
