@@ -113,36 +113,45 @@ def user_key() -> Optional[bytes]:
 
 @lru_cache(maxsize=8)
 def _key_at(path: str) -> Optional[bytes]:
-    key = _read_key(path)
-    if key is not None:
-        return key
+    directory = os.path.dirname(path)
     try:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".key.")  # 0600
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        if not _private(os.lstat(directory)):
+            return None  # others could swap the key: no key is better than theirs
+        key = _read_key(path)
+        if key is not None:
+            return key
+        fd, temporary = tempfile.mkstemp(dir=directory, prefix=".key.")  # 0600
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(os.urandom(32))
-            if os.path.lexists(path) and _read_key(path) is None:
-                os.replace(temporary, path)  # ours, but not a usable key: replace it
+            if os.path.lexists(path):
+                os.replace(temporary, path)  # a symlink, a short key, one others could read: replaced
             else:
                 try:
-                    os.link(temporary, path)  # whole or not at all, and never over another run's key
+                    os.link(temporary, path)  # whole or not at all, and never over another run's new key
                 except FileExistsError:
                     pass
         finally:
-            os.unlink(temporary)
+            if os.path.lexists(temporary):
+                os.unlink(temporary)
     except OSError:
         return None
     return _read_key(path)
+
+
+def _private(info: os.stat_result) -> bool:
+    """Owned by this user, and nobody else may write (a directory) or read (the key) it."""
+    if not hasattr(os, "geteuid"):  # pragma: no cover (Windows: the profile directory is private)
+        return True
+    return info.st_uid == os.geteuid() and not info.st_mode & (0o022 if stat.S_ISDIR(info.st_mode) else 0o077)
 
 
 def _read_key(path: str) -> Optional[bytes]:
     """The key if the file is a regular file of 32 bytes that only its owner, this user, can read."""
     try:
         info = os.lstat(path)
-        if not stat.S_ISREG(info.st_mode) or info.st_size != 32:
-            return None
-        if hasattr(os, "geteuid") and (info.st_uid != os.geteuid() or info.st_mode & 0o077):
+        if not stat.S_ISREG(info.st_mode) or info.st_size != 32 or not _private(info):
             return None
         return read_regular(path, 32, follow_symlinks=False)
     except OSError:

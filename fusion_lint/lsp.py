@@ -3,8 +3,13 @@
 * Diagnostics come from the same engine as the CLI, through its stdin path: the unsaved buffer is
   linted as if it were the file on disk, so the file's configuration applies and the rest of its
   project (read from disk) resolves shared contracts, services and tool names.
-* Linting runs in one worker thread, never on the event loop, and edits are debounced; a result
+* Linting runs in worker threads, never on the event loop, and edits are debounced; a result
   for a text the editor no longer shows is dropped, never published (its ranges would be wrong).
+* A buffer is parsed with the CLI's isolation, always: in a worker process (``runner.always_isolated``)
+  given ``BUFFER_DEADLINE_S``, so a pathological buffer (megabytes, a deep chain) costs a worker and
+  an FL000 saying it did not finish, never the server's memory or its other documents: each
+  document lints in its own thread, one lint per document at a time.
+* After ``shutdown``, requests are answered with InvalidRequest, as the specification says.
 * Columns are converted from the model's code points to the negotiated position encoding
   (UTF-16 unless the client offers another), computed from the line's own text.
 * Fixes attached to diagnostics become quick-fix code actions; their edits are offsets into the
@@ -23,24 +28,34 @@ import os
 import re
 import time
 import tokenize
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Optional
 from urllib.parse import unquote
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import RPCRequest
 
 from . import __version__
 from .config import ConfigError
 from .diagnostics import Diagnostic, Fix
 from .engine import Options, Report, UsageError, lint
 from .rules import all_rules
+from .runner import always_isolated
 
 log = logging.getLogger("fusion_lint.lsp")
 
 #: Quiet time after the last edit before a lint starts: typing does not queue a lint per keystroke.
 DEBOUNCE_S = 0.15
+#: What parsing one buffer (or a project file the cache does not hold) may take in its worker
+#: before it is stopped and reported as FL000: the editor gets an answer within this, plus the
+#: rules' time (docs/editors.md).
+BUFFER_DEADLINE_S = 10.0
+#: Documents linted at the same time (each waits for no other; its own lints run one at a time).
+LINT_THREADS = 4
 SOURCE = "fusion-lint"
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -133,8 +148,10 @@ def buffer_bytes(text: str) -> bytes:
 
 
 def lint_buffer(path: str, text: str) -> Report:
-    """Lint ``text`` as the file ``path`` (its config, its project; the cache serves the other files)."""
-    return lint(Options(paths=[path], stdin=(path, buffer_bytes(text)), jobs=1, use_cache=True))
+    """Lint ``text`` as the file ``path`` (its config, its project; the cache serves the other files),
+    parsing in worker processes under ``BUFFER_DEADLINE_S``."""
+    with always_isolated(BUFFER_DEADLINE_S):
+        return lint(Options(paths=[path], stdin=(path, buffer_bytes(text)), jobs=1, use_cache=True))
 
 
 @dataclass
@@ -155,12 +172,28 @@ def overlaps(a: lsp.Range, b: lsp.Range) -> bool:
 # ----- the server ------------------------------------------------------------------------------------
 
 
+class _Protocol(LanguageServerProtocol):
+    """pygls drops every message after ``shutdown``; the specification wants a request answered
+    with InvalidRequest (notifications other than ``exit`` are still dropped)."""
+
+    def handle_message(self, message) -> None:  # type: ignore[no-untyped-def]
+        method = getattr(message, "method", "")
+        if self._shutdown and method != lsp.EXIT and isinstance(message, RPCRequest):
+            error = JsonRpcInvalidRequest(f"the server is shutting down: '{method}' arrived after 'shutdown'")
+            self._send_response(message.id, None, error.to_response_error())
+            return
+        super().handle_message(message)
+
+
 class FusionLintServer(LanguageServer):
     def __init__(self, debounce: float = DEBOUNCE_S) -> None:
-        super().__init__("fusion-lint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        super().__init__("fusion-lint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+                         protocol_cls=_Protocol)  # fmt: skip
         self.debounce = debounce
-        # One worker: lints of one project share the cache and would only fight over the GIL.
-        self.linter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fusion-lint")
+        # Parsing happens in worker processes; these threads mostly wait for them, so a slow
+        # document never holds up another one.
+        self.linter = ThreadPoolExecutor(max_workers=LINT_THREADS, thread_name_prefix="fusion-lint")
+        self.in_flight: dict[str, Future] = {}  # uri -> the lint running for it
         self.scheduled: dict[str, asyncio.Task] = {}
         self.last_edit: dict[str, float] = {}
         self.linted: dict[str, Linted] = {}
@@ -202,8 +235,16 @@ class FusionLintServer(LanguageServer):
             if document is None or not self.is_python(document) or not document.uri.startswith("file:"):
                 return
             text, version, path = document.source, document.version, os.path.abspath(document.path)
+            running = self.in_flight.get(uri)
+            if running is not None and not running.done():  # an older text of it: one lint at a time
+                await asyncio.wait([asyncio.wrap_future(running)])
+                current = self.open_document(uri)
+                if current is None or current.source != text:
+                    return
+            job = self.linter.submit(lint_buffer, path, text)
+            self.in_flight[uri] = job
             try:
-                report = await asyncio.get_running_loop().run_in_executor(self.linter, lint_buffer, path, text)
+                report = await asyncio.wrap_future(job)
             except (ConfigError, UsageError) as exc:  # a broken config: say so once, show nothing stale
                 self.show_once(str(exc))
                 report = None

@@ -13,8 +13,10 @@ import gc
 import multiprocessing
 import os
 import threading
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 from .cache import FileCache, cache_directory, gc_paused
 from .config import Settings
@@ -53,6 +55,35 @@ def isolation_context(files: int) -> Optional[multiprocessing.context.BaseContex
     if files >= SPAWN_THRESHOLD:
         return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     return None
+
+
+#: Set by ``always_isolated``: every file parsed goes to a worker, within this many seconds.
+_strict_deadline: ContextVar[Optional[float]] = ContextVar("fusion_lint_strict_deadline", default=None)
+
+
+@contextmanager
+def always_isolated(deadline_s: float) -> Iterator[None]:
+    """Within this block (this thread or task only), files are parsed in worker processes even
+    when there is one, each given at most ``deadline_s``: the language server lints buffers so,
+    a pathological one costing a worker and an FL000, never the server's memory or its time."""
+    token = _strict_deadline.set(deadline_s)
+    try:
+        yield
+    finally:
+        _strict_deadline.reset(token)
+
+
+def strict_context() -> multiprocessing.context.BaseContext:
+    """Workers for ``always_isolated``: fork when no other thread runs, else a fork server that
+    has imported the analysis already (a fresh interpreter per lint would cost ~0.3 s)."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["fusion_lint.runner", "fusion_lint.extract"])
+        return context
+    return multiprocessing.get_context("spawn")  # pragma: no cover (Windows)
 
 
 def default_jobs() -> int:
@@ -120,13 +151,14 @@ def run_files(
                 pending.append((index, data))
 
     items = [(results[index].path, data) for index, data in pending]
-    context = isolation_context(len(items)) if items else None
+    deadline = _strict_deadline.get()
+    context = (strict_context() if deadline is not None else isolation_context(len(items))) if items else None
     payloads: list[Optional[bytes]] = [None] * len(items)
     if context is None:
         computed = _analyze_in_process(items, runtime_modules)
     else:
         workers = min(jobs or default_jobs(), len(items)) if len(items) >= PARALLEL_THRESHOLD else 1
-        pool = WorkerPool(analyze_one, runtime_modules, workers, context)
+        pool = WorkerPool(analyze_one, runtime_modules, workers, context, deadline)
         with gc_paused():  # the parent unpickles every result the workers send
             computed = pool.run(items)
         payloads = pool.payloads

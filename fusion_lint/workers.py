@@ -99,13 +99,25 @@ class WorkerPool:
 
     BATCH = 8
 
-    def __init__(self, analyze: Analyze, runtime_modules: Sequence[str], workers: int, context: multiprocessing.context.BaseContext):
+    def __init__(
+        self,
+        analyze: Analyze,
+        runtime_modules: Sequence[str],
+        workers: int,
+        context: multiprocessing.context.BaseContext,
+        deadline_s: Optional[float] = None,
+    ):
         self.analyze = analyze
         self.runtime_modules = tuple(runtime_modules)
         self.size = max(1, workers)
         self.context = context
+        self.deadline_s = deadline_s  # a cap on ``deadline_for`` (the language server's)
         self.workers: list[_Worker] = []
         self.payloads: list[Optional[bytes]] = []
+
+    def _deadline(self, index: int) -> float:
+        allowed = deadline_for(self.items[index][1])
+        return allowed if self.deadline_s is None else min(allowed, self.deadline_s)
 
     def _start(self) -> _Worker:
         parent, child = self.context.Pipe(duplex=True)
@@ -151,7 +163,7 @@ class WorkerPool:
         # Smaller batches near the end, so that no worker is left with a long tail alone.
         size = max(1, min(self.BATCH, len(self.queue) // (2 * len(self.workers))))
         worker.held.extend(self.queue.popleft() for _ in range(min(size, len(self.queue))))
-        worker.deadline = time.monotonic() + deadline_for(self.items[worker.held[0]][1])
+        worker.deadline = time.monotonic() + self._deadline(worker.held[0])
         try:
             worker.connection.send([self.items[index] for index in worker.held])
         except (BrokenPipeError, ConnectionError, OSError):
@@ -175,7 +187,7 @@ class WorkerPool:
                     self.payloads[index] = payload
                     worker.held.popleft()
                     if worker.held:  # the clock starts for the next file it holds
-                        worker.deadline = time.monotonic() + deadline_for(self.items[worker.held[0]][1])
+                        worker.deadline = time.monotonic() + self._deadline(worker.held[0])
                     continue
             path = self.items[index][0]
             if worker.connection in ready or worker.process.sentinel in ready:
@@ -183,7 +195,7 @@ class WorkerPool:
                 self._replace(worker, _crashed(path, worker.process.exitcode))
             elif time.monotonic() >= worker.deadline:
                 self._retire(worker)
-                limit = deadline_for(self.items[index][1])
+                limit = self._deadline(index)
                 problem = Unreadable("FL000", f"parsing did not finish within {limit:.0f} s", transient=True)
                 self._replace(worker, FileResult(path, problem=problem))
 
