@@ -26,6 +26,7 @@ import io
 import logging
 import os
 import re
+import threading
 import time
 import tokenize
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -44,7 +45,7 @@ from .config import ConfigError
 from .diagnostics import Diagnostic, Fix
 from .engine import Options, Report, UsageError, lint
 from .rules import all_rules
-from .runner import always_isolated
+from .runner import always_isolated, close_kept_pools, start_fork_server
 
 log = logging.getLogger("fusion_lint.lsp")
 
@@ -358,6 +359,7 @@ def create_server(debounce: float = DEBOUNCE_S) -> FusionLintServer:
     def shutdown(_params: None) -> None:
         server.shutdown_requested = True
         server.linter.shutdown(wait=False, cancel_futures=True)
+        close_kept_pools()
 
     return server
 
@@ -366,5 +368,6 @@ def serve() -> int:
     """Serve on stdio until the client says exit; the LSP exit code (0 after a shutdown request, else 1)."""
     logging.basicConfig(level=logging.WARNING, format="fusion-lint lsp: %(levelname)s %(name)s: %(message)s")
     server = create_server()
+    threading.Thread(target=start_fork_server, name="fusion-lint-fork-server", daemon=True).start()
     server.start_io()
     return 0 if server.shutdown_requested else 1

@@ -79,11 +79,51 @@ def strict_context() -> multiprocessing.context.BaseContext:
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
-    if "forkserver" in methods:
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["fusion_lint.runner", "fusion_lint.extract"])
-        return context
-    return multiprocessing.get_context("spawn")  # pragma: no cover (Windows)
+    return _fork_server() or multiprocessing.get_context("spawn")
+
+
+def _fork_server() -> Optional[multiprocessing.context.BaseContext]:
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return None  # pragma: no cover (Windows)
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["fusion_lint.runner", "fusion_lint.extract"])
+    return context
+
+
+def start_fork_server() -> None:
+    """Start the fork server ``strict_context`` will use, ahead of the first lint that needs it
+    (it imports libcst: ~0.4 s the language server's first answer would otherwise wait)."""
+    if _fork_server() is not None:
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
+_kept = threading.local()  # this thread's pool under ``always_isolated``
+_all_kept: list[WorkerPool] = []
+_all_kept_lock = threading.Lock()
+
+
+def _kept_pool(runtime_modules: Sequence[str], context: multiprocessing.context.BaseContext, deadline: float) -> WorkerPool:
+    """One worker per thread that lints under ``always_isolated``, kept from one lint to the next."""
+    pool: Optional[WorkerPool] = getattr(_kept, "pool", None)
+    if pool is None or pool.runtime_modules != tuple(runtime_modules) or pool.context is not context:
+        if pool is not None:
+            pool.close()
+        pool = WorkerPool(analyze_one, runtime_modules, 1, context, deadline, keep=True)
+        _kept.pool = pool
+        with _all_kept_lock:
+            _all_kept.append(pool)
+    pool.deadline_s = deadline
+    return pool
+
+
+def close_kept_pools() -> None:
+    """End the workers ``always_isolated`` kept (the language server, at shutdown)."""
+    with _all_kept_lock:
+        pools, _all_kept[:] = list(_all_kept), []
+    for pool in pools:
+        pool.close()
 
 
 def default_jobs() -> int:
@@ -158,7 +198,10 @@ def run_files(
         computed = _analyze_in_process(items, runtime_modules)
     else:
         workers = min(jobs or default_jobs(), len(items)) if len(items) >= PARALLEL_THRESHOLD else 1
-        pool = WorkerPool(analyze_one, runtime_modules, workers, context, deadline)
+        if deadline is not None:
+            pool = _kept_pool(runtime_modules, context, deadline)
+        else:
+            pool = WorkerPool(analyze_one, runtime_modules, workers, context)
         with gc_paused():  # the parent unpickles every result the workers send
             computed = pool.run(items)
         payloads = pool.payloads

@@ -32,6 +32,8 @@ TIMEOUT_BASE_S = 10.0
 TIMEOUT_PER_MB_S = 30.0
 
 WORKER_RECURSION_LIMIT = 20_000
+#: A kept worker (``WorkerPool(keep=True)``) that read a file larger than this is not kept.
+RECYCLE_AFTER_BYTES = 1_000_000
 
 Analyze = Callable[[str, bytes, Sequence[str]], FileResult]
 
@@ -88,6 +90,7 @@ class _Worker:
     # first is the one it is reading now, and the one to blame if it dies or runs out of time.
     held: deque[int] = field(default_factory=deque)
     deadline: float = 0.0
+    grown: bool = False  # it read a file large enough to leave its memory grown
 
 
 class WorkerPool:
@@ -106,12 +109,14 @@ class WorkerPool:
         workers: int,
         context: multiprocessing.context.BaseContext,
         deadline_s: Optional[float] = None,
+        keep: bool = False,
     ):
         self.analyze = analyze
         self.runtime_modules = tuple(runtime_modules)
         self.size = max(1, workers)
         self.context = context
         self.deadline_s = deadline_s  # a cap on ``deadline_for`` (the language server's)
+        self.keep = keep  # workers outlive ``run`` (see there)
         self.workers: list[_Worker] = []
         self.payloads: list[Optional[bytes]] = []
 
@@ -142,21 +147,32 @@ class WorkerPool:
 
     def run(self, items: Sequence[tuple[str, bytes]]) -> list[FileResult]:
         """The results in the order of ``items``; ``payloads`` then holds each as the worker pickled
-        it (None for a file whose worker died or was killed), for the cache to write as it is."""
+        it (None for a file whose worker died or was killed), for the cache to write as it is.
+
+        A pool made with ``keep`` keeps its workers for the next run (the language server lints
+        one buffer at a time: a process per lint would cost its start and a cold interpreter),
+        except one that read a file over ``RECYCLE_AFTER_BYTES``, whose memory stays grown."""
         self.items = items
         self.results: list[Optional[FileResult]] = [None] * len(items)
         self.payloads = [None] * len(items)
         self.queue: deque[int] = deque(range(len(items)))
+        finished = False
         try:
-            for _ in range(min(self.size, len(items))):
+            for worker in [w for w in self.workers if not w.process.is_alive()]:
+                self._retire(worker)  # died between runs: no file of this run is to blame
+            while len(self.workers) < min(self.size, len(items)):
                 self._start()
             while self.queue or any(w.held for w in self.workers):
                 for worker in self.workers:
                     if not worker.held and self.queue:
                         self._assign(worker)
                 self._collect()
+            finished = True
         finally:
-            self.close()
+            if not (self.keep and finished):
+                self.close()
+        for worker in [w for w in self.workers if w.grown]:
+            self._retire(worker)
         return [r if r is not None else _lost(items[i][0]) for i, r in enumerate(self.results)]
 
     def _assign(self, worker: _Worker) -> None:
@@ -185,6 +201,7 @@ class WorkerPool:
                 else:
                     self.results[index] = pickle.loads(payload)
                     self.payloads[index] = payload
+                    worker.grown |= len(self.items[index][1]) > RECYCLE_AFTER_BYTES
                     worker.held.popleft()
                     if worker.held:  # the clock starts for the next file it holds
                         worker.deadline = time.monotonic() + self._deadline(worker.held[0])

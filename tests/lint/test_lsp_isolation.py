@@ -44,6 +44,14 @@ def big_buffer(size: int = 3_700_000) -> str:
     return "".join(parts)
 
 
+def stopped(client: LspClient) -> None:
+    """The server ended and the client's reader thread with it (its end-of-stream mark read), so
+    that no thread outlives the test: tests after this one fork workers only in a single thread."""
+    client.close()
+    while client.inbox.get(timeout=60) is not None:
+        pass
+
+
 def peak_memory_mb(pid: int) -> float:
     """The process's peak resident set (``VmHWM``), in MB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -100,7 +108,7 @@ def test_a_huge_buffer_costs_a_worker_not_the_server(tmp_path: Path) -> None:
         client.notify("exit", None)
         assert client.process.wait(timeout=60) == 0
     finally:
-        client.close()
+        stopped(client)
 
 
 def test_a_request_after_shutdown_is_answered_with_invalid_request(tmp_path: Path) -> None:
@@ -123,4 +131,4 @@ def test_a_request_after_shutdown_is_answered_with_invalid_request(tmp_path: Pat
         client.notify("exit", None)
         assert client.process.wait(timeout=60) == 0
     finally:
-        client.close()
+        stopped(client)
