@@ -26,6 +26,7 @@ import io
 import os
 import pickle
 import re
+import shutil
 import stat
 import tempfile
 from contextlib import contextmanager
@@ -234,19 +235,27 @@ def _sign(directory: Path) -> bool:
 
 
 def _claim(directory: Path) -> bool:
-    """Make sure ``directory`` is ours before writing into it: create and sign it if it does not
+    """Make sure ``directory`` is ours before writing into it: create it signed if it does not
     exist (its missing parents are created too, and hold nothing else), never write into a
     directory that is something else."""
     verdict = ownership(directory)
-    if verdict is None:
-        try:
-            directory.mkdir(parents=True)
-        except FileExistsError:
-            return ownership(directory) is True  # another run created it first
-        except OSError:
-            return False
-        return _sign(directory)
-    return verdict
+    if verdict is not None:
+        return verdict
+    try:
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=directory.parent, prefix=".fusion-lint-cache-", suffix=".tmp"))
+    except OSError:
+        return False
+    # Signed before it appears under its name: a concurrent run never sees it unsigned (and
+    # would take it for someone else's directory).
+    try:
+        if _sign(staging):
+            os.rename(staging, directory)
+            return True
+    except OSError:
+        pass  # another run created it first
+    shutil.rmtree(staging, ignore_errors=True)  # ours: made just above
+    return ownership(directory) is True
 
 
 def _write_file(directory: Path, name: str, payload: bytes) -> bool:

@@ -111,6 +111,8 @@ def _read_gitignore(directory: Path) -> Optional[IgnoreRules]:
     except OSError:
         return None
     patterns = [line.rstrip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    # A pattern git would never match (``[z-a]``) is dropped, not a crash of the walk.
+    patterns = [pattern for pattern in patterns if pattern_problem(pattern) is None]
     return IgnoreRules(directory, patterns) if patterns else None
 
 

@@ -132,17 +132,12 @@ def too_deep(tree: ast.Module, text: str) -> Optional[int]:
     while pending:
         statements, depth = pending.pop()
         for statement in statements:
-            body = getattr(statement, "body", None)
-            if body is None:  # a simple statement: all of it is header
-                first, last = statement.lineno, statement.end_lineno or statement.lineno  # type: ignore[attr-defined]
-            else:
-                first = _first_line(statement)
-                last = getattr(body[0], "lineno", first) if isinstance(body, list) and body else first
+            first, last, compound = _header_lines(statement)
             if depth + (last - first + 1) * longest > budget:
                 size = sum(len(lines[number - 1]) for number in range(first, min(last, len(lines)) + 1))
                 if depth + size > budget and _header_depth(statement, depth) > MAX_DEPTH:
                     return first
-            if body is not None:
+            if compound:
                 for name in _BODIES:
                     children = getattr(statement, name, None)
                     if children:
@@ -150,11 +145,20 @@ def too_deep(tree: ast.Module, text: str) -> Optional[int]:
     return None
 
 
-def _first_line(node: ast.AST) -> int:
+def _header_lines(node: ast.AST) -> tuple[int, int, bool]:
+    """The lines of a statement outside its bodies (decorators included; up to the first line of
+    its first body, which is as far as its header can reach), and whether it has bodies."""
+    body, cases = getattr(node, "body", None), getattr(node, "cases", None)
     if isinstance(node, ast.match_case):
-        return node.pattern.lineno
-    decorators = getattr(node, "decorator_list", None)
-    return min(node.lineno, *(d.lineno for d in decorators)) if decorators else node.lineno  # type: ignore[attr-defined]
+        first = node.pattern.lineno
+    else:
+        decorators = getattr(node, "decorator_list", None)
+        first = min(node.lineno, *(d.lineno for d in decorators)) if decorators else node.lineno  # type: ignore[attr-defined]
+    if isinstance(body, list) and body:
+        return first, body[0].lineno, True
+    if cases:
+        return first, cases[0].pattern.lineno, True
+    return first, getattr(node, "end_lineno", None) or first, False
 
 
 def _header_depth(statement: ast.AST, depth: int) -> int:

@@ -362,3 +362,15 @@ def test_a_file_linted_under_another_python_is_parsed_again(tmp_path: Path, monk
     finally:
         cache.code_fingerprint.cache_clear()
     assert sorted(parsed) == ["generic.py", "tools.py"]
+
+
+def test_runs_racing_to_create_the_cache_share_one_signed_directory(tmp_path: Path) -> None:
+    """The directory appears already signed: a concurrent run never takes it for someone else's
+    (and nests a cache inside it)."""
+    project(tmp_path)
+    command = [sys.executable, "-m", "fusion_lint", "."]
+    racing = [subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, text=True) for _ in range(4)]
+    outputs = {process.communicate(timeout=120)[0] for process in racing}
+    assert len(outputs) == 1 and "FL300" in outputs.pop()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".fusion_lint_cache", "pyproject.toml", "tools.py"]
+    assert not (tmp_path / ".fusion_lint_cache" / "fusion-lint").exists()

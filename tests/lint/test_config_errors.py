@@ -57,3 +57,12 @@ def test_a_bracket_that_closes_a_set_first_is_part_of_it(tmp_path: Path, run_cli
     (tmp_path / "app.py").write_text("import mcp_fusion\n")
     outcome = run_cli("check", ".", "--no-cache")
     assert outcome.exit_code == 0, outcome.stdout + outcome.stderr
+
+
+def test_a_gitignore_pattern_that_cannot_be_parsed_is_skipped_not_a_crash(tmp_path: Path, run_cli) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
+    (tmp_path / ".gitignore").write_text("[z-a]\nignored.py\n")
+    (tmp_path / "ignored.py").write_text("import mcp_fusion\ndef broken(:\n")
+    (tmp_path / "app.py").write_text("import mcp_fusion\n")
+    outcome = run_cli("check", ".", "--no-cache")
+    assert outcome.exit_code == 0, outcome.stdout + outcome.stderr

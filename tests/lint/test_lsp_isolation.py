@@ -44,6 +44,15 @@ def big_buffer(size: int = 3_700_000) -> str:
     return "".join(parts)
 
 
+def initialized(root: Path) -> LspClient:
+    """A server for the project at ``root``, past the ``initialize`` handshake."""
+    (root / "pyproject.toml").write_text("[tool.fusion-lint]\n")
+    client = LspClient(root)
+    client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
+    client.notify("initialized", {})
+    return client
+
+
 def stopped(client: LspClient) -> None:
     """The server ended and the client's reader thread with it (its end-of-stream mark read), so
     that no thread outlives the test: tests after this one fork workers only in a single thread."""
@@ -62,11 +71,8 @@ def peak_memory_mb(pid: int) -> float:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the server's peak memory from /proc")
 def test_a_huge_buffer_costs_a_worker_not_the_server(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
-    client = LspClient(tmp_path)
+    client = initialized(tmp_path)
     try:
-        client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
-        client.notify("initialized", {})
         arrived: list[str] = []
         lock = threading.Lock()
 
@@ -112,11 +118,8 @@ def test_a_huge_buffer_costs_a_worker_not_the_server(tmp_path: Path) -> None:
 
 
 def test_a_request_after_shutdown_is_answered_with_invalid_request(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
-    client = LspClient(tmp_path)
+    client = initialized(tmp_path)
     try:
-        client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
-        client.notify("initialized", {})
         assert client.request("shutdown", None) is None
         client.next_id += 1
         ident = client.next_id

@@ -98,6 +98,8 @@ def test_deep_nesting_in_a_decorator_or_an_except_clause_is_measured_too() -> No
     deep = "-" * (MAX_DEPTH + 10) + "a"
     for source, line in ((f"@decorate({deep})\ndef f():\n    pass\n", 1),
                          (f"try:\n    pass\nexcept ({deep}):\n    pass\n", 3),
-                         (f"class C:\n    def f(self, x={deep}):\n        pass\n", 2)):  # fmt: skip
+                         (f"class C:\n    def f(self, x={deep}):\n        pass\n", 2),
+                         (f"match x:\n    case 1:\n        pass\n    case y if {deep}:\n        pass\n", 4),
+                         (f"match x:\n    case 1:\n        y = {deep}\n", 3)):  # fmt: skip
         verdict = gate_tree(source, "deep.py")
         assert isinstance(verdict, Unreadable) and verdict.line == line, source[:40]
