@@ -374,3 +374,35 @@ def test_runs_racing_to_create_the_cache_share_one_signed_directory(tmp_path: Pa
     assert len(outputs) == 1 and "FL300" in outputs.pop()
     assert sorted(p.name for p in tmp_path.iterdir()) == [".fusion_lint_cache", "pyproject.toml", "tools.py"]
     assert not (tmp_path / ".fusion_lint_cache" / "fusion-lint").exists()
+
+
+def _interpreters_with_fusion_lint() -> dict[tuple[int, int], str]:
+    """This checkout's other environments (``.ci/run`` makes one per CPython; developers keep
+    ``.venv*``), by version: the interpreters that can run this very fusion-lint."""
+    repository = Path(__file__).resolve().parents[2]
+    found: dict[tuple[int, int], str] = {tuple(sys.version_info[:2]): sys.executable}  # type: ignore[dict-item]
+    for python in sorted(repository.glob(".*venv*/bin/python")):
+        probe = subprocess.run([str(python), "-c", "import sys, fusion_lint; print(*sys.version_info[:2])"],
+                               capture_output=True, text=True)  # fmt: skip
+        if probe.returncode == 0:
+            major, minor = map(int, probe.stdout.split())
+            found.setdefault((major, minor), str(python))
+    return found
+
+
+def test_a_file_one_python_cannot_parse_is_parsed_by_the_next_from_the_same_cache(tmp_path: Path) -> None:
+    """The trial itself: PEP 695 linted on 3.11 (FL000), then on 3.12 with the same cache."""
+    interpreters = _interpreters_with_fusion_lint()
+    older = [v for v in interpreters if v < (3, 12)]
+    newer = [v for v in interpreters if v >= (3, 12)]
+    if not older or not newer:
+        pytest.skip(f"needs environments of this checkout on both sides of 3.12 (found {sorted(interpreters)})")
+    project(tmp_path)
+    (tmp_path / "generic.py").write_text("import mcp_fusion\n\ntype Pair = tuple[int, int]\n")
+    outputs = {}
+    for version in (max(older), min(newer)):
+        done = subprocess.run([interpreters[version], "-m", "fusion_lint", "."], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        outputs[version] = done.stdout
+    assert "generic.py:3:6: FL000" in outputs[max(older)] and "needs Python \u2265 3.12" in outputs[max(older)]
+    assert "FL000" not in outputs[min(newer)]
