@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from . import __version__
-from .cache_store import ENTRY_NAME, ownership, cache_directory, gc_paused, load_entry, store_bytes, store_entry, user_key
+from .cache_store import ENTRY_NAME, cache_directory, gc_paused, load_entry, ownership, store_bytes, store_entry, user_key
 from .files import read_regular
 
 if TYPE_CHECKING:
@@ -48,10 +48,11 @@ OUTSIDE_MAX_BYTES = 64 * 1024 * 1024
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """A digest of the linter's and the runtime's source files.
+    """A digest of the linter's and the runtime's source files, the Python running them and libcst.
 
     Facts extracted by other code are never read back, even when the version number did not
-    change (an editable install under development, a patched copy).
+    change (an editable install under development, a patched copy), nor facts (or FL000s) of
+    another Python or libcst: what parses depends on both.
     """
     digest = hashlib.sha256(f"{__version__}|{CACHE_FORMAT}|{sys.implementation.name}|{sys.version}".encode())
     try:  # what parses depends on the Python (gate) and on libcst
