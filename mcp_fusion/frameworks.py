@@ -174,8 +174,8 @@ class FastMcpPackage(Framework):
 
         tool = Tool.from_function(fn)
         convert_result = getattr(tool, "convert_result", None)
-        if not callable(convert_result):  # fastmcp 2.x converts inside run(): ours is valid for its schemas
-            return FrameworkView(tool.output_schema is not None)
+        if not callable(convert_result):  # fastmcp 2.x converts inside run(), as below
+            convert_result = functools.partial(_fastmcp2_convert, tool)
 
         def convert(value: Any) -> tuple[list[dict[str, Any]], Optional[dict[str, Any]]]:
             converted = convert_result(value)
@@ -188,6 +188,17 @@ class FastMcpPackage(Framework):
         result_class = _fastmcp_result_class()
         return result_class(content=content, structured_content=parts.structured_content, meta=parts.meta,
                             is_error=parts.is_error)
+
+
+def _fastmcp2_convert(tool: Any, value: Any) -> Any:
+    """What fastmcp 2.x's ``FunctionTool.run`` makes of a returned value (it has no ``convert_result``)."""
+    import pydantic_core
+    from fastmcp.tools.tool import ToolResult, _convert_to_content
+
+    structured = pydantic_core.to_jsonable_python(value)
+    if (tool.output_schema or {}).get("x-fastmcp-wrap-result"):
+        structured = {"result": structured}
+    return ToolResult(content=_convert_to_content(value, serializer=tool.serializer), structured_content=structured)
 
 
 _NO_SDK = Framework()
