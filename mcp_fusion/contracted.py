@@ -161,14 +161,19 @@ def _is_async(handler: Callable[..., Any]) -> bool:
 
 
 def _refuse_registered_tool(handler: Any) -> None:
-    """``@contract`` above the framework's decorator: fastmcp already registered the bare function."""
+    """``@contract`` above the framework's decorator: fastmcp already took the bare function.
+
+    fastmcp 2.x's decorator returns a tool object; 3.x and 4.x return the function, marked with
+    ``__fastmcp__``. mcp's ``FastMCP``/``MCPServer`` return the bare function unmarked: the linter's
+    FL118 catches that order.
+    """
     kind = type(handler)
     module = kind.__module__ or ""
-    registered = module.split(".")[0] in ("fastmcp", "mcp") and hasattr(handler, "fn") and not inspect.isroutine(handler)
-    if registered:
-        name = getattr(handler, "name", "?")
+    tool_object = module.split(".")[0] in ("fastmcp", "mcp") and hasattr(handler, "fn") and not inspect.isroutine(handler)
+    if tool_object or (inspect.isroutine(handler) and getattr(handler, "__fastmcp__", None) is not None):
+        name = getattr(handler, "name", None) or getattr(handler, "__name__", "?")
         raise TypeError(
-            f"@contract was applied to {kind.__name__} {name!r}, which the framework's decorator already registered "
-            "without the contract: put @contract *below* @app.tool (directly above the def), so the framework "
-            "registers the contracted function"
+            f"@contract was applied to {name!r} after fastmcp's decorator took it ({kind.__name__}), so fastmcp "
+            "serves it without the contract: put @contract *below* @app.tool (directly above the def), so the "
+            "framework registers the contracted function"
         )
