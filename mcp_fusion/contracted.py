@@ -26,7 +26,7 @@ from .boundary import outcome_of_exception, outcome_of_return
 from .builder import ToolErrorBuilder
 from .context import Context, active_contract
 from .contract import ErrorContract, coerce_contract
-from .frameworks import FrameworkView, render_outcome
+from .frameworks import FrameworkView, ServedTool, render_outcome, served_tool
 
 HandlerT = TypeVar("HandlerT", bound=Callable[..., Any])
 ContractEntries = Sequence["ErrorContract | Mapping[str, Any]"]
@@ -72,20 +72,21 @@ class ContractTarget:
         return renamed
 
     def failed(self, exc: BaseException, kwargs: Mapping[str, Any]) -> Any:
-        target = self._as_served()
-        return render_outcome(target, outcome_of_exception(target, exc, call_arguments(kwargs), target.context))
+        served = served_tool()
+        target = self._as_served(served)
+        outcome = outcome_of_exception(target, exc, call_arguments(kwargs), target.context)
+        return render_outcome(target, outcome, served)
 
     def returned(self, result: Any, kwargs: Mapping[str, Any]) -> Any:
         if not isinstance(result, ToolErrorBuilder):
             return result  # the success path: untouched, the framework converts it as it always did
-        target = self._as_served()
-        return render_outcome(target, outcome_of_return(target, result, call_arguments(kwargs)))
+        served = served_tool()
+        target = self._as_served(served)
+        return render_outcome(target, outcome_of_return(target, result, call_arguments(kwargs)), served)
 
-    def _as_served(self) -> ContractTarget:
-        from .frameworks import served_tool_name
-
-        served = served_tool_name()
-        return self.named(served) if served is not None and self.explicit_name is None else self
+    def _as_served(self, served: ServedTool | None) -> ContractTarget:
+        # contract(name=) wins; else the framework's name for the tool, when it can be seen.
+        return self.named(served.name) if served is not None and self.explicit_name is None else self
 
 
 def call_arguments(kwargs: Mapping[str, Any]) -> dict[str, Any]:

@@ -65,16 +65,41 @@ def serving_tool(name: str, has_output_schema: bool) -> Iterator[None]:
         _serving.reset(token)
 
 
-def served_tool_name() -> Optional[str]:
+def served_tool(framework: Optional[Framework] = None) -> Optional[ServedTool]:
+    """The framework's own name and output-schema fact for the tool being served, when it can be seen.
+
+    An integration tells it (:func:`serving_tool`); under mcp 1.x ``FastMCP``, which has no hook, the
+    ``Tool`` running the call is on the stack (it awaits the handler, or calls a sync one directly).
+    """
     served = _serving.get()
-    return served.name if served is not None else None
+    if served is None and (framework or current_framework()).key == "mcp1":
+        served = _mcp1_running_tool()
+    return served
 
 
-def render_outcome(target: Any, outcome: Outcome) -> Any:
+def _mcp1_running_tool() -> Optional[ServedTool]:
+    tool_class = getattr(sys.modules.get("mcp.server.fastmcp.tools.base"), "Tool", None)
+    frame = sys._getframe(1) if tool_class is not None else None
+    for _ in range(_MAX_FRAMES):
+        if frame is None:
+            break
+        if frame.f_code.co_name == "run":
+            candidate = frame.f_locals.get("self")
+            if isinstance(candidate, tool_class):
+                metadata = getattr(candidate, "fn_metadata", None)
+                return ServedTool(candidate.name, getattr(metadata, "output_schema", None) is not None)
+        frame = frame.f_back
+    return None
+
+
+#: How far up the stack the mcp 1.x lookup goes (FastMCP's Tool.run is 2-3 frames above a handler).
+_MAX_FRAMES = 32
+
+
+def render_outcome(target: Any, outcome: Outcome, served: Optional[ServedTool] = None) -> Any:
     """The framework's result for ``outcome`` (a failure, or a success carrying a warning)."""
     framework = current_framework()
     view = _view(target, framework)
-    served = _serving.get()
     has_output_schema = served.has_output_schema if served is not None else view.has_output_schema
     if isinstance(outcome, HandlerSuccess) and has_output_schema and view.convert is not None:
         parts = _warning_with_output_schema(target, outcome, view)

@@ -184,3 +184,21 @@ def test_contract_above_fastmcps_decorator_is_a_type_error() -> None:
         @app.tool
         def get_invoice(invoice_id: str) -> str:
             return invoice_id
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+async def test_messages_use_the_name_the_framework_registered(framework: str) -> None:
+    app = framework_app(framework)
+    if framework == "mcpserver":
+        from mcp_fusion.integrations import mcpserver
+
+        mcpserver.install(app)  # MCPServer and fastmcp tell the name through the integration
+    elif framework == "fastmcp":
+        from mcp_fusion.integrations import fastmcp
+
+        fastmcp.install(app)
+    # mcp 1.x has no hook: its running Tool is found on the stack.
+    app.tool(name="billing_crash")(contract(errors=ENTRIES)(crash))
+    async with in_memory(framework, app) as caller:
+        got = await caller.call("billing_crash", {"invoice_id": "inv_9"})
+    assert "<message>tool 'billing_crash' failed unexpectedly;" in got["content"][0]["text"]
