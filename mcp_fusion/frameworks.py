@@ -186,7 +186,28 @@ class FastMcp1(Framework):
         return FrameworkView(metadata.output_schema is not None, convert)
 
     def result(self, parts: ToolResultParts) -> Any:
+        if _mcp_version() < OLDEST_MCP1:
+            # Older FastMCP turns a returned CallToolResult into JSON text: the failure would read as a success.
+            raise RuntimeError(
+                f"@contract needs mcp>={'.'.join(map(str, OLDEST_MCP1))} under FastMCP 1.x (mcp "
+                f"{'.'.join(map(str, _mcp_version()))} is installed): pip install 'mcp>=1.19,<2'"
+            )
         return _mcp1_result_class().model_validate(parts.to_wire())
+
+
+#: The oldest mcp 1.x whose FastMCP passes a returned ``CallToolResult`` through (1.19.0).
+OLDEST_MCP1 = (1, 19)
+
+
+@functools.lru_cache(maxsize=None)
+def _mcp_version() -> tuple[int, ...]:
+    from importlib.metadata import version
+
+    parts = []
+    for piece in version("mcp").split(".")[:2]:
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits or 0))
+    return tuple(parts)
 
 
 class FastMcpPackage(Framework):
