@@ -26,7 +26,8 @@ from .boundary import outcome_of_exception, outcome_of_return
 from .builder import ToolErrorBuilder
 from .context import Context, active_contract
 from .contract import ErrorContract, coerce_contract
-from .frameworks import FrameworkView, ServedTool, render_outcome, served_tool
+from .frameworks import FrameworkView, current_framework, raise_resource_failure, render_outcome
+from .serving import served_tool
 
 HandlerT = TypeVar("HandlerT", bound=Callable[..., Any])
 ContractEntries = Sequence["ErrorContract | Mapping[str, Any]"]
@@ -38,9 +39,8 @@ CONTRACT_ATTRIBUTE = "__fusion_contract__"
 class ContractTarget:
     """What the boundary knows about a contracted handler: its name, its contract, its framework views."""
 
-    kind = "tool"
-
     def __init__(self, handler: Callable[..., Any], errors: tuple[ErrorContract, ...], name: str | None) -> None:
+        self.kind = "tool"  # or "resource": what the framework serves it as, seen per call
         self.handler = handler
         self.errors = errors
         self.explicit_name = name
@@ -63,30 +63,34 @@ class ContractTarget:
     def entry(self, reason: str | None) -> ErrorContract | None:
         return self._by_reason.get(reason) if isinstance(reason, str) else None
 
-    def named(self, name: str) -> ContractTarget:
-        """This target under the name the framework registered it with (told by an integration)."""
-        if name == self.name:
+    def named(self, name: str | None, kind: str = "tool") -> ContractTarget:
+        """This target under the name (and kind) the framework serves it with."""
+        name = name if name is not None and self.explicit_name is None else self.name
+        if name == self.name and kind == self.kind:
             return self
         renamed = ContractTarget(self.handler, self.errors, name)
+        renamed.kind = kind
+        renamed.context = Context._of_definition(self.errors, self._by_reason, renamed.owner, None)
         renamed.views = self.views
         return renamed
 
     def failed(self, exc: BaseException, kwargs: Mapping[str, Any]) -> Any:
-        served = served_tool()
-        target = self._as_served(served)
+        served = served_tool(current_framework().key == "mcp1")
+        target = self if served is None else self.named(served.name, served.kind)
         outcome = outcome_of_exception(target, exc, call_arguments(kwargs), target.context)
+        if target.kind == "resource":
+            return raise_resource_failure(target, outcome)
         return render_outcome(target, outcome, served)
 
     def returned(self, result: Any, kwargs: Mapping[str, Any]) -> Any:
         if not isinstance(result, ToolErrorBuilder):
             return result  # the success path: untouched, the framework converts it as it always did
-        served = served_tool()
-        target = self._as_served(served)
-        return render_outcome(target, outcome_of_return(target, result, call_arguments(kwargs)), served)
-
-    def _as_served(self, served: ServedTool | None) -> ContractTarget:
-        # contract(name=) wins; else the framework's name for the tool, when it can be seen.
-        return self.named(served.name) if served is not None and self.explicit_name is None else self
+        served = served_tool(current_framework().key == "mcp1")
+        target = self if served is None else self.named(served.name, served.kind)
+        outcome = outcome_of_return(target, result, call_arguments(kwargs))
+        if target.kind == "resource":
+            return raise_resource_failure(target, outcome)
+        return render_outcome(target, outcome, served)
 
 
 def call_arguments(kwargs: Mapping[str, Any]) -> dict[str, Any]:

@@ -22,17 +22,16 @@ framework's tool object tells it exactly (:func:`serving_tool`).
 """
 from __future__ import annotations
 
-import contextvars
 import functools
 import inspect
 import sys
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, NoReturn, Optional
 
 from .boundary import BoundaryTarget, HandlerSuccess, Outcome
 from .envelope import ERROR_META_KEY
-from .wire import ToolResultParts, render_failure, tool_result
+from .serving import ServedTool
+from .wire import ToolResultParts, protocol_error, render_failure, tool_result
 
 
 @dataclass(frozen=True)
@@ -42,58 +41,6 @@ class FrameworkView:
     has_output_schema: bool
     #: ``value -> (content dicts, structured content)`` as the framework converts a success.
     convert: Optional[Callable[[Any], tuple[list[dict[str, Any]], Optional[dict[str, Any]]]]] = None
-
-
-@dataclass(frozen=True)
-class ServedTool:
-    """Told by an integration that sees the framework's tool object: its name and output schema."""
-
-    name: str
-    has_output_schema: bool
-
-
-_serving: contextvars.ContextVar[Optional[ServedTool]] = contextvars.ContextVar("mcp_fusion_serving", default=None)
-
-
-@contextmanager
-def serving_tool(name: str, has_output_schema: bool) -> Iterator[None]:
-    """While a framework serves ``name``: contracted handlers use this name and output-schema fact."""
-    token = _serving.set(ServedTool(name, has_output_schema))
-    try:
-        yield
-    finally:
-        _serving.reset(token)
-
-
-def served_tool(framework: Optional[Framework] = None) -> Optional[ServedTool]:
-    """The framework's own name and output-schema fact for the tool being served, when it can be seen.
-
-    An integration tells it (:func:`serving_tool`); under mcp 1.x ``FastMCP``, which has no hook, the
-    ``Tool`` running the call is on the stack (it awaits the handler, or calls a sync one directly).
-    """
-    served = _serving.get()
-    if served is None and (framework or current_framework()).key == "mcp1":
-        served = _mcp1_running_tool()
-    return served
-
-
-def _mcp1_running_tool() -> Optional[ServedTool]:
-    tool_class = getattr(sys.modules.get("mcp.server.fastmcp.tools.base"), "Tool", None)
-    frame = sys._getframe(1) if tool_class is not None else None
-    for _ in range(_MAX_FRAMES):
-        if frame is None:
-            break
-        if frame.f_code.co_name == "run":
-            candidate = frame.f_locals.get("self")
-            if isinstance(candidate, tool_class):
-                metadata = getattr(candidate, "fn_metadata", None)
-                return ServedTool(candidate.name, getattr(metadata, "output_schema", None) is not None)
-        frame = frame.f_back
-    return None
-
-
-#: How far up the stack the mcp 1.x lookup goes (FastMCP's Tool.run is 2-3 frames above a handler).
-_MAX_FRAMES = 32
 
 
 def render_outcome(target: Any, outcome: Outcome, served: Optional[ServedTool] = None) -> Any:
@@ -106,6 +53,29 @@ def render_outcome(target: Any, outcome: Outcome, served: Optional[ServedTool] =
     else:
         parts = tool_result(target, outcome, has_output_schema=has_output_schema)
     return framework.result(parts)
+
+
+def raise_resource_failure(target: Any, outcome: Outcome) -> Any:
+    """A resource's failure as the SDK's JSON-RPC error, as ``FusionServer`` sends it; a warning is dropped.
+
+    mcp 2.x ``MCPServer`` and fastmcp 3.x/4.x pass the error through (code, one-line message, the
+    envelope in ``data``); mcp 1.x ``FastMCP`` and fastmcp 2.x keep only its message, in their own words.
+    """
+    if isinstance(outcome, HandlerSuccess):
+        return outcome.value if outcome.has_value else None  # the warning was logged; resources have no envelope
+    code, message, data = protocol_error(outcome)
+    _raise_protocol_error(code, message, data)
+
+
+def _raise_protocol_error(code: int, message: str, data: dict[str, Any]) -> NoReturn:
+    if sdk_major() == 2:
+        from mcp.shared.exceptions import MCPError
+
+        raise MCPError(code=code, message=message, data=data)
+    from mcp.shared.exceptions import McpError
+    from mcp.types import ErrorData
+
+    raise McpError(ErrorData(code=code, message=message, data=data))
 
 
 def _warning_with_output_schema(target: BoundaryTarget, outcome: HandlerSuccess, view: FrameworkView) -> ToolResultParts:

@@ -20,7 +20,8 @@ from fastmcp.server.middleware import Middleware
 from pydantic import ValidationError
 
 from ..contracted import contract_of
-from ..frameworks import FastMcpPackage, serving_tool
+from ..frameworks import FastMcpPackage
+from ..serving import serving_tool
 from . import invalid_arguments
 
 
@@ -43,6 +44,12 @@ class FusionMiddleware(Middleware):  # type: ignore[misc] - fastmcp is untyped f
             has_output_schema=has_output_schema,
         )
         return FastMcpPackage().result(parts)
+
+
+    async def on_read_resource(self, context: Any, call_next: Any) -> Any:
+        # Tells a contracted resource handler it serves a read (its failure is a JSON-RPC error).
+        with serving_tool(str(context.message.uri), False, "resource"):
+            return await call_next(context)
 
 
 def install(app: Any) -> Any:

@@ -17,7 +17,7 @@ from typing import Any, Awaitable, Callable
 
 from pydantic import ValidationError
 
-from ..frameworks import serving_tool
+from ..serving import serving_tool
 from . import invalid_arguments
 
 
@@ -26,6 +26,9 @@ def validation_middleware(app: Any) -> Callable[[Any, Callable[[Any], Awaitable[
 
     async def fusion_validation(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
         params = ctx.params
+        if ctx.method == "resources/read" and isinstance(params, Mapping) and isinstance(params.get("uri"), str):
+            with serving_tool(params["uri"], False, "resource"):
+                return await call_next(ctx)
         if ctx.method != "tools/call" or not isinstance(params, Mapping) or not isinstance(params.get("name"), str):
             return await call_next(ctx)
         tool = app._tool_manager.get_tool(params["name"])  # the SDK has no public lookup by name

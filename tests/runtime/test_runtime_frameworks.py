@@ -149,3 +149,29 @@ def test_with_mcp1_importing_needs_no_extra_and_fusion_server_names_it() -> None
     assert completed.returncode == 0, completed.stderr
     (line,) = completed.stdout.strip().splitlines()
     assert 'pip install "fusion-lint[server]"' in line and "mcp 1." in line
+
+
+#: Frameworks that pass a resource's JSON-RPC error through as raised (code, message, envelope in data);
+#: mcp 1.x FastMCP and fastmcp 2.x keep only the message, in their own words (code 0).
+def passes_protocol_errors(framework: str) -> bool:
+    from framework_clients import FASTMCP_VERSION
+
+    if framework == "mcp1":
+        return False
+    return framework == "mcpserver" or not (FASTMCP_VERSION or "").startswith("2.")
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+async def test_a_contracted_resource_fails_as_a_json_rpc_error(framework: str) -> None:
+    async with in_memory(framework, fixture_app(framework)) as caller:
+        read = await caller.client.read_resource("billing://invoices/inv_1")
+        assert "Acme" in str(read)
+        with pytest.raises(Exception) as raised:
+            await caller.client.read_resource("billing://invoices/inv_404")
+    error = getattr(raised.value, "error", None)
+    message = error.message if error is not None else str(raised.value)
+    assert "No invoice inv_404" in message
+    if passes_protocol_errors(framework):
+        assert (error.code, message) == (-32602, "No invoice inv_404")  # as FusionServer sends it
+        assert error.data["reason"] == "invoice_not_found" and error.data["envelope"].startswith(
+            '<tool_error code="NOT_FOUND" severity="error">')
