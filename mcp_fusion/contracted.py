@@ -27,7 +27,7 @@ from .builder import ToolErrorBuilder
 from .context import Context, active_contract
 from .contract import ErrorContract, coerce_contract
 from .frameworks import FrameworkView, current_framework, raise_resource_failure, render_outcome
-from .serving import served_tool
+from .serving import ServedTool, served_tool
 
 HandlerT = TypeVar("HandlerT", bound=Callable[..., Any])
 ContractEntries = Sequence["ErrorContract | Mapping[str, Any]"]
@@ -75,22 +75,23 @@ class ContractTarget:
         return renamed
 
     def failed(self, exc: BaseException, kwargs: Mapping[str, Any]) -> Any:
-        served = served_tool(current_framework().key == "mcp1")
-        target = self if served is None else self.named(served.name, served.kind)
-        outcome = outcome_of_exception(target, exc, call_arguments(kwargs), target.context)
-        if target.kind == "resource":
-            return raise_resource_failure(target, outcome)
-        return render_outcome(target, outcome, served)
+        served, target = self._served()
+        return target._finish(outcome_of_exception(target, exc, call_arguments(kwargs), target.context), served)
 
     def returned(self, result: Any, kwargs: Mapping[str, Any]) -> Any:
         if not isinstance(result, ToolErrorBuilder):
             return result  # the success path: untouched, the framework converts it as it always did
+        served, target = self._served()
+        return target._finish(outcome_of_return(target, result, call_arguments(kwargs)), served)
+
+    def _served(self) -> tuple[ServedTool | None, ContractTarget]:
         served = served_tool(current_framework().key == "mcp1")
-        target = self if served is None else self.named(served.name, served.kind)
-        outcome = outcome_of_return(target, result, call_arguments(kwargs))
-        if target.kind == "resource":
-            return raise_resource_failure(target, outcome)
-        return render_outcome(target, outcome, served)
+        return served, self if served is None else self.named(served.name, served.kind)
+
+    def _finish(self, outcome: Any, served: ServedTool | None) -> Any:
+        if self.kind == "resource":
+            return raise_resource_failure(self, outcome)
+        return render_outcome(self, outcome, served)
 
 
 def call_arguments(kwargs: Mapping[str, Any]) -> dict[str, Any]:
