@@ -110,18 +110,21 @@ def __getattr__(name: str) -> Any:
                 raise
             # One line naming the extra, not the SDK's import chain.
             raise ImportError(
-                f"FusionServer needs the MCP SDK 2.x ({missing!r} is not installed{_installed_mcp()}): "
-                f"{SERVER_EXTRA_HINT}; @contract, fail and recovery_for work without it",
+                f"FusionServer needs the MCP SDK{_installed_mcp1()} ({missing!r} is not installed): {SERVER_EXTRA_HINT}",
                 name=exc.name,
             ) from None
         return FusionServer
     raise AttributeError(f"module 'mcp_fusion' has no attribute {name!r}")
 
 
-def _installed_mcp() -> str:
+def _installed_mcp1() -> str:
+    """With mcp 1.x installed: which, and that ``@contract`` works with it (FusionServer needs 2.x)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return f"; mcp {version('mcp')} is"
+        installed = version("mcp")
     except PackageNotFoundError:
         return ""
+    if not installed.startswith("1."):
+        return ""
+    return f" 2.x (mcp {installed} is installed: @contract and fail work with it, FusionServer does not)"

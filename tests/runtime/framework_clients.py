@@ -2,7 +2,7 @@
 
 ``FRAMEWORKS`` holds what this environment has installed: ``mcp1`` (mcp 1.x ``FastMCP``),
 ``mcpserver`` (mcp 2.x ``MCPServer``) and ``fastmcp`` (the package, any version). The matrix
-(``.ci/matrix``) runs the framework tests once per installed combination.
+(``tests/framework_matrix.sh``) runs the framework tests once per installed combination.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``@contract`` on the servers people already have (issue 18, DESIGN §12.1): the exact wire text.
 
-Each framework installed here (``framework_clients.FRAMEWORKS``; ``.ci/matrix`` runs this file once per
+Each framework installed here (``framework_clients.FRAMEWORKS``; ``tests/framework_matrix.sh`` runs this file once per
 supported combination) serves ``fixtures/frameworks/billing_<framework>.py``, driven by the framework's
 own in-memory client and by a stdio subprocess. Every failure reads exactly as FusionServer sends it.
 """
@@ -148,7 +148,7 @@ def test_with_mcp1_importing_needs_no_extra_and_fusion_server_names_it() -> None
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_ROOT, timeout=60)
     assert completed.returncode == 0, completed.stderr
     (line,) = completed.stdout.strip().splitlines()
-    assert 'pip install "fusion-lint[server]"' in line and "mcp 1." in line
+    assert line.endswith('pip install "fusion-lint[server]"') and "mcp 1." in line and "@contract" in line
 
 
 #: Frameworks that pass a resource's JSON-RPC error through as raised (code, message, envelope in data);

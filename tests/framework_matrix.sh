@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The framework matrix (issue 18): the adapter tests once per supported framework combination, each
 # in its own virtual environment installed from the package registry. `.ci/run` calls it; run it
-# alone with `bash .ci/matrix` (or `bash .ci/matrix mcp1-fastmcp3` for one environment).
+# alone with `bash tests/framework_matrix.sh` (or `... mcp1-fastmcp3` for one environment).
 # The default environment (`python -m pytest`: mcp 2.x MCPServer) is not repeated here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
