@@ -162,7 +162,15 @@ class FastMcp1(Framework):
                 f"@contract needs mcp>={'.'.join(map(str, OLDEST_MCP1))} under FastMCP 1.x (mcp "
                 f"{'.'.join(map(str, _mcp_version()))} is installed): pip install 'mcp>=1.19,<2'"
             )
-        return _mcp1_result_class().model_validate(parts.to_wire())
+        result_class = _mcp1_result_class()
+        if all(block.keys() == {"type", "text"} for block in parts.content):
+            # Text blocks (every envelope) are built directly: cheaper than validating the dump.
+            from mcp.types import TextContent
+
+            content = [TextContent(type="text", text=block["text"]) for block in parts.content]
+            return result_class(content=content, structuredContent=parts.structured_content,
+                                isError=parts.is_error, _meta=parts.meta)
+        return result_class.model_validate(parts.to_wire())
 
 
 #: The oldest mcp 1.x whose FastMCP passes a returned ``CallToolResult`` through (1.19.0).

@@ -61,13 +61,13 @@ def _from_the_stack(mcp1: bool) -> Optional[ServedTool]:
         if frame is None:
             return None
         code = frame.f_code
-        if code.co_name in _RESOURCE_FRAMES and _is_framework_file(code.co_filename):
-            return ServedTool(None, False, "resource")
         if tool_class is not None and code.co_name == "run":
             candidate = frame.f_locals.get("self")
             if isinstance(candidate, tool_class):
                 metadata = getattr(candidate, "fn_metadata", None)
                 return ServedTool(candidate.name, getattr(metadata, "output_schema", None) is not None)
+        elif code.co_name in _RESOURCE_FRAMES and _is_framework_file(code.co_filename):
+            return ServedTool(None, False, "resource")
         frame = frame.f_back
     return None
 
