@@ -9,8 +9,9 @@ For every framework installed here it serves four tools through the framework's 
 * failure: ``plain_tool_error`` raising the framework's own ``ToolError`` vs ``contracted_fail`` raising
   ``fail(...)`` of a declared reason (rendered as the ``<tool_error>`` envelope and mirror).
 
-Calls alternate in blocks (plain, contracted, plain, ...) so both see the same machine load; the
-figure is the median block time per call. Records are created as in a served process (a root handler
+Calls run in paired blocks (plain then contracted, the order flipped every block) so both see the
+same machine load; times are the median block time per call, ratios the median of the paired
+blocks' ratios. Records are created as in a served process (a root handler
 that discards them), so both sides pay for logging. Targets: success ≤ 1.1×, failure ≤ 1.3×.
 """
 from __future__ import annotations
@@ -116,21 +117,27 @@ async def measure(framework: str, calls: int, blocks: int) -> dict[str, float]:
                 for _ in range(20):
                     await client.call(name, {"invoice_id": "inv_1"})
         timings: dict[str, list[float]] = {name: [] for pair in pairs.values() for name in pair}
-        for _ in range(blocks):
-            for pair in pairs.values():
-                for name in pair:
+        ratios: dict[str, list[float]] = {kind: [] for kind in pairs}
+        for block in range(blocks):
+            for kind, pair in pairs.items():
+                # Paired blocks, the order flipped every block: drift in the machine's load cancels out.
+                order = pair if block % 2 == 0 else pair[::-1]
+                took = {}
+                for name in order:
                     start = time.perf_counter()
                     for _ in range(calls):
                         await client.call(name, {"invoice_id": "inv_1"})
-                    timings[name].append((time.perf_counter() - start) / calls)
+                    took[name] = (time.perf_counter() - start) / calls
+                    timings[name].append(took[name])
+                ratios[kind].append(took[pair[1]] / took[pair[0]])
     per_call = {name: statistics.median(values) for name, values in timings.items()}
     return {
         "plain_ok_us": per_call["plain_ok"] * 1e6,
         "contracted_ok_us": per_call["contracted_ok"] * 1e6,
-        "success_ratio": per_call["contracted_ok"] / per_call["plain_ok"],
+        "success_ratio": statistics.median(ratios["success"]),
         "tool_error_us": per_call["plain_tool_error"] * 1e6,
         "contracted_fail_us": per_call["contracted_fail"] * 1e6,
-        "failure_ratio": per_call["contracted_fail"] / per_call["plain_tool_error"],
+        "failure_ratio": statistics.median(ratios["failure"]),
     }
 
 
