@@ -1,7 +1,8 @@
-"""The cache under ``<cache-dir>`` (DESIGN §10): what a file contributes, and what a run reported.
+"""The cache under ``<cache-dir>`` (DESIGN §10, §12.4): what a file contributes, and what a run reported.
 
 * ``FileCache``: one ``FileResult`` per file, keyed by the file's bytes, its path and module name,
-  the settings that shape facts, and a fingerprint of the linter's own source. Cross-file facts are
+  the settings that shape facts, and a fingerprint of the linter's own source, of the Python that
+  runs it and of libcst (a file Python 3.11 cannot parse may parse on 3.12). Cross-file facts are
   never cached per file: they are recomputed every run from these, so a changed contract module
   changes the diagnostics of every file that imports it.
 * ``ReportCache``: the diagnostics of a whole run, keyed by the per-file keys of every analysed file,
@@ -10,21 +11,15 @@
   recorded with its digest and re-checked before an entry is used. An unchanged tree then re-lints
   without running a single rule.
 
-Entries are written to a temporary file and renamed into place, so concurrent runs never read a
-half-written entry; anything that fails to load is a miss. Entries are pickles read through an
-unpickler that only builds the linter's own data classes: a cache directory planted in a hostile
-checkout cannot run code (DESIGN §11).
+Where entries live and how they are signed and checked: ``cache_store``.
 """
 from __future__ import annotations
 
-import builtins
 import hashlib
-import importlib
+import importlib.metadata
 import importlib.util
-import io
 import os
-import pickle
-import tempfile
+import sys
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -32,84 +27,38 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from . import __version__
+from .cache_store import ENTRY_NAME, cache_directory, load_entry, ownership, store_bytes, store_entry, user_key
+from .files import read_regular
 from .memory import gc_paused
 
 if TYPE_CHECKING:
     from .config import Settings
 
+__all__ = ["FileCache", "ReportCache", "RunEntry", "RunMemo", "cache_directory", "gc_paused", "load_entry"]
+
 #: Bumped when the layout of an entry changes (the code fingerprint covers everything else).
-CACHE_FORMAT = "2"
+CACHE_FORMAT = "3"
 #: Whole-run entries kept: one per recent (selection, paths, tree state).
 RUN_ENTRIES_KEPT = 16
 #: A per-file entry no run used for this long is removed when a run writes its own entry.
 STALE_AFTER_S = 14 * 24 * 3600
-
-# Where the classes an entry may contain live. Anything else in a pickle is refused.
-_SAFE_MODULES = frozenset(
-    {"fusion_lint.facts.model", "fusion_lint.pipeline", "fusion_lint.source", "fusion_lint.diagnostics",
-     "fusion_lint.cache"}
-)
-_SAFE_BUILTINS = frozenset({"frozenset", "set", "tuple", "list", "dict"})
-
-
-class _DataOnlyUnpickler(pickle.Unpickler):
-    """Builds only the linter's data classes and plain containers; refuses every other global."""
-
-    def find_class(self, module: str, name: str) -> object:
-        if module == "builtins" and name in _SAFE_BUILTINS:
-            return getattr(builtins, name)
-        if module in _SAFE_MODULES:
-            found = getattr(importlib.import_module(module), name, None)
-            if isinstance(found, type) and found.__module__ == module:
-                return found
-        raise pickle.UnpicklingError(f"the cache may not reference {module}.{name}")
-
-
-def load_entry(path: Path) -> object:
-    """An entry's content, or None when it is missing, damaged or refused."""
-    try:
-        with open(path, "rb") as handle, gc_paused():
-            return _DataOnlyUnpickler(io.BytesIO(handle.read())).load()
-    except Exception:  # noqa: BLE001 (any damage to the cache is a miss, never a crash)
-        return None
-
-
-def store_entry(directory: Path, name: str, value: object) -> None:
-    """Pickle ``value`` into ``directory/name`` (see ``store_bytes``)."""
-    try:
-        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    except (pickle.PicklingError, RecursionError):
-        return  # facts nested too deeply to pickle: linted, just not cached
-    store_bytes(directory, name, payload)
-
-
-def store_bytes(directory: Path, name: str, payload: bytes) -> None:
-    """Write atomically: a reader sees the old entry or the new one, never a partial one."""
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        gitignore = directory / ".gitignore"
-        if not gitignore.exists():
-            gitignore.write_text("# created by fusion-lint\n*\n")
-        fd, temporary = tempfile.mkstemp(dir=directory, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(payload)
-            os.replace(temporary, directory / name)
-        except BaseException:
-            os.unlink(temporary)
-            raise
-    except OSError:
-        pass  # a read-only tree still lints, just without a cache
+#: Files read outside the run's key are digested up to this size (larger: recomputed every run).
+OUTSIDE_MAX_BYTES = 64 * 1024 * 1024
 
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """A digest of the linter's and the runtime's source files.
+    """A digest of the linter's and the runtime's source files, the Python running them and libcst.
 
     Facts extracted by other code are never read back, even when the version number did not
-    change (an editable install under development, a patched copy).
+    change (an editable install under development, a patched copy), nor facts (or FL000s) of
+    another Python or libcst: what parses depends on both.
     """
-    digest = hashlib.sha256(f"{__version__}|{CACHE_FORMAT}".encode())
+    digest = hashlib.sha256(f"{__version__}|{CACHE_FORMAT}|{sys.implementation.name}|{sys.version}".encode())
+    try:  # what parses depends on the Python (gate) and on libcst
+        digest.update(f"|libcst {importlib.metadata.version('libcst')}".encode())
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover (a vendored libcst)
+        digest.update(b"|libcst ?")
     for package in ("fusion_lint", "mcp_fusion"):
         spec = importlib.util.find_spec(package)
         for location in (spec.submodule_search_locations or []) if spec else []:
@@ -133,6 +82,7 @@ class FileCache:
     def __init__(self, directory: Path, runtime_modules: Iterable[str]):
         self.directory = directory
         self.salt = f"{code_fingerprint()}|{','.join(runtime_modules)}".encode()
+        self.signing_key = user_key()
 
     def key(self, path: str, module: str, is_package: bool, data: bytes) -> str:
         digest = hashlib.sha256(self.salt)
@@ -141,14 +91,14 @@ class FileCache:
         return digest.hexdigest()
 
     def get(self, key: str) -> object:
-        return load_entry(self.directory / f"{key}.pickle")
+        return load_entry(self.directory / f"{key}.pickle", self.signing_key)
 
     def put(self, key: str, result: object) -> None:
-        store_entry(self.directory, f"{key}.pickle", result)
+        store_entry(self.directory, f"{key}.pickle", result, self.signing_key)
 
     def put_pickled(self, key: str, payload: bytes) -> None:
         """An entry a worker pickled already: written as it is, not pickled twice."""
-        store_bytes(self.directory, f"{key}.pickle", payload)
+        store_bytes(self.directory, f"{key}.pickle", payload, self.signing_key)
 
 
 @dataclass
@@ -162,7 +112,7 @@ class RunEntry:
 
 def digest_of_file(path: str) -> Optional[str]:
     try:
-        return content_digest(Path(path).read_bytes())
+        return content_digest(read_regular(path, OUTSIDE_MAX_BYTES))
     except OSError:
         return None
 
@@ -172,6 +122,7 @@ class ReportCache:
 
     def __init__(self, directory: Path):
         self.directory = directory
+        self.signing_key = user_key()
 
     @staticmethod
     def key(parts: Iterable[str]) -> str:
@@ -182,7 +133,7 @@ class ReportCache:
         return digest.hexdigest()
 
     def get(self, key: str) -> Optional[RunEntry]:
-        entry = load_entry(self.directory / f"run-{key}.pickle")
+        entry = load_entry(self.directory / f"run-{key}.pickle", self.signing_key)
         if not isinstance(entry, RunEntry):
             return None
         for path, recorded in entry.outside.items():
@@ -191,22 +142,26 @@ class ReportCache:
         return entry
 
     def put(self, key: str, entry: RunEntry, used_file_keys: set[str]) -> None:
-        store_entry(self.directory, f"run-{key}.pickle", entry)
+        store_entry(self.directory, f"run-{key}.pickle", entry, self.signing_key)
         self.prune(used_file_keys)
 
     def prune(self, used_file_keys: set[str]) -> None:
-        """Keep the directory bounded: the newest run entries, and file entries used lately."""
+        """Keep the directory bounded: the newest run entries, and file entries used lately. Only
+        in a directory of the cache's own, and only files named as the cache names its entries."""
+        if ownership(self.directory) is not True:
+            return
         try:
-            entries = list(os.scandir(self.directory))
+            with os.scandir(self.directory) as listing:
+                entries = [entry for entry in listing if ENTRY_NAME.match(entry.name)]
         except OSError:
             return
         now = time.time()
         runs = []
         for entry in entries:
-            if not entry.name.endswith(".pickle"):
-                continue
             try:
-                modified = entry.stat().st_mtime
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+                modified = entry.stat(follow_symlinks=False).st_mtime
             except OSError:
                 continue
             if entry.name.startswith("run-"):
@@ -288,7 +243,3 @@ class RunMemo:
         self.cache.put(self.key, entry, self.used_file_keys)
 
 
-def cache_directory(configured: str, root: Optional[Path]) -> Path:
-    """``cache-dir`` as configured: relative to the project root."""
-    directory = Path(configured)
-    return directory if directory.is_absolute() else (root or Path.cwd()) / directory

@@ -5,6 +5,8 @@ key or value is a ``ConfigError`` naming the file, the key and what was expected
 """
 from __future__ import annotations
 
+import fnmatch
+import keyword
 import os
 import re
 import sys
@@ -13,12 +15,17 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .discovery import pattern_problem
+from .files import FileTooLarge, read_regular
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
 CONFIG_FILES = ("fusion-lint.toml", "pyproject.toml")
+#: A configuration file larger than this is refused (real ones are a few kB).
+CONFIG_MAX_BYTES = 10_000_000
 
 #: Directories nobody wants linted (ruff's list); ``exclude`` replaces it, ``extend-exclude`` adds.
 DEFAULT_EXCLUDE = (
@@ -56,8 +63,31 @@ class Settings(BaseModel):
         if not value:
             raise ValueError("at least one module name")
         for name in value:
-            if not all(part.isidentifier() for part in name.split(".")):
+            parts = name.split(".")
+            if not all(part.isidentifier() for part in parts):
                 raise ValueError(f"expected dotted module names such as 'vendored.fusion', not {name!r}")
+            reserved = next((part for part in parts if keyword.iskeyword(part)), None)
+            if reserved is not None:  # no import statement can name it: nothing would be checked
+                raise ValueError(f"{name!r} is not a module name: {reserved!r} is a Python keyword")
+        return value
+
+    @field_validator("exclude", "extend_exclude")
+    @classmethod
+    def _patterns(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            problem = pattern_problem(pattern)
+            if problem is not None:
+                raise ValueError(f"cannot parse the pattern {pattern!r}: {problem}")
+        return value
+
+    @field_validator("per_file_ignores")
+    @classmethod
+    def _globs(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        for pattern in value:
+            try:
+                re.compile(fnmatch.translate(pattern))
+            except re.error as exc:
+                raise ValueError(f"cannot parse the pattern {pattern!r}: {exc.msg}") from None
         return value
 
 
@@ -111,12 +141,12 @@ def parse_settings(table: Any, source: str, table_name: str = "[tool.fusion-lint
 def read_config_file(path: Path) -> Optional[Settings]:
     """Settings of one file; None when it is a pyproject.toml without our table."""
     try:
-        with open(path, "rb") as handle:
-            document = tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        data = read_regular(str(path), CONFIG_MAX_BYTES)
+    except FileTooLarge:
+        raise ConfigError(f"{path}: cannot read: larger than {CONFIG_MAX_BYTES // 1_000_000} MB") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    document = parse_toml(data, path)
     if path.name == "pyproject.toml":
         tool = document.get("tool", {})
         table = tool.get("fusion-lint") if isinstance(tool, dict) else None
@@ -128,6 +158,49 @@ def read_config_file(path: Path) -> Optional[Settings]:
     if nested is not None:
         return parse_settings(nested, str(path))
     return parse_settings(document, str(path), table_name="")
+
+
+def parse_toml(data: bytes, path: Path) -> dict[str, Any]:
+    """The TOML document; every way it can be broken is a ``ConfigError`` naming the file, the line
+    and, where one is written there, the key."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        where = _line_and_key(data.decode("utf-8", "replace"), line)
+        raise ConfigError(f"{path}: {where}: not valid UTF-8 (byte {exc.start}); TOML files are UTF-8") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:  # the parser recurses once per nested array or inline table
+        line = _deepest_line(text)
+        raise ConfigError(f"{path}: {_line_and_key(text, line)}: invalid TOML: arrays or tables nested too deeply") from None
+
+
+_KEY_AT_LINE_START = re.compile(r"\s*([A-Za-z0-9_.\"'-]+?)\s*=")
+
+
+def _line_and_key(text: str, line: int) -> str:
+    """``line 3 (key 'exclude')``: the key is the one assigned on that line or the nearest above."""
+    lines = text.split("\n")
+    for number in range(min(line, len(lines)), 0, -1):
+        match = _KEY_AT_LINE_START.match(lines[number - 1])
+        if match:
+            return f"line {line} (key '{match.group(1)}')"
+    return f"line {line}"
+
+
+def _deepest_line(text: str) -> int:
+    """Where brackets and braces first nest deeper than any real configuration does (strings are
+    not skipped: this only places an error the parser already found)."""
+    depth = 0
+    for index, char in enumerate(text):
+        depth += char in "[{"
+        depth -= char in "]}"
+        if depth > 100:
+            return text.count("\n", 0, index) + 1
+    return 1
 
 
 def find_config(start: Path) -> LoadedConfig:

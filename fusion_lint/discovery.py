@@ -7,10 +7,16 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Optional
+
+from .files import read_regular
+
+#: A .gitignore larger than this is not read (git's own limit is 100 MB; real ones are a few kB).
+GITIGNORE_MAX_BYTES = 1_000_000
 
 
 @lru_cache(maxsize=1024)
@@ -42,7 +48,9 @@ def _compile(pattern: str) -> tuple[re.Pattern[str], bool, bool]:
             out.append("[^/]")
             i += 1
         elif pattern[i] == "[":
-            close = pattern.find("]", i + 1)
+            # A "]" right after "[" (or "[!") is part of the set, as in fnmatch and git.
+            first = i + 2 if pattern.startswith("[!", i) else i + 1
+            close = pattern.find("]", first + 1 if pattern.startswith("]", first) else first)
             if close == -1:
                 out.append(re.escape("["))
                 i += 1
@@ -57,6 +65,15 @@ def _compile(pattern: str) -> tuple[re.Pattern[str], bool, bool]:
             i += 1
     prefix = "" if anchored else "(?:.*/)?"
     return re.compile(f"^{prefix}{''.join(out)}(?:/.*)?$"), negated, dir_only
+
+
+def pattern_problem(pattern: str) -> Optional[str]:
+    """Why a gitignore-style pattern cannot be used (``[z-a]``: a reversed range), or None."""
+    try:
+        _compile(pattern)
+    except re.error as exc:
+        return re.sub(r" at position \d+$", "", str(exc))
+    return None
 
 
 @dataclass
@@ -89,11 +106,13 @@ class IgnoreRules:
 
 def _read_gitignore(directory: Path) -> Optional[IgnoreRules]:
     path = directory / ".gitignore"
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    try:  # a FIFO (or a device) named .gitignore is never opened
+        lines = read_regular(str(path), GITIGNORE_MAX_BYTES).decode("utf-8", "replace").splitlines()
     except OSError:
         return None
     patterns = [line.rstrip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    # A pattern git would never match (``[z-a]``) is dropped, not a crash of the walk.
+    patterns = [pattern for pattern in patterns if pattern_problem(pattern) is None]
     return IgnoreRules(directory, patterns) if patterns else None
 
 
@@ -191,11 +210,22 @@ class Walker:
                 # Symlinked directories are not followed (as git and ruff do): a link back up the
                 # tree would loop, and a link across it would report the same file twice.
                 is_dir = entry.is_dir(follow_symlinks=False)
-                is_file = entry.is_file()
-            except OSError:
+                # A FIFO, device or socket named like a module is listed too: reading it is FL001
+                # "not a regular file", never a silent skip (nor a blocked run).
+                is_file = entry.name.endswith(".py") and (entry.is_file() or _special(entry))
+            except OSError as exc:
+                result.problems.append((str(path), f"cannot inspect: {exc.strerror or exc}"))
                 continue
             if is_dir:
                 if not self.excluded(path, True):
                     self._walk_dir(path, result, seen, visited)
-            elif is_file and entry.name.endswith(".py") and not self.excluded(path, False):
+            elif is_file and not self.excluded(path, False):
                 self._add(path, result, seen)
+
+
+def _special(entry: os.DirEntry) -> bool:
+    """A FIFO, device or socket (through a symlink too); a dangling symlink is not listed."""
+    try:
+        return not stat.S_ISREG(entry.stat().st_mode) and not stat.S_ISDIR(entry.stat().st_mode)
+    except FileNotFoundError:
+        return False

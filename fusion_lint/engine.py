@@ -19,7 +19,7 @@ from .discovery import Discovery, Walker
 from .facts.model import FileFacts
 from .memory import gc_paused
 from .modules import module_of
-from .pipeline import FileResult, imports_module
+from .pipeline import FileResult, imports_module, read_source
 from .project.index import ProjectIndex
 from .project.resolve import resolve
 from .project.view import ProjectView, ResolvedDefinition
@@ -161,10 +161,8 @@ def analyse(
     def read(path: str) -> Optional[bytes]:
         if path in overrides:
             return overrides[path]
-        try:
-            return Path(path).read_bytes()
-        except OSError:
-            return None
+        data = read_source(path)  # a regular file only, and never more than the size limit
+        return data if isinstance(data, bytes) else None
 
     search_roots = sorted({Path(module_of(p)[2]) for p in files} | {root, root / "src"})
     index = ProjectIndex(files, load, search_roots, settings.follow_calls)
@@ -214,9 +212,8 @@ def _admit_reexport_users(
     for path in skipped:
         data = overrides.get(path)
         if data is None:
-            try:
-                data = Path(path).read_bytes()
-            except OSError:
+            data = read_source(path)
+            if not isinstance(data, bytes):
                 continue
         if any(imports_module(data, module, package in Path(path).parents) for module, package in hubs):
             admitted.append(path)
@@ -421,7 +418,9 @@ def lint(options: Options) -> Report:
     reported = [Reported(d) for d in _file_problems(analysis, by_code)]
     active = [rule for rule in rules if rule.code in enabled and rule.code not in ENGINE_RULES]
     reported += check(analysis.resolved(), active, report_set)
-    reported = [r for r in reported if r.diagnostic.path in report_set and r.diagnostic.code in enabled | {"FL999", "FL900"}]
+    # A directory the walk could not read is reported at the directory, which no file set holds.
+    reportable = report_set | {path for path, _ in analysis.walk_problems}
+    reported = [r for r in reported if r.diagnostic.path in reportable and r.diagnostic.code in enabled | {"FL999", "FL900"}]
     reported = [r for r in reported if not per_file_ignored(r.diagnostic, settings, analysis.root, rules)]
     kept, used = suppress(reported, analysis.files)
     if options.report_unused_suppressions:

@@ -7,8 +7,10 @@
   linted again, with the new texts in memory, and the fixes of that report go in, until a round
   changes nothing (at most ``MAX_ROUNDS``);
 * a text that CPython or libcst cannot parse is never kept: the fixes that broke it are dropped;
-* a file is written atomically (a temporary file in its directory, then ``os.replace``, keeping
-  its mode), keeping its encoding, BOM and line endings;
+* a file keeps its encoding, BOM and line endings, and its owner, group and mode: it is written
+  atomically (a temporary file in its directory, then ``os.replace``) where the new file can take
+  the original's owner and group, else rewritten in place (``files.write_back``); a file the user
+  may not write is left alone and reported as not fixed;
 * a file whose bytes, size or mtime changed since it was read is left alone, with a message;
 * fixes converge, so a second ``--fix`` changes nothing.
 
@@ -21,8 +23,6 @@ import difflib
 import io
 import os
 import re
-import stat
-import tempfile
 import tokenize
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Optional, Union
@@ -31,21 +31,13 @@ import click
 
 from .diagnostics import Diagnostic, Edit, Fix, Report
 from .engine import Options, lint
-from .source import Unreadable, decode, parse
+from .files import Snapshot, read_snapshot, write_back
+from .source import Decoded, Unreadable, decode, parse
 
 #: Rounds of fix-then-relint before giving up on convergence (each round is one lint of the project).
 MAX_ROUNDS = 10
 #: Findings that no suppression comment can silence: there are no facts for the file.
 UNSUPPRESSIBLE = frozenset({"FL000", "FL001"})
-
-
-@dataclass(slots=True)
-class Snapshot:
-    """The file as it was read: what must still be on disk when the fixed text is written."""
-
-    data: bytes
-    size: int
-    mtime_ns: int
 
 
 @dataclass
@@ -280,7 +272,7 @@ class _Session:
         for path, document in sorted(self.documents.items()):
             if not document.changed or document.snapshot is None:
                 continue
-            problem = write_atomic(path, document.encode(document.text), document.snapshot)
+            problem = write_back(path, document.encode(document.text), document.snapshot)
             if problem is None:
                 written.append(document)
             else:
@@ -355,45 +347,6 @@ def _inconsistency(text: str, report: Report, path: str) -> Optional[str]:
 
 
 # ----- files ------------------------------------------------------------------------------------------
-
-
-def read_snapshot(path: str) -> tuple[bytes, Snapshot]:
-    with open(path, "rb") as handle:
-        before = os.fstat(handle.fileno())
-        data = handle.read()
-    return data, Snapshot(data, before.st_size, before.st_mtime_ns)
-
-
-def write_atomic(path: str, data: bytes, snapshot: Snapshot) -> Optional[str]:
-    """Replace the file's content with ``data`` unless it changed since ``snapshot``; the problem
-    if it was not written. A symlink is written through (the link stays a link)."""
-    target = os.path.realpath(path)
-    try:
-        current, now = read_snapshot(target)
-    except OSError as exc:
-        return f"cannot read it again before writing: {exc.strerror or exc}"
-    if (current, now.size, now.mtime_ns) != (snapshot.data, snapshot.size, snapshot.mtime_ns):
-        return "changed on disk since it was read"
-    mode = stat.S_IMODE(os.stat(target).st_mode)
-    directory, name = os.path.split(target)
-    try:
-        fd, temporary = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".fusion-lint.tmp")
-    except OSError as exc:
-        return f"cannot write next to it: {exc.strerror or exc}"
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except OSError as exc:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        return f"cannot write it: {exc.strerror or exc}"
-    return None
 
 
 # ----- --diff ---------------------------------------------------------------------------------------

@@ -3,8 +3,13 @@
 * Diagnostics come from the same engine as the CLI, through its stdin path: the unsaved buffer is
   linted as if it were the file on disk, so the file's configuration applies and the rest of its
   project (read from disk) resolves shared contracts, services and tool names.
-* Linting runs in one worker thread, never on the event loop, and edits are debounced; a result
+* Linting runs in worker threads, never on the event loop, and edits are debounced; a result
   for a text the editor no longer shows is dropped, never published (its ranges would be wrong).
+* A buffer is parsed with the CLI's isolation, always: in a worker process (``runner.always_isolated``)
+  given ``BUFFER_DEADLINE_S``, so a pathological buffer (megabytes, a deep chain) costs a worker and
+  an FL000 saying it did not finish, never the server's memory or its other documents: each
+  document lints in its own thread, one lint per document at a time.
+* After ``shutdown``, requests are answered with InvalidRequest, as the specification says.
 * Columns are converted from the model's code points to the negotiated position encoding
   (UTF-16 unless the client offers another), computed from the line's own text.
 * Code actions (DESIGN §12.4): each fix attached to a diagnostic is a quick fix (its edits are
@@ -24,15 +29,19 @@ import io
 import logging
 import os
 import re
+import threading
 import time
 import tokenize
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 from urllib.parse import unquote
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import RPCRequest
 
 from . import __version__
 from .config import ConfigError
@@ -41,6 +50,7 @@ from .docs import PER_FILE_RULES
 from .engine import Options, UsageError, lint
 from .fix import apply_fixes, noqa_edits
 from .rules import all_rules
+from .runner import always_isolated, close_kept_pools, start_fork_server
 from .source import Decoded, decode
 
 log = logging.getLogger("fusion_lint.lsp")
@@ -49,6 +59,12 @@ log = logging.getLogger("fusion_lint.lsp")
 DEBOUNCE_S = 0.15
 #: How long a code-action request waits for the lint of an edit it arrived right after.
 PENDING_LINT_WAIT_S = 10.0
+#: What parsing one buffer (or a project file the cache does not hold) may take in its worker
+#: before it is stopped and reported as FL000: the editor gets an answer within this, plus the
+#: rules' time (docs/editors.md).
+BUFFER_DEADLINE_S = 10.0
+#: Documents linted at the same time (each waits for no other; its own lints run one at a time).
+LINT_THREADS = 4
 SOURCE = "fusion-lint"
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -162,7 +178,10 @@ def buffer_options(path: str, text: str) -> Options:
 
 
 def lint_buffer(path: str, text: str) -> Report:
-    return lint(buffer_options(path, text))
+    """Parsing in worker processes under ``BUFFER_DEADLINE_S``: a buffer that hangs the parser
+    costs the editor one FL000, never the server."""
+    with always_isolated(BUFFER_DEADLINE_S):
+        return lint(buffer_options(path, text))
 
 
 def fix_buffer(path: str, text: str) -> str:
@@ -170,7 +189,8 @@ def fix_buffer(path: str, text: str) -> str:
     applied in rounds with the same checks (a fix that breaks the parse is dropped)."""
     options = buffer_options(path, text)
     messages = io.StringIO()
-    with contextlib.redirect_stderr(messages):  # the CLI's messages: into the log, not stray on stderr
+    # The CLI's messages go into the log, not stray on stderr.
+    with contextlib.redirect_stderr(messages), always_isolated(BUFFER_DEADLINE_S):
         _, fixed = apply_fixes(lint(options), options, write=True, stdin=True)
     for message in messages.getvalue().splitlines():
         if message.startswith(SOURCE + ":"):  # a fix that was not applied (the summary line is not)
@@ -213,12 +233,28 @@ def overlaps(a: lsp.Range, b: lsp.Range) -> bool:
 # ----- the server ------------------------------------------------------------------------------------
 
 
+class _Protocol(LanguageServerProtocol):
+    """pygls drops every message after ``shutdown``; the specification wants a request answered
+    with InvalidRequest (notifications other than ``exit`` are still dropped)."""
+
+    def handle_message(self, message) -> None:  # type: ignore[no-untyped-def]
+        method = getattr(message, "method", "")
+        if self._shutdown and method != lsp.EXIT and isinstance(message, RPCRequest):
+            error = JsonRpcInvalidRequest(f"the server is shutting down: '{method}' arrived after 'shutdown'")
+            self._send_response(message.id, None, error.to_response_error())
+            return
+        super().handle_message(message)
+
+
 class FusionLintServer(LanguageServer):
     def __init__(self, debounce: float = DEBOUNCE_S) -> None:
-        super().__init__("fusion-lint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        super().__init__("fusion-lint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+                         protocol_cls=_Protocol)  # fmt: skip
         self.debounce = debounce
-        # One worker: lints of one project share the cache and would only fight over the GIL.
-        self.linter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fusion-lint")
+        # Parsing happens in worker processes; these threads mostly wait for them, so a slow
+        # document never holds up another one.
+        self.linter = ThreadPoolExecutor(max_workers=LINT_THREADS, thread_name_prefix="fusion-lint")
+        self.in_flight: dict[str, Future] = {}  # uri -> the lint running for it
         self.scheduled: dict[str, asyncio.Task] = {}
         self.last_edit: dict[str, float] = {}
         self.linted: dict[str, Linted] = {}
@@ -260,8 +296,16 @@ class FusionLintServer(LanguageServer):
             if document is None or not self.is_python(document) or not document.uri.startswith("file:"):
                 return
             text, version, path = document.source, document.version, os.path.abspath(document.path)
+            running = self.in_flight.get(uri)
+            if running is not None and not running.done():  # an older text of it: one lint at a time
+                await asyncio.wait([asyncio.wrap_future(running)])
+                current = self.open_document(uri)
+                if current is None or current.source != text:
+                    return
+            job = self.linter.submit(lint_buffer, path, text)
+            self.in_flight[uri] = job
             try:
-                report = await asyncio.get_running_loop().run_in_executor(self.linter, lint_buffer, path, text)
+                report = await asyncio.wrap_future(job)
             except (ConfigError, UsageError) as exc:  # a broken config: say so once, show nothing stale
                 self.show_once(str(exc))
                 report = None
@@ -432,6 +476,7 @@ def create_server(debounce: float = DEBOUNCE_S) -> FusionLintServer:
     def shutdown(_params: None) -> None:
         server.shutdown_requested = True
         server.linter.shutdown(wait=False, cancel_futures=True)
+        close_kept_pools()
 
     return server
 
@@ -440,5 +485,6 @@ def serve() -> int:
     """Serve on stdio until the client says exit; the LSP exit code (0 after a shutdown request, else 1)."""
     logging.basicConfig(level=logging.WARNING, format="fusion-lint lsp: %(levelname)s %(name)s: %(message)s")
     server = create_server()
+    threading.Thread(target=start_fork_server, name="fusion-lint-fork-server", daemon=True).start()
     server.start_io()
     return 0 if server.shutdown_requested else 1

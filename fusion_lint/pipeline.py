@@ -10,9 +10,10 @@ import re
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 from .facts.model import FileFacts
+from .files import FileTooLarge, NotRegularFile, read_regular
 from .modules import module_of
 from .source import Unreadable, decode, deep_recursion, parse_with_tree
 
@@ -24,7 +25,7 @@ _SUPPRESSION = re.compile(
 _MENTIONS_SUPPRESSION = re.compile(r"noqa|fusion-lint", re.IGNORECASE)
 
 
-#: A file that mentions the runtime and is larger than this is reported (FL001), not parsed: the
+#: A file larger than this is reported (FL001), neither parsed nor read past this many bytes: the
 #: largest hand-written modules are well under 1 MB, and libcst needs ~2 s per MB.
 MAX_FILE_BYTES = 4_000_000
 
@@ -130,14 +131,14 @@ def analyze_file(
     path: str, runtime_modules: Sequence[str], data: Optional[bytes] = None, prescan: bool = True
 ) -> FileResult:
     if data is None:
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            return FileResult(path, problem=Unreadable("FL001", f"cannot read file: {exc.strerror or exc}"))
+        read = read_source(path)
+        if isinstance(read, Unreadable):
+            return FileResult(path, problem=read)
+        data = read
+    if len(data) > MAX_FILE_BYTES:
+        return FileResult(path, problem=too_large(len(data)))
     if prescan and not mentions_runtime(data, runtime_modules):
         return FileResult(path, skipped=True)
-    if len(data) > MAX_FILE_BYTES:
-        return FileResult(path, problem=too_large(data))
     try:
         return _analyze_text(path, data, runtime_modules)
     except (RecursionError, MemoryError) as exc:
@@ -149,9 +150,23 @@ def analyze_file(
         return FileResult(path, problem=Unreadable("FL999", why, transient=True))
 
 
-def too_large(data: bytes) -> Unreadable:
-    size, limit = len(data) / 1_000_000, MAX_FILE_BYTES / 1_000_000
-    return Unreadable("FL001", f"file too large to lint ({size:.1f} MB; the limit is {limit:.0f} MB)")
+def read_source(path: str) -> Union[bytes, Unreadable]:
+    """A file's bytes, or its FL001: only a regular file is opened (a FIFO given by name or found
+    in the tree would block the run, ``/dev/zero`` would never end), and never more than
+    ``MAX_FILE_BYTES`` of it is read, whatever its size claims."""
+    try:
+        return read_regular(path, MAX_FILE_BYTES)
+    except FileTooLarge as exc:
+        return too_large(exc.size)
+    except NotRegularFile as exc:
+        return Unreadable("FL001", f"not a regular file ({exc.kind}): fusion-lint reads regular files only")
+    except OSError as exc:
+        return Unreadable("FL001", f"cannot read file: {exc.strerror or exc}")
+
+
+def too_large(size: int) -> Unreadable:
+    megabytes, limit = size / 1_000_000, MAX_FILE_BYTES / 1_000_000
+    return Unreadable("FL001", f"file too large to lint ({megabytes:.1f} MB; the limit is {limit:.0f} MB)")
 
 
 def _analyze_text(path: str, data: bytes, runtime_modules: Sequence[str]) -> FileResult:

@@ -13,14 +13,16 @@ import gc
 import multiprocessing
 import os
 import threading
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 from .cache import FileCache, cache_directory
 from .config import Settings
 from .memory import COLLECT_EVERY, gc_paused
 from .modules import module_of
-from .pipeline import MAX_FILE_BYTES, FileResult, analyze_file, mentions_runtime, too_large
+from .pipeline import MAX_FILE_BYTES, FileResult, analyze_file, mentions_runtime, read_source, too_large
 from .source import Unreadable
 from .workers import WorkerPool
 
@@ -53,6 +55,75 @@ def isolation_context(files: int) -> Optional[multiprocessing.context.BaseContex
     if files >= SPAWN_THRESHOLD:
         return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     return None
+
+
+#: Set by ``always_isolated``: every file parsed goes to a worker, within this many seconds.
+_strict_deadline: ContextVar[Optional[float]] = ContextVar("fusion_lint_strict_deadline", default=None)
+
+
+@contextmanager
+def always_isolated(deadline_s: float) -> Iterator[None]:
+    """Within this block (this thread or task only), files are parsed in worker processes even
+    when there is one, each given at most ``deadline_s``: the language server lints buffers so,
+    a pathological one costing a worker and an FL000, never the server's memory or its time."""
+    token = _strict_deadline.set(deadline_s)
+    try:
+        yield
+    finally:
+        _strict_deadline.reset(token)
+
+
+def strict_context() -> multiprocessing.context.BaseContext:
+    """Workers for ``always_isolated``: fork when no other thread runs, else a fork server that
+    has imported the analysis already (a fresh interpreter per lint would cost ~0.3 s)."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return _fork_server() or multiprocessing.get_context("spawn")
+
+
+def _fork_server() -> Optional[multiprocessing.context.BaseContext]:
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return None  # pragma: no cover (Windows)
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["fusion_lint.runner", "fusion_lint.extract"])
+    return context
+
+
+def start_fork_server() -> None:
+    """Start the fork server ``strict_context`` will use, ahead of the first lint that needs it
+    (it imports libcst: ~0.4 s the language server's first answer would otherwise wait)."""
+    if _fork_server() is not None:
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
+_kept = threading.local()  # this thread's pool under ``always_isolated``
+_all_kept: list[WorkerPool] = []
+_all_kept_lock = threading.Lock()
+
+
+def _kept_pool(runtime_modules: Sequence[str], context: multiprocessing.context.BaseContext, deadline: float) -> WorkerPool:
+    """One worker per thread that lints under ``always_isolated``, kept from one lint to the next."""
+    pool: Optional[WorkerPool] = getattr(_kept, "pool", None)
+    if pool is None or pool.runtime_modules != tuple(runtime_modules) or pool.context is not context:
+        if pool is not None:
+            pool.close()
+        pool = WorkerPool(analyze_one, runtime_modules, 1, context, deadline, keep=True)
+        _kept.pool = pool
+        with _all_kept_lock:
+            _all_kept.append(pool)
+    pool.deadline_s = deadline
+    return pool
+
+
+def close_kept_pools() -> None:
+    """End the workers ``always_isolated`` kept (the language server, at shutdown)."""
+    with _all_kept_lock:
+        pools, _all_kept[:] = list(_all_kept), []
+    for pool in pools:
+        pool.close()
 
 
 def default_jobs() -> int:
@@ -88,16 +159,16 @@ def run_files(
     for path in paths:
         data = (overrides or {}).get(path)
         if data is None:
-            try:
-                data = Path(path).read_bytes()
-            except OSError as exc:
-                results.append(FileResult(path, problem=Unreadable("FL001", f"cannot read file: {exc.strerror or exc}")))
+            read = read_source(path)
+            if isinstance(read, Unreadable):
+                results.append(FileResult(path, problem=read))
                 continue
+            data = read
+        if len(data) > MAX_FILE_BYTES:  # a buffer: files are never read past the limit
+            results.append(FileResult(path, problem=too_large(len(data))))
+            continue
         if prescan and not mentions_runtime(data, runtime_modules):
             results.append(FileResult(path, skipped=True))
-            continue
-        if len(data) > MAX_FILE_BYTES:
-            results.append(FileResult(path, problem=too_large(data)))
             continue
         key = None
         # An unsaved buffer (stdin, the editor) changes with every keystroke: caching each version
@@ -122,13 +193,20 @@ def run_files(
                 pending.append((index, data))
 
     items = [(results[index].path, data) for index, data in pending]
-    context = isolation_context(len(items)) if items and isolate else None
+    deadline = _strict_deadline.get()
+    if not items or not isolate:
+        context = None
+    else:
+        context = strict_context() if deadline is not None else isolation_context(len(items))
     payloads: list[Optional[bytes]] = [None] * len(items)
     if context is None:
         computed = _analyze_in_process(items, runtime_modules)
     else:
         workers = min(jobs or default_jobs(), len(items)) if len(items) >= PARALLEL_THRESHOLD else 1
-        pool = WorkerPool(analyze_one, runtime_modules, workers, context)
+        if deadline is not None:
+            pool = _kept_pool(runtime_modules, context, deadline)
+        else:
+            pool = WorkerPool(analyze_one, runtime_modules, workers, context)
         with gc_paused():  # the parent unpickles every result the workers send
             computed = pool.run(items)
         payloads = pool.payloads

@@ -33,6 +33,8 @@ TIMEOUT_BASE_S = 10.0
 TIMEOUT_PER_MB_S = 30.0
 
 WORKER_RECURSION_LIMIT = 20_000
+#: A kept worker (``WorkerPool(keep=True)``) that read a file larger than this is not kept.
+RECYCLE_AFTER_BYTES = 1_000_000
 
 Analyze = Callable[[str, bytes, Sequence[str]], FileResult]
 
@@ -87,6 +89,7 @@ class _Worker:
     # first is the one it is reading now, and the one to blame if it dies or runs out of time.
     held: deque[int] = field(default_factory=deque)
     deadline: float = 0.0
+    grown: bool = False  # it read a file large enough to leave its memory grown
 
 
 class WorkerPool:
@@ -98,13 +101,27 @@ class WorkerPool:
 
     BATCH = 8
 
-    def __init__(self, analyze: Analyze, runtime_modules: Sequence[str], workers: int, context: multiprocessing.context.BaseContext):
+    def __init__(
+        self,
+        analyze: Analyze,
+        runtime_modules: Sequence[str],
+        workers: int,
+        context: multiprocessing.context.BaseContext,
+        deadline_s: Optional[float] = None,
+        keep: bool = False,
+    ):
         self.analyze = analyze
         self.runtime_modules = tuple(runtime_modules)
         self.size = max(1, workers)
         self.context = context
+        self.deadline_s = deadline_s  # a cap on ``deadline_for`` (the language server's)
+        self.keep = keep  # workers outlive ``run`` (see there)
         self.workers: list[_Worker] = []
         self.payloads: list[Optional[bytes]] = []
+
+    def _deadline(self, index: int) -> float:
+        allowed = deadline_for(self.items[index][1])
+        return allowed if self.deadline_s is None else min(allowed, self.deadline_s)
 
     def _start(self) -> _Worker:
         parent, child = self.context.Pipe(duplex=True)
@@ -129,28 +146,39 @@ class WorkerPool:
 
     def run(self, items: Sequence[tuple[str, bytes]]) -> list[FileResult]:
         """The results in the order of ``items``; ``payloads`` then holds each as the worker pickled
-        it (None for a file whose worker died or was killed), for the cache to write as it is."""
+        it (None for a file whose worker died or was killed), for the cache to write as it is.
+
+        A pool made with ``keep`` keeps its workers for the next run (the language server lints
+        one buffer at a time: a process per lint would cost its start and a cold interpreter),
+        except one that read a file over ``RECYCLE_AFTER_BYTES``, whose memory stays grown."""
         self.items = items
         self.results: list[Optional[FileResult]] = [None] * len(items)
         self.payloads = [None] * len(items)
         self.queue: deque[int] = deque(range(len(items)))
+        finished = False
         try:
-            for _ in range(min(self.size, len(items))):
+            for worker in [w for w in self.workers if not w.process.is_alive()]:
+                self._retire(worker)  # died between runs: no file of this run is to blame
+            while len(self.workers) < min(self.size, len(items)):
                 self._start()
             while self.queue or any(w.held for w in self.workers):
                 for worker in self.workers:
                     if not worker.held and self.queue:
                         self._assign(worker)
                 self._collect()
+            finished = True
         finally:
-            self.close()
+            if not (self.keep and finished):
+                self.close()
+        for worker in [w for w in self.workers if w.grown]:
+            self._retire(worker)
         return [r if r is not None else _lost(items[i][0]) for i, r in enumerate(self.results)]
 
     def _assign(self, worker: _Worker) -> None:
         # Smaller batches near the end, so that no worker is left with a long tail alone.
         size = max(1, min(self.BATCH, len(self.queue) // (2 * len(self.workers))))
         worker.held.extend(self.queue.popleft() for _ in range(min(size, len(self.queue))))
-        worker.deadline = time.monotonic() + deadline_for(self.items[worker.held[0]][1])
+        worker.deadline = time.monotonic() + self._deadline(worker.held[0])
         try:
             worker.connection.send([self.items[index] for index in worker.held])
         except (BrokenPipeError, ConnectionError, OSError):
@@ -172,9 +200,10 @@ class WorkerPool:
                 else:
                     self.results[index] = pickle.loads(payload)
                     self.payloads[index] = payload
+                    worker.grown |= len(self.items[index][1]) > RECYCLE_AFTER_BYTES
                     worker.held.popleft()
                     if worker.held:  # the clock starts for the next file it holds
-                        worker.deadline = time.monotonic() + deadline_for(self.items[worker.held[0]][1])
+                        worker.deadline = time.monotonic() + self._deadline(worker.held[0])
                     continue
             path = self.items[index][0]
             if worker.connection in ready or worker.process.sentinel in ready:
@@ -182,7 +211,7 @@ class WorkerPool:
                 self._replace(worker, _crashed(path, worker.process.exitcode))
             elif time.monotonic() >= worker.deadline:
                 self._retire(worker)
-                limit = deadline_for(self.items[index][1])
+                limit = self._deadline(index)
                 problem = Unreadable("FL000", f"parsing did not finish within {limit:.0f} s", transient=True)
                 self._replace(worker, FileResult(path, problem=problem))
 

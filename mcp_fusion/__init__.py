@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .context import Context
+from .context import Context, fail, recovery_for
 from .contract import CONTRACT_FIELDS, REQUIRED_FIELDS, SEVERITIES, THROWN_BY_VALUES, ErrorContract
 from .definitions import PromptDefinition, ResourceDefinition, ToolDefinition, prompt, resource, tool
 from .builder import ToolErrorBuilder, tool_error
 from .envelope import ToolErrorEnvelope
+# After ``.contract`` (the module of ErrorContract): the package attribute ``contract`` is the decorator.
+from .contracted import contract
 from .errors import (
     BASELINE_CODES,
     CANONICAL_CODES,
@@ -65,7 +67,9 @@ __all__ = [
     "coerce_code",
     "configuration_error",
     "conflict",
+    "contract",
     "database_error",
+    "fail",
     "forbidden",
     "internal_error",
     "invalid_params",
@@ -74,6 +78,7 @@ __all__ = [
     "not_found",
     "prompt",
     "rate_limited",
+    "recovery_for",
     "request_cancelled",
     "resource",
     "serialization_error",
@@ -105,8 +110,21 @@ def __getattr__(name: str) -> Any:
                 raise
             # One line naming the extra, not the SDK's import chain.
             raise ImportError(
-                f"FusionServer needs the MCP SDK ({missing!r} is not installed): {SERVER_EXTRA_HINT}",
+                f"FusionServer needs the MCP SDK{_installed_mcp1()} ({missing!r} is not installed): {SERVER_EXTRA_HINT}",
                 name=exc.name,
             ) from None
         return FusionServer
     raise AttributeError(f"module 'mcp_fusion' has no attribute {name!r}")
+
+
+def _installed_mcp1() -> str:
+    """With mcp 1.x installed: which, and that ``@contract`` works with it (FusionServer needs 2.x)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        installed = version("mcp")
+    except PackageNotFoundError:
+        return ""
+    if not installed.startswith("1."):
+        return ""
+    return f" 2.x (mcp {installed} is installed: @contract and fail work with it, FusionServer does not)"

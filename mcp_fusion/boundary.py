@@ -37,7 +37,7 @@ from pydantic import ValidationError
 
 from .bounding import bound_text, clean_text, render_bounded
 from .builder import ToolErrorBuilder
-from .context import NOTICE, Context, python_log_level
+from .context import NOTICE, Context, active_contract, python_log_level
 from .contract import ErrorContract
 from .envelope import ToolErrorEnvelope
 from .errors import JsonRpcErrorCode, McpError, UndeclaredReasonError
@@ -124,10 +124,13 @@ async def run_handler(
     context = _context_for(definition, request_context)
     args, kwargs = signature.call_arguments(validated)
     bind_context(signature, kwargs, context)
+    token = active_contract.set(context)  # module-level fail()/recovery_for() work in FusionServer handlers too
     try:
         result = await _call(definition, signature.is_async, args, kwargs)
     except BaseException as exc:  # noqa: BLE001 - the boundary owns every outcome (DESIGN §3.5)
         return outcome_of_exception(definition, exc, arguments, context)
+    finally:
+        active_contract.reset(token)
     return outcome_of_return(definition, result, arguments)
 
 

@@ -6,6 +6,7 @@ and reached duck-typed.
 """
 from __future__ import annotations
 
+import contextvars
 import logging
 import warnings
 from typing import Any, Iterable, Literal, Mapping
@@ -31,6 +32,10 @@ _PYTHON_LEVELS: Mapping[str, int] = {
 }
 
 handler_logger = logging.getLogger("mcp_fusion.handler")
+
+#: The contract of the handler running in this task (or thread): ``fail``/``recovery_for`` read it.
+#: ``FusionServer`` and ``@contract`` set it around each call (DESIGN §12.1).
+active_contract: contextvars.ContextVar[Context | None] = contextvars.ContextVar("mcp_fusion_contract", default=None)
 
 
 def python_log_level(level: str | None) -> int:
@@ -202,3 +207,35 @@ class Context:
 
     def __repr__(self) -> str:
         return f"Context({self._owner}, reasons={list(self._by_reason)!r})"
+
+
+def fail(
+    reason: str,
+    message: str | None = None,
+    data: Mapping[str, Any] | None = None,
+    *,
+    cause: BaseException | None = None,
+) -> McpError:
+    """``ctx.fail`` without a ``ctx``: the failure the running handler's contract declares for ``reason``.
+
+    Write ``raise fail("invoice_not_found")`` in a ``@contract`` handler (any framework) or a
+    ``FusionServer`` handler, or in code they call. Called outside any contracted handler it
+    raises ``RuntimeError`` naming the reason: there is no contract to take the code from.
+    """
+    context = active_contract.get()
+    if context is None:
+        raise RuntimeError(
+            f"fail({reason!r}) was called outside a contracted handler: there is no error contract to take its "
+            "code from. Call it while a @contract (or FusionServer) handler runs, or raise a factory such as "
+            "not_found(...) instead."
+        )
+    return context.fail(reason, message, data, cause=cause)
+
+
+def recovery_for(reason: str) -> dict[str, Any]:
+    """``ctx.recovery_for`` without a ``ctx``: ``{"recovery": {"hint": ...}}``, or ``{}`` (safe to spread).
+
+    Outside any contracted handler there is no contract, so it is ``{}`` too.
+    """
+    context = active_contract.get()
+    return context.recovery_for(reason) if context is not None else {}

@@ -251,7 +251,7 @@ class FusionServer:
             has_output_schema=definition.output_schema is not None,
             max_chars=self.max_result_chars,
         )
-        return _sdk_result(parts)
+        return sdk_result(parts)
 
     def _unknown(self, kind: str, name: str, names: list[str], recovery: str) -> MCPError:
         """The spec's ``-32602 "Unknown tool: <name>"`` (and its resource/prompt siblings)."""
@@ -381,7 +381,8 @@ class FusionServer:
         return types.GetPromptResult(description=definition.description, messages=messages)
 
 
-def _sdk_result(parts: ToolResultParts) -> types.CallToolResult:
+def sdk_result(parts: ToolResultParts) -> types.CallToolResult:
+    """The SDK's ``CallToolResult`` of ``parts`` (also what ``@contract`` returns under ``MCPServer``)."""
     # Text blocks (every envelope, most results) are built directly: cheaper than validating the dump.
     if all(block.keys() == {"type", "text"} and block["type"] == "text" for block in parts.content):
         return types.CallToolResult(

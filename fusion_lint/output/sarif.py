@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Optional
 from urllib.parse import quote
@@ -47,7 +48,8 @@ def _artifact_location(path: str) -> dict:
     relative = display_path(path)
     if os.path.isabs(relative):
         return {"uri": Path(relative).as_uri()}
-    return {"uri": quote(Path(relative).as_posix()), "uriBaseId": SOURCE_ROOT}
+    # The file system's bytes, percent-encoded: a name that is not valid UTF-8 stays that name.
+    return {"uri": quote(os.fsencode(Path(relative).as_posix())), "uriBaseId": SOURCE_ROOT}
 
 
 def _sarif_region(report: Report, diagnostic: Diagnostic, show_source: bool) -> dict:
@@ -113,4 +115,9 @@ def sarif(report: Report, *, show_source: bool = False, quiet: bool = False, sta
             counts[diagnostic.code] = counts.get(diagnostic.code, 0) + 1
         run["properties"] = {"filesChecked": report.files_checked, "resultCountsByRule": dict(sorted(counts.items()))}
     document = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    # Lone surrogates (a file or module name that is not UTF-8, in a message) cannot be written
+    # as UTF-8: each becomes U+FFFD rather than the report failing.
+    return _LONE_SURROGATE.sub("\ufffd", json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")

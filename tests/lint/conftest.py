@@ -7,6 +7,7 @@ and nothing from the repository's own configuration leaks into a test.
 """
 from __future__ import annotations
 
+import os
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,13 @@ from fusion_lint.cli import main
 from fusion_lint.diagnostics import Diagnostic
 from fusion_lint.diagnostics import Report
 from fusion_lint.engine import Options, Selection, lint
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _cache_key_outside_home(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The cache's per-user key (``$XDG_CACHE_HOME/fusion-lint/key``) lives in a temporary folder
+    for the session, inherited by every subprocess, never in the real user's home."""
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
 
 
 def write_project(root: Path, files: dict[str, str], config: str = "", dedent: bool = True) -> None:

@@ -15,12 +15,13 @@ PACKAGE = Path(__file__).resolve().parents[2] / "fusion_lint"
 # The stages, in the order of the flow: a module may import its own stage and earlier ones only.
 # runner/workers/cache serve the per-file stage; nothing below imports anything above it.
 STAGES = [
-    ("foundations", {"fusion_lint", "fusion_lint.memory", "fusion_lint.diagnostics", "fusion_lint.config",
-                     "fusion_lint.modules"}),
+    ("foundations", {"fusion_lint", "fusion_lint.memory", "fusion_lint.modules", "fusion_lint.files"}),
     ("discovery", {"fusion_lint.discovery"}),
-    ("source", {"fusion_lint.source"}),
+    ("configuration", {"fusion_lint.config", "fusion_lint.diagnostics"}),
+    ("source", {"fusion_lint.newer_syntax", "fusion_lint.source"}),
     ("facts", {"fusion_lint.positions", "fusion_lint.facts"}),
-    ("per-file stage", {"fusion_lint.pipeline", "fusion_lint.cache", "fusion_lint.workers", "fusion_lint.runner"}),
+    ("per-file stage", {"fusion_lint.pipeline", "fusion_lint.cache_store", "fusion_lint.cache", "fusion_lint.workers",
+                        "fusion_lint.runner"}),
     ("project", {"fusion_lint.project"}),
     ("edits", {"fusion_lint.edits"}),
     ("rules", {"fusion_lint.rules"}),

@@ -61,17 +61,22 @@ HOSTILE: dict[str, tuple[bytes, str, str]] = {
     ),
     "deep_parentheses.py": (b"import mcp_fusion\nx = " + b"(" * 3000 + b"1" + b")" * 3000 + b"\n", "FL000", "parenthes"),
     "deep_lists.py": (b"import mcp_fusion\nx = " + b"[" * 1500 + b"]" * 1500 + b"\n", "FL000", "too many nested"),
-    "attribute_chain.py": (b"import mcp_fusion\nx = a" + b".b" * 20_000 + b"\n", "FL000", "recursion"),
-    "addition_chain.py": (b"import mcp_fusion\nx = " + b" + ".join([b"a"] * 20_000) + b"\n", "FL000", "recursion"),
+    # CPython 3.11 and 3.12 refuse these themselves (recursion), 3.10 and 3.13 parse them: the gate's
+    # own bound stops them there, before libcst (which runs for minutes on them).
+    "attribute_chain.py": (b"import mcp_fusion\nx = a" + b".b" * 20_000 + b"\n", "FL000", "recursion|nests deeper"),
+    "addition_chain.py": (b"import mcp_fusion\nx = " + b" + ".join([b"a"] * 20_000) + b"\n", "FL000", "recursion|nests deeper"),
+    "subscript_chain.py": (b"import mcp_fusion\nx = a" + b"[0]" * 2_900 + b"\n", "FL000", "recursion|nests deeper"),
+    "call_chain.py": (b"import mcp_fusion\nx = a" + b"()" * 1_500 + b"\n", "FL000", "nests deeper"),
     "libcst_rejects.py": (b"import mcp_fusion\n(x): int = 1\n", "FL000", "libcst cannot parse"),
 }
 
 
 # Both parsers accept it; walking it takes more frames than the default recursion limit allows.
-# The chain sits in a raise, a statement the positions pass must render to place it.
 # The chain is a factory's message, a node placed by rendering its statement (a whole ``raise`` is
-# placed from CPython's tree without rendering).
-DEEP_IN_A_FUNCTION = "import mcp_fusion\n\n\ndef total(a):\n    raise mcp_fusion.not_found(" + " + ".join(["a"] * 1000) + ")\n"
+# placed from CPython's tree without rendering). 600 terms: in-process the analysis follows ~480,
+# in a worker ~740 on 3.12 (its C recursion limit is fixed; libcst's code generator recurses
+# through C there) and ~3,000 elsewhere; the gate admits 1,000.
+DEEP_IN_A_FUNCTION = "import mcp_fusion\n\n\ndef total(a):\n    raise mcp_fusion.not_found(" + " + ".join(["a"] * 600) + ")\n"
 
 
 def _good_variants() -> dict[str, bytes]:
@@ -117,7 +122,8 @@ def test_every_hostile_file_costs_one_diagnostic_and_good_files_are_intact(hosti
     assert "FL999" not in {d.code for d in report.diagnostics}
     for name, (_, code, fragment) in HOSTILE.items():
         assert [d.code for d in found.get(name, [])] == [code], (name, found.get(name))
-        assert fragment.lower() in found[name][0].message.lower(), (name, found[name][0].message)
+        assert any(part in found[name][0].message.lower() for part in fragment.lower().split("|")), (
+            name, found[name][0].message)  # fmt: skip
     assert [d.code for d in found["huge.py"]] == ["FL001"]
     assert "too large" in found["huge.py"][0].message
     for name in _good_variants():  # a BOM and CRLF line endings change nothing

@@ -17,7 +17,7 @@ from typing import Optional
 
 import pytest
 
-from fusion_lint import cache, runner
+from fusion_lint import cache, cache_store, runner
 from fusion_lint.diagnostics import Report
 from fusion_lint.engine import Options, Selection, lint
 from fusion_lint.rules import REGISTRY, all_rules
@@ -220,31 +220,41 @@ def test_concurrent_runs_share_the_cache_safely(tmp_path: Path) -> None:
 
 
 def test_only_recent_run_entries_and_used_file_entries_are_kept(tmp_path: Path) -> None:
-    directory = tmp_path / "cache"
-    directory.mkdir()
+    project(tmp_path)
+    run(tmp_path)  # creates and signs the cache directory
+    directory = tmp_path / ".fusion_lint_cache"
+    for entry in directory.glob("*.pickle"):
+        entry.unlink()
     now = time.time()
     for index in range(cache.RUN_ENTRIES_KEPT + 4):
-        entry = directory / f"run-{index:02d}.pickle"
+        entry = directory / f"run-{index:064x}.pickle"
         entry.write_bytes(b"x")
         os.utime(entry, (now - 1000 + index, now - 1000 + index))
+    names = {"used": "a" * 64, "stale": "b" * 64, "recent": "c" * 64}
     for name, age in (("used", 10**8), ("stale", 10**8), ("recent", 60)):
-        entry = directory / f"{name}.pickle"
+        entry = directory / f"{names[name]}.pickle"
         entry.write_bytes(b"x")
         os.utime(entry, (now - age, now - age))
-    cache.ReportCache(directory).prune({"used"})
+    cache.ReportCache(directory).prune({names["used"]})
     remaining = sorted(p.name for p in directory.iterdir())
     runs = [name for name in remaining if name.startswith("run-")]
-    assert runs == [f"run-{index:02d}.pickle" for index in range(4, cache.RUN_ENTRIES_KEPT + 4)]
-    assert "used.pickle" in remaining and "recent.pickle" in remaining and "stale.pickle" not in remaining
+    assert runs == [f"run-{index:064x}.pickle" for index in range(4, cache.RUN_ENTRIES_KEPT + 4)]
+    assert f"{names['used']}.pickle" in remaining and f"{names['recent']}.pickle" in remaining
+    assert f"{names['stale']}.pickle" not in remaining
 
 
 def test_the_cache_refuses_to_build_anything_but_the_linters_data(tmp_path: Path) -> None:
+    """Even an entry signed with the user's own key (written by something that has it) is read as
+    data only."""
+
     class Payload:
         def __reduce__(self) -> tuple:
             return (os.system, ("echo pwned",))
 
-    entry = tmp_path / "entry.pickle"
-    entry.write_bytes(pickle.dumps(Payload()))
-    assert cache.load_entry(entry) is None
-    entry.write_bytes(pickle.dumps({"plain": ["data", 1, frozenset({2})]}))
-    assert cache.load_entry(entry) == {"plain": ["data", 1, frozenset({2})]}
+    key = cache_store.user_key()
+    assert key is not None
+    name = "0" * 64 + ".pickle"
+    cache_store.store_bytes(tmp_path / "cache", name, pickle.dumps(Payload()), key)
+    assert cache.load_entry(tmp_path / "cache" / name, key) is None
+    cache_store.store_entry(tmp_path / "cache", name, {"plain": ["data", 1, frozenset({2})]}, key)
+    assert cache.load_entry(tmp_path / "cache" / name, key) == {"plain": ["data", 1, frozenset({2})]}

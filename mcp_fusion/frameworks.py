@@ -1,0 +1,341 @@
+"""The running framework's own result type for a boundary outcome (DESIGN §12.1).
+
+``@contract`` does not know, when it decorates, which framework will register the function; it finds
+out when a call fails. fastmcp (2.x, 3.x, 4.x) has a context variable of its own while it serves a
+call; otherwise the installed SDK decides: mcp 2.x (``MCPServer``) or mcp 1.x (``FastMCP``). The
+parts come from :func:`mcp_fusion.wire.tool_result`, so the text and the mirror are the bytes
+``FusionServer`` sends:
+
+* mcp 2.x ``MCPServer``: a ``mcp_types.CallToolResult``.
+* mcp 1.x ``FastMCP``: a ``mcp.types.CallToolResult``. FastMCP 1.x validates a returned result's
+  ``structuredContent`` against the tool's output schema even when ``isError`` is set (2.x does not),
+  and it gives even ``-> str`` tools an output schema, so every error result would become a
+  validation error. The first failure installs the 2.x behaviour for our own results only: an
+  error result built here skips that check; everything else is validated as before.
+* fastmcp 3.x/4.x: its ``ToolResult(..., is_error=True)``; fastmcp 2.x, whose ``ToolResult`` has no
+  ``is_error``, gets a subclass whose MCP result carries it.
+* No SDK at all (a unit test calling the function): the result as wire JSON (a dict).
+
+Whether the tool has an output schema (the mirror then travels in ``_meta``) is what the framework
+itself derives from the function, asked once per framework; an integration that sees the
+framework's tool object tells it exactly (:func:`serving_tool`).
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable, NoReturn, Optional
+
+from .boundary import BoundaryTarget, HandlerSuccess, Outcome
+from .envelope import ERROR_META_KEY
+from .serving import ServedTool
+from .wire import ToolResultParts, protocol_error, render_failure, tool_result
+
+
+@dataclass(frozen=True)
+class FrameworkView:
+    """What one framework makes of a handler: whether it advertises an output schema, how it converts a value."""
+
+    has_output_schema: bool
+    #: ``value -> (content dicts, structured content)`` as the framework converts a success.
+    convert: Optional[Callable[[Any], tuple[list[dict[str, Any]], Optional[dict[str, Any]]]]] = None
+
+
+def render_outcome(target: Any, outcome: Outcome, served: Optional[ServedTool] = None) -> Any:
+    """The framework's result for ``outcome`` (a failure, or a success carrying a warning)."""
+    framework = current_framework()
+    view = _view(target, framework)
+    has_output_schema = served.has_output_schema if served is not None else view.has_output_schema
+    if isinstance(outcome, HandlerSuccess) and has_output_schema and view.convert is not None:
+        parts = _warning_with_output_schema(target, outcome, view)
+    else:
+        parts = tool_result(target, outcome, has_output_schema=has_output_schema)
+    return framework.result(parts)
+
+
+def raise_resource_failure(target: Any, outcome: Outcome) -> Any:
+    """A resource's failure as the SDK's JSON-RPC error, as ``FusionServer`` sends it; a warning is dropped.
+
+    mcp 2.x ``MCPServer`` and fastmcp 3.x/4.x pass the error through (code, one-line message, the
+    envelope in ``data``); mcp 1.x ``FastMCP`` and fastmcp 2.x keep only its message, in their own words.
+    """
+    if isinstance(outcome, HandlerSuccess):
+        return outcome.value if outcome.has_value else None  # the warning was logged; resources have no envelope
+    code, message, data = protocol_error(outcome)
+    _raise_protocol_error(code, message, data)
+
+
+def _raise_protocol_error(code: int, message: str, data: dict[str, Any]) -> NoReturn:
+    if sdk_major() == 2:
+        from mcp.shared.exceptions import MCPError
+
+        raise MCPError(code=code, message=message, data=data)
+    from mcp.shared.exceptions import McpError
+    from mcp.types import ErrorData
+
+    raise McpError(ErrorData(code=code, message=message, data=data))
+
+
+def _warning_with_output_schema(target: BoundaryTarget, outcome: HandlerSuccess, view: FrameworkView) -> ToolResultParts:
+    # The payload must match the schema the framework advertised: the framework converts it.
+    assert outcome.warning is not None and view.convert is not None
+    try:
+        content, structured = view.convert(outcome.value if outcome.has_value else None)
+    except Exception:  # noqa: BLE001 - a payload the framework refuses is the malformed result of §3.5
+        return tool_result(target, HandlerSuccess(None, outcome.warning, has_value=False), has_output_schema=True)
+    text, mirror = render_failure(outcome.warning)
+    return ToolResultParts([{"type": "text", "text": text}, *content], structured, False, {ERROR_META_KEY: mirror["error"]})
+
+
+def _view(target: Any, framework: Framework) -> FrameworkView:
+    views: dict[str, FrameworkView] = target.views
+    view = views.get(framework.key)
+    if view is None:
+        try:
+            view = framework.view(inspect.unwrap(target.handler))
+        except Exception:  # noqa: BLE001 - the framework cannot say: _meta is valid for every schema
+            view = FrameworkView(has_output_schema=True)
+        views[framework.key] = view
+    return view
+
+
+# -- the frameworks ---------------------------------------------------------------------------
+
+
+class Framework:
+    key = "none"
+
+    def view(self, fn: Callable[..., Any]) -> FrameworkView:
+        return FrameworkView(has_output_schema=False)
+
+    def result(self, parts: ToolResultParts) -> Any:
+        return parts.to_wire()
+
+
+class McpServer2(Framework):
+    """mcp 2.x ``MCPServer`` (and the low-level server)."""
+
+    key = "mcp2"
+
+    def view(self, fn: Callable[..., Any]) -> FrameworkView:
+        from mcp.server.mcpserver.utilities.func_metadata import func_metadata
+
+        metadata = func_metadata(fn, skip_names=_parameter_names(fn))
+
+        def convert(value: Any) -> tuple[list[dict[str, Any]], Optional[dict[str, Any]]]:
+            converted = metadata.convert_result(value)
+            return _dump_blocks(converted.content), converted.structured_content
+
+        return FrameworkView(metadata.output_schema is not None, convert)
+
+    def result(self, parts: ToolResultParts) -> Any:
+        from .server import sdk_result
+
+        return sdk_result(parts)
+
+
+class FastMcp1(Framework):
+    """mcp 1.x ``FastMCP`` (``mcp.server.fastmcp``)."""
+
+    key = "mcp1"
+
+    def view(self, fn: Callable[..., Any]) -> FrameworkView:
+        from mcp.server.fastmcp.utilities.func_metadata import func_metadata
+
+        metadata = func_metadata(fn, skip_names=_parameter_names(fn))
+
+        def convert(value: Any) -> tuple[list[dict[str, Any]], Optional[dict[str, Any]]]:
+            converted = metadata.convert_result(value)
+            if isinstance(converted, tuple):
+                content, structured = converted
+                return _dump_blocks(content), structured
+            return _dump_blocks(converted), None
+
+        return FrameworkView(metadata.output_schema is not None, convert)
+
+    def result(self, parts: ToolResultParts) -> Any:
+        if _mcp_version() < OLDEST_MCP1:
+            # Older FastMCP turns a returned CallToolResult into JSON text: the failure would read as a success.
+            raise RuntimeError(
+                f"@contract needs mcp>={'.'.join(map(str, OLDEST_MCP1))} under FastMCP 1.x (mcp "
+                f"{'.'.join(map(str, _mcp_version()))} is installed): pip install 'mcp>=1.19,<2'"
+            )
+        result_class = _mcp1_result_class()
+        if all(block.keys() == {"type", "text"} for block in parts.content):
+            # Text blocks (every envelope) are built directly: cheaper than validating the dump.
+            from mcp.types import TextContent
+
+            content = [TextContent(type="text", text=block["text"]) for block in parts.content]
+            return result_class(content=content, structuredContent=parts.structured_content,
+                                isError=parts.is_error, _meta=parts.meta)
+        return result_class.model_validate(parts.to_wire())
+
+
+#: The oldest mcp 1.x whose FastMCP passes a returned ``CallToolResult`` through (1.19.0).
+OLDEST_MCP1 = (1, 19)
+
+
+@functools.lru_cache(maxsize=None)
+def _mcp_version() -> tuple[int, ...]:
+    from importlib.metadata import version
+
+    parts = []
+    for piece in version("mcp").split(".")[:2]:
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits or 0))
+    return tuple(parts)
+
+
+class FastMcpPackage(Framework):
+    """The ``fastmcp`` package (2.x and 3.x on mcp 1.x, 4.x on mcp 2.x)."""
+
+    key = "fastmcp"
+
+    def view(self, fn: Callable[..., Any]) -> FrameworkView:
+        from fastmcp.tools import Tool
+
+        tool = Tool.from_function(fn)
+        convert_result = getattr(tool, "convert_result", None)
+        if not callable(convert_result):  # fastmcp 2.x converts inside run(), as below
+            convert_result = functools.partial(_fastmcp2_convert, tool)
+
+        def convert(value: Any) -> tuple[list[dict[str, Any]], Optional[dict[str, Any]]]:
+            converted = convert_result(value)
+            return _dump_blocks(converted.content), converted.structured_content
+
+        return FrameworkView(tool.output_schema is not None, convert)
+
+    def result(self, parts: ToolResultParts) -> Any:
+        content = _content_models(parts.content)
+        result_class = _fastmcp_result_class()
+        return result_class(content=content, structured_content=parts.structured_content, meta=parts.meta,
+                            is_error=parts.is_error)
+
+
+def _fastmcp2_convert(tool: Any, value: Any) -> Any:
+    """What fastmcp 2.x's ``FunctionTool.run`` makes of a returned value (it has no ``convert_result``)."""
+    import pydantic_core
+    from fastmcp.tools.tool import ToolResult, _convert_to_content
+
+    structured = pydantic_core.to_jsonable_python(value)
+    if (tool.output_schema or {}).get("x-fastmcp-wrap-result"):
+        structured = {"result": structured}
+    return ToolResult(content=_convert_to_content(value, serializer=tool.serializer), structured_content=structured)
+
+
+_NO_SDK = Framework()
+_FASTMCP = FastMcpPackage()
+
+
+def current_framework() -> Framework:
+    """The framework serving this call: fastmcp while its context is set, else the installed SDK."""
+    fastmcp_context = sys.modules.get("fastmcp.server.context")
+    variable = getattr(fastmcp_context, "_current_context", None)
+    if variable is not None and variable.get(None) is not None:
+        return _FASTMCP
+    return _installed_sdk()
+
+
+@functools.lru_cache(maxsize=None)
+def _installed_sdk() -> Framework:
+    try:
+        import mcp_types  # noqa: F401 - mcp 2.x ships its wire types apart
+        from mcp.server.mcpserver.utilities import func_metadata  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        return McpServer2()
+    try:
+        import mcp.types  # noqa: F401
+        from mcp.server.fastmcp.utilities import func_metadata as _  # noqa: F401
+    except ImportError:
+        return _NO_SDK
+    return FastMcp1()
+
+
+def sdk_major() -> Optional[int]:
+    """2 or 1 for the installed mcp SDK, ``None`` without one."""
+    return {"mcp2": 2, "mcp1": 1}.get(_installed_sdk().key)
+
+
+def _parameter_names(fn: Callable[..., Any]) -> list[str]:
+    # Only the output schema is asked for: skipping every parameter keeps the framework from
+    # building an arguments model (whose Context parameter it would otherwise have to recognise).
+    return list(inspect.signature(fn).parameters)
+
+
+def _dump_blocks(blocks: Any) -> list[dict[str, Any]]:
+    return [block.model_dump(by_alias=True, mode="json", exclude_none=True) for block in blocks or ()]
+
+
+def _content_models(content: list[dict[str, Any]]) -> list[Any]:
+    """Content dicts as the installed SDK's content blocks."""
+    if sdk_major() == 2:
+        import mcp_types as types
+    else:
+        import mcp.types as types  # type: ignore[no-redef]
+    blocks: list[Any] = []
+    for block in content:
+        if block.keys() == {"type", "text"}:
+            blocks.append(types.TextContent(type="text", text=block["text"]))
+        else:
+            from pydantic import TypeAdapter
+
+            blocks.append(TypeAdapter(types.ContentBlock).validate_python(block))
+    return blocks
+
+
+@functools.lru_cache(maxsize=None)
+def _mcp1_result_class() -> type:
+    """mcp 1.x's ``CallToolResult``, marked as ours, with FastMCP told not to schema-check it as a success."""
+    from mcp.server.fastmcp.utilities.func_metadata import FuncMetadata
+    from mcp.types import CallToolResult
+
+    class FusionCallToolResult(CallToolResult):
+        """An mcp_fusion failure or warning: already valid for the wire (DESIGN §3.5)."""
+
+    original = FuncMetadata.convert_result
+
+    @functools.wraps(original)
+    def convert_result(self: Any, result: Any) -> Any:
+        if isinstance(result, FusionCallToolResult) and result.isError:
+            return result
+        return original(self, result)
+
+    if not getattr(original, "__fusion_patched__", False):
+        convert_result.__fusion_patched__ = True  # type: ignore[attr-defined]
+        FuncMetadata.convert_result = convert_result  # type: ignore[method-assign]
+    return FusionCallToolResult
+
+
+@functools.lru_cache(maxsize=None)
+def _fastmcp_result_class() -> type:
+    try:
+        from fastmcp.tools import ToolResult
+    except ImportError:  # fastmcp 2.x
+        from fastmcp.tools.tool import ToolResult
+
+    if "is_error" in getattr(ToolResult, "model_fields", {}):  # fastmcp 3.x and 4.x
+        return ToolResult
+    if sdk_major() == 2:
+        from mcp_types import CallToolResult
+    else:
+        from mcp.types import CallToolResult  # type: ignore[no-redef,assignment]
+
+    class FusionToolResult(ToolResult):  # type: ignore[misc,valid-type]
+        """fastmcp 2.x's ``ToolResult`` has no ``is_error``: its MCP result carries it here."""
+
+        def __init__(self, *, content: Any, structured_content: Any, meta: Any, is_error: bool) -> None:
+            super().__init__(content=content, structured_content=structured_content)
+            self.meta = meta
+            self.is_error = is_error
+
+        def to_mcp_result(self) -> Any:
+            return CallToolResult(
+                content=self.content, structuredContent=self.structured_content, isError=self.is_error,
+                _meta=self.meta,
+            )
+
+    return FusionToolResult

@@ -1,0 +1,77 @@
+"""What the framework serving a call says about it: the tool's registered name, its output schema, its kind.
+
+An integration (``mcp_fusion.integrations``) sees the framework's own objects and tells it through a
+context variable; without one, what can be read off the stack is used: under mcp 1.x ``FastMCP`` the
+``Tool`` running the call (it awaits the handler, or calls a sync one directly), and for any
+framework a resource read in progress. A sync handler the framework runs in a worker thread has no
+such stack: there only an integration can tell.
+"""
+from __future__ import annotations
+
+import contextvars
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator, Optional
+
+#: Frames of a framework's resource read (mcp 1.x/2.x ``FastMCP``/``MCPServer``, fastmcp 2.x-4.x).
+_RESOURCE_FRAMES = frozenset({"read", "read_resource", "_read_resource", "_read_resource_mcp", "create_resource"})
+#: How far up the stack to look (a handler sits a few frames below the framework's tool or resource).
+_MAX_FRAMES = 40
+
+
+@dataclass(frozen=True)
+class ServedTool:
+    """Told by an integration that sees the framework's tool object: its name and output schema."""
+
+    name: Optional[str]
+    has_output_schema: bool
+    kind: str = "tool"
+
+
+_serving: contextvars.ContextVar[Optional[ServedTool]] = contextvars.ContextVar("mcp_fusion_serving", default=None)
+
+
+@contextmanager
+def serving_tool(name: Optional[str], has_output_schema: bool, kind: str = "tool") -> Iterator[None]:
+    """While a framework serves ``name``: contracted handlers use this name, output-schema fact and kind."""
+    token = _serving.set(ServedTool(name, has_output_schema, kind))
+    try:
+        yield
+    finally:
+        _serving.reset(token)
+
+
+def served_tool(mcp1: bool) -> Optional[ServedTool]:
+    """The framework's own name and output-schema fact for the tool being served, when it can be seen.
+
+    An integration tells it (:func:`serving_tool`); under mcp 1.x ``FastMCP``, which has no hook, the
+    ``Tool`` running the call is on the stack (it awaits the handler, or calls a sync one directly).
+    """
+    served = _serving.get()
+    if served is None:
+        served = _from_the_stack(mcp1)
+    return served
+
+
+def _from_the_stack(mcp1: bool) -> Optional[ServedTool]:
+    tool_class = getattr(sys.modules.get("mcp.server.fastmcp.tools.base"), "Tool", None) if mcp1 else None
+    frame: Any = sys._getframe(2)
+    for _ in range(_MAX_FRAMES):
+        if frame is None:
+            return None
+        code = frame.f_code
+        if tool_class is not None and code.co_name == "run":
+            candidate = frame.f_locals.get("self")
+            if isinstance(candidate, tool_class):
+                metadata = getattr(candidate, "fn_metadata", None)
+                return ServedTool(candidate.name, getattr(metadata, "output_schema", None) is not None)
+        elif code.co_name in _RESOURCE_FRAMES and _is_framework_file(code.co_filename):
+            return ServedTool(None, False, "resource")
+        frame = frame.f_back
+    return None
+
+
+def _is_framework_file(filename: str) -> bool:
+    path = filename.replace("\\", "/")
+    return "/mcp/server/" in path or "/fastmcp/" in path

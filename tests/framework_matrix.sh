@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The framework matrix (issue 18): the adapter tests once per supported framework combination, each
+# in its own virtual environment installed from the package registry. `.ci/run` calls it; run it
+# alone with `bash tests/framework_matrix.sh` (or `... mcp1-fastmcp3` for one environment).
+# The default environment (`python -m pytest`: mcp 2.x MCPServer) is not repeated here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# name | requirements (framework packages are test-only: never dependencies of fusion-lint).
+# mcp 1.19 is the oldest supported 1.x; its FastMCP imports a pydantic internal that 2.12 removed.
+COMBINATIONS=(
+  "mcp1-fastmcp2|mcp>=1.19,<2 fastmcp>=2.14,<3"
+  "mcp1-fastmcp3|mcp>=1.19,<2 fastmcp>=3,<4"
+  "mcp2-fastmcp4|mcp>=2.3,<3 mcp-types>=2.3,<3 fastmcp>=4,<5"
+  "mcp1.19-oldest|mcp==1.19.0 pydantic>=2.11,<2.12"
+)
+ADAPTER_TESTS=(tests/runtime/test_runtime_frameworks.py tests/runtime/test_runtime_contract_api.py)
+PYTHON="${PYTHON:-python3}"
+
+status=0
+for combination in "${COMBINATIONS[@]}"; do
+  name="${combination%%|*}"
+  requirements="${combination#*|}"
+  if [ "$#" -gt 0 ] && [[ ! " $* " =~ " $name " ]]; then
+    continue
+  fi
+  venv=".ci-matrix/$name"
+  echo "== framework matrix: $name ($requirements)"
+  if [ ! -x "$venv/bin/python" ]; then
+    "$PYTHON" -m venv "$venv"
+  fi
+  # shellcheck disable=SC2086 - the requirements are words on purpose
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e . $requirements "pytest>=8" "anyio>=4"
+  "$venv/bin/python" -c "from importlib.metadata import version as v; import importlib.util as u; \
+print('   mcp', v('mcp'), '| fastmcp', v('fastmcp') if u.find_spec('fastmcp') else '-')"
+  if ! "$venv/bin/python" -m pytest -p no:cacheprovider "${ADAPTER_TESTS[@]}"; then
+    echo "framework matrix: $name FAILED" >&2
+    status=1
+  fi
+done
+exit "$status"

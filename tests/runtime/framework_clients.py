@@ -1,0 +1,128 @@
+"""Each framework's own client, in memory and over stdio, reading results as wire JSON (issue 18).
+
+``FRAMEWORKS`` holds what this environment has installed: ``mcp1`` (mcp 1.x ``FastMCP``),
+``mcpserver`` (mcp 2.x ``MCPServer``) and ``fastmcp`` (the package, any version). The matrix
+(``tests/framework_matrix.sh``) runs the framework tests once per installed combination.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = REPO_ROOT / "fixtures" / "frameworks"
+FIXTURE_OF = {"mcp1": "billing_mcp1", "mcpserver": "billing_mcpserver", "fastmcp": "billing_fastmcp"}
+
+
+def _installed(distribution: str) -> str | None:
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return None
+
+
+MCP_VERSION = _installed("mcp")
+FASTMCP_VERSION = _installed("fastmcp")
+MCP_MAJOR = int(MCP_VERSION.split(".")[0]) if MCP_VERSION else None
+
+FRAMEWORKS: list[str] = []
+if MCP_MAJOR == 1:
+    FRAMEWORKS.append("mcp1")
+if MCP_MAJOR == 2:
+    FRAMEWORKS.append("mcpserver")
+if FASTMCP_VERSION and importlib.util.find_spec("fastmcp") is not None:
+    FRAMEWORKS.append("fastmcp")
+
+#: Whether the framework has a hook before argument validation (mcp_fusion.integrations).
+HOOKED = {"mcp1": False, "mcpserver": True, "fastmcp": True}
+
+
+def fixture_app(framework: str) -> Any:
+    """The fixture server's app object (``fixtures/frameworks/billing_<framework>.py``)."""
+    if str(FIXTURES) not in sys.path:
+        sys.path.insert(0, str(FIXTURES))
+    return importlib.import_module(FIXTURE_OF[framework]).app
+
+
+def wire(result: Any) -> dict[str, Any]:
+    """A ``CallToolResult`` as MCP spells it, without the SDK's per-server stamps."""
+    dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    dumped.pop("resultType", None)
+    meta = {k: v for k, v in (dumped.pop("_meta", None) or {}).items() if k.startswith("fusion/")}
+    if meta:
+        dumped["_meta"] = meta
+    return dumped
+
+
+class Caller:
+    """``await caller.call(name, arguments)`` -> the result as wire JSON, whatever the client."""
+
+    def __init__(self, framework: str, client: Any) -> None:
+        self.framework = framework
+        self.client = client
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        if self.framework == "fastmcp":
+            return wire(await self.client.call_tool_mcp(name, arguments))
+        return wire(await self.client.call_tool(name, arguments))
+
+    async def list_tools(self) -> list[Any]:
+        listed = await self.client.list_tools()
+        return list(getattr(listed, "tools", listed))
+
+
+@asynccontextmanager
+async def in_memory(framework: str, app: Any) -> AsyncIterator[Caller]:
+    """The framework's own in-memory client talking to ``app``."""
+    if framework == "mcp1":
+        from mcp.shared.memory import create_connected_server_and_client_session
+
+        async with create_connected_server_and_client_session(app._mcp_server) as session:
+            yield Caller(framework, session)
+    elif framework == "mcpserver":
+        import mcp
+
+        async with mcp.Client(app) as client:
+            yield Caller(framework, client)
+    else:
+        import fastmcp
+
+        async with fastmcp.Client(app) as client:
+            yield Caller(framework, client)
+
+
+@asynccontextmanager
+async def over_stdio(framework: str, env: dict[str, str] | None = None) -> AsyncIterator[Caller]:
+    """A real subprocess serving the fixture on stdio, driven by the framework's SDK client."""
+    import os
+
+    script = str(FIXTURES / f"{FIXTURE_OF[framework]}.py")
+    environment = {**os.environ, "PYTHONPATH": str(REPO_ROOT), **(env or {})}
+    if framework == "fastmcp":
+        import fastmcp
+        from fastmcp.client.transports import PythonStdioTransport
+
+        transport = PythonStdioTransport(script, python_cmd=sys.executable, env=environment, cwd=str(REPO_ROOT))
+        async with fastmcp.Client(transport) as client:
+            yield Caller(framework, client)
+        return
+    from mcp import StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=[script], env=environment, cwd=str(REPO_ROOT))
+    if framework == "mcp1":
+        from mcp import ClientSession
+
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield Caller(framework, session)
+    else:
+        import mcp
+
+        async with mcp.Client(stdio_client(params)) as client:
+            yield Caller(framework, client)
