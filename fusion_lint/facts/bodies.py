@@ -7,7 +7,7 @@ statement, which keeps it at a few percent of the parse.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Optional, Protocol, Union
+from typing import Optional, Protocol, Union
 
 import libcst as cst
 
@@ -33,15 +33,14 @@ from .model import (
     Usage,
 )
 from .expressions import data_reason, shape as value_shape, uses
-from .frameworks import framework_of_class
 from .names import Names, Scope
+from .parameters import ParameterReading
 from .values import Values
 from .syntax import (
     LEAF_TYPES, argument, argument_value, children, contains_raise, dotted, keyword_argument, rethrows, string_value,
 )  # fmt: skip
 
 
-CONTEXT_NAMES = ("ctx", "context")
 FACTORY_FOR_CODE = {code.name: name for name, code in FACTORY_CODES.items()}
 RUNTIME_RAISES = ("fail", "mcp_error", "factory", "tool_error")
 
@@ -75,7 +74,7 @@ class Raised:
     assumes: Assumptions = ()
 
 
-class FunctionWalker:
+class FunctionWalker(ParameterReading):
     def __init__(self, ex: Module, node: cst.FunctionDef, facts: FunctionFacts, outer: Optional["FunctionWalker"]):
         self.ex = ex
         self.names = ex.names
@@ -87,6 +86,7 @@ class FunctionWalker:
         # unannotated parameters that are one in a module importing a framework (DESIGN §12.2).
         self.servers: dict[str, ServerRef] = dict(outer.servers) if outer else {}
         self.loose_params: set[str] = set(outer.loose_params) if outer else set()
+        self.param_names: set[str] = set(outer.param_names) if outer else set()
         self.fail_aliases: dict[str, str] = dict(outer.fail_aliases) if outer else {}
         self.bound_errors: dict[str, Raised] = {}
         self.clauses: list[Except] = []  # the except clauses whose body is being walked, innermost last
@@ -97,74 +97,6 @@ class FunctionWalker:
         if outer is None and "." in facts.qualname:
             self._bind_receiver(node, facts.qualname.rpartition(".")[0])
         self._find_context(node.params, facts)
-
-    def _bind_receiver(self, node: cst.FunctionDef, class_name: str) -> None:
-        """In a method, ``self.helper()``/``cls.helper()`` is ``Class.helper``: follow it there."""
-        if any(dotted(d.decorator) == "staticmethod" for d in node.decorators):
-            return
-        positional = [*node.params.posonly_params, *node.params.params]
-        if positional:
-            self.scope[positional[0].name.value] = f"{self.names.module_name}.{class_name}"
-
-    def _find_context(self, params: cst.Parameters, facts: FunctionFacts) -> None:
-        all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
-        facts.params = [param.name.value for param in all_params]
-        found = None
-        for param in all_params:
-            annotation = param.annotation.annotation if param.annotation is not None else None
-            if annotation is not None and any(
-                qname == "Context" or self.names.api_of(qname)[0] == "Context"
-                for qname in self._annotation_qnames(annotation)
-            ):
-                found = param.name.value
-                break
-        if found is None:
-            # By name only when nothing says otherwise: ``ctx: dict`` is an ordinary argument.
-            for param in all_params:
-                if param.name.value in CONTEXT_NAMES and (
-                    param.annotation is None
-                    or any("context" in q.rpartition(".")[2].lower()
-                           for q in self._annotation_qnames(param.annotation.annotation))
-                ):  # fmt: skip
-                    found = param.name.value
-                    break
-        for param in all_params:
-            name = param.name.value
-            self.servers.pop(name, None)
-            self.loose_params.discard(name)
-            if param.annotation is None:
-                if name not in self.scope and name != found:  # not ``self``, not the context
-                    self.loose_params.add(name)
-                continue
-            framework = next((f for q in self._annotation_qnames(param.annotation.annotation)
-                              if (f := framework_of_class(q)) is not None), None)  # fmt: skip
-            if framework is not None:
-                self.servers[name] = ServerRef(framework)
-        if found is not None:
-            self.ctx_names.add(found)
-            facts.context_param = found
-        # A parameter that shadows an outer context name is no longer the context.
-        for param in all_params:
-            if param.name.value != found:
-                self.ctx_names.discard(param.name.value)
-
-    def _annotation_qnames(self, annotation: cst.BaseExpression) -> Iterator[str]:
-        """Qualified names an annotation may stand for: ``Context``, ``"Context"``,
-        ``Optional[Context]``, ``Context | None``, ``Annotated[Context, ...]``."""
-        text = string_value(annotation)
-        if isinstance(text, str):
-            yield text
-        elif isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
-            yield from self._annotation_qnames(annotation.left)
-            yield from self._annotation_qnames(annotation.right)
-        elif isinstance(annotation, cst.Subscript):
-            for element in annotation.slice:
-                if isinstance(element.slice, cst.Index):
-                    yield from self._annotation_qnames(element.slice.value)
-        else:
-            qname = self.names.qualify(annotation, self.scope)
-            if qname is not None:
-                yield qname
 
     # A fact belongs to this function and to every function it is nested in.
     def _record(self, attribute: str, fact: object) -> None:
@@ -420,7 +352,12 @@ class FunctionWalker:
                 return func.attr.value
         if isinstance(func, cst.Name) and func.value in self.fail_aliases:
             return self.fail_aliases[func.value]
-        if isinstance(func, (cst.Name, cst.Attribute)):  # the runtime's module-level ``fail``/``recovery_for``
+        root = func
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        # The runtime's module-level ``fail``/``recovery_for``, read from an import (``c.fail`` on
+        # a parameter ``c`` is someone else's method).
+        if isinstance(root, cst.Name) and (root.value in self.names.aliases or isinstance(func, cst.Name)):
             api = self.names.api_of(self.names.qualify(func, self.scope))[0]
             if api in ("fail", "recovery_for"):
                 return api
@@ -472,6 +409,7 @@ class FunctionWalker:
                 span=self.spans.at(node, at),
                 reason_span=self.spans.at(reason_node, at) if reason_node is not None else None,
                 usage=usage,
+                written=dotted(node.func) or method,
             )
             self._record("fail_sites", site)
         elif self.ex.definitions.call_form(node, at, self.scope, self):

@@ -31,6 +31,7 @@ class Enclosing(Protocol):
     scope: Scope
     servers: dict[str, ServerRef]  # local names bound to a server (a variable, an annotated parameter)
     loose_params: set[str]  # unannotated parameters: a server when the module imports a framework
+    param_names: set[str]  # every parameter of the enclosing functions
 
 
 @dataclass
@@ -51,6 +52,9 @@ class Definitions:
         self.facts = facts
         self.names = names
         self.values = values
+        # Functions under ``@contract(...)`` and no registering decorator: a call such as
+        # ``app.add_tool(fn)`` or ``Tool.from_function(fn)`` registers them later in the file.
+        self.contracted: dict[str, tuple[cst.Call, Cursor]] = {}
 
     # ----- the runtime's definers -----------------------------------------------------------------
 
@@ -149,10 +153,12 @@ class Definitions:
         dispatcher: bool = False,
         contract: Optional[cst.Call] = None,
         contract_above: bool = False,
+        contract_at: Optional[Cursor] = None,
     ) -> None:
         """One definition. The runtime's own: ``call`` is ``tool(...)``. A framework's: ``server``
         is set, ``contract`` is its ``@contract(...)`` when it has one."""
         spans, values = self.values.spans, self.values
+        contract_at = contract_at or at
         if server is None:
             assert call is not None
             name_node = argument_value(call, 0, "uri_template" if kind == "resource" else "name")
@@ -177,8 +183,8 @@ class Definitions:
                 name=name if isinstance(name, str) else None,
                 span=spans.at(where, at),
                 name_span=spans.at(name_node if name_node is not None else where, at),
-                errors=values.contract_expr(errors_arg.value, at) if errors_arg is not None else None,
-                errors_arg_span=spans.at(errors_arg, at) if errors_arg is not None else None,
+                errors=values.contract_expr(errors_arg.value, contract_at) if errors_arg is not None else None,
+                errors_arg_span=spans.at(errors_arg, contract_at) if errors_arg is not None else None,
                 handler=handler,
                 handler_ref=handler_ref,
                 name_ref=name_ref,
@@ -186,7 +192,7 @@ class Definitions:
                 assumes=assumes,
                 server=server,
                 dispatcher=dispatcher,
-                contract_span=spans.at(contract, at) if contract is not None else None,
+                contract_span=spans.at(contract, contract_at) if contract is not None else None,
                 contract_above=contract_above,
             )
         )
@@ -229,7 +235,7 @@ class Definitions:
         if isinstance(func, cst.Call) and node.args:
             registration = self.registration(func, walker)
             if registration is not None:
-                self._register(registration, node.args[0].value, at, scope, node)
+                self._register(registration, node.args[0].value, at, scope, node, walker)
                 return True
         if isinstance(func, cst.Attribute):
             method = func.attr.value
@@ -244,13 +250,14 @@ class Definitions:
                         name = name_node.value if name_node is not None else (
                             node.args[1].value if method == "add_tool" and len(node.args) > 1 and node.args[1].keyword is None else None
                         )  # fmt: skip
-                        self._register(Registration("tool", server, node, node, name_node=name), target, at, scope, node)
+                        self._register(Registration("tool", server, node, node, name_node=name), target, at, scope, node,
+                                       walker)  # fmt: skip
                         return True
             if method == "from_function" and self._tool_object(node, scope) is not None and node.args:
                 framework = framework_of_tool(self.names.qualify(func.value, scope))
                 name = keyword_argument(node, "name")
                 registration = Registration("tool", ServerRef(framework), node, node, name_node=name.value if name else None)
-                self._register(registration, node.args[0].value, at, scope, node)
+                self._register(registration, node.args[0].value, at, scope, node, walker)
                 return True
             if method == "mount":
                 for keyword in ("prefix", "namespace"):
@@ -269,7 +276,7 @@ class Definitions:
             dispatch = keyword_argument(node, "on_call_tool")
             if dispatch is not None:  # 2.x: ``Server("name", on_call_tool=handle)``
                 registration = Registration("tool", ServerRef("lowlevel2", server.name), node, node, dispatcher=True)
-                self._register(registration, dispatch.value, at, scope, node)
+                self._register(registration, dispatch.value, at, scope, node, walker)
         return False
 
     def _tool_object(self, node: cst.CSTNode, scope: Optional[Scope]) -> Optional[str]:
@@ -280,7 +287,7 @@ class Definitions:
         return None
 
     def _register(self, registration: Registration, target: cst.CSTNode, at: Cursor, scope: Optional[Scope],
-                  node: cst.CSTNode) -> None:  # fmt: skip
+                  node: cst.CSTNode, walker: Optional[Enclosing]) -> None:  # fmt: skip
         """A framework registration of ``target`` (the handler, maybe wrapped by ``contract(...)``)."""
         contract = None
         if isinstance(target, cst.Call) and self.contract_call(target.func, scope) is not None and target.args:
@@ -288,9 +295,15 @@ class Definitions:
             assert isinstance(contract, cst.Call)
             target = target.args[0].value
         handler, handler_ref, shown = self._handler_of(target, scope)
+        contract_at = None
+        if contract is None and handler in self.contracted:  # ``@contract`` on the def, registered by a call
+            contract, contract_at = self.contracted[handler]
+        if isinstance(target, cst.Name) and walker is not None and target.value in walker.param_names:
+            shown = None  # ``Tool.from_function(fn)`` on a parameter: the tool's name is fn's, unknown here
         self.record(registration.kind, registration.call, at, handler, handler_ref, (), node=registration.node,
                     name_node=registration.name_node, fallback_name=shown, server=registration.server,
-                    dispatcher=registration.dispatcher, contract=contract)  # fmt: skip
+                    dispatcher=registration.dispatcher, contract=contract,
+                    contract_at=contract_at)  # fmt: skip
         if handler is None and handler_ref is None:
             self.facts.definitions[-1].handler_written = describe(target)
 

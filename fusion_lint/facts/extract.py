@@ -109,6 +109,8 @@ class ModuleExtractor:
             expression = decorator.decorator
             decorated_at = Cursor(decorator, decorator if top else here.unit)
             registration = self.definitions.registration(expression, outer)
+            if registration is not None and registration.server.ref is not None and _declares_errors(expression):
+                registration = None  # ``api.tool("b", errors=[])``: the runtime's signature, re-exported
             kind, assumes = self.definitions.definer(expression, scope) if registration is None else (None, ())
             if kind is not None:
                 assert isinstance(expression, cst.Call)
@@ -122,6 +124,8 @@ class ModuleExtractor:
                 outer.expression(expression, decorated_at)
             else:
                 self.definitions.scan_module_expression(expression, decorated_at)
+        if contract is not None and not registrations:
+            self.definitions.contracted[qualname] = (contract[1], contract[2])
         for index, registration, decorated_at in registrations:
             call = contract[1] if contract is not None else None
             self.definitions.record(registration.kind, registration.call, decorated_at, qualname, None, (),
@@ -255,3 +259,10 @@ def extract(
     text = extractor.spans.resolve(module, source, tree)
     facts.names = extractor.file_names(tree, text)
     return facts, text
+
+
+def _declares_errors(expression: cst.BaseExpression) -> bool:
+    """Whether a decorator passes ``errors=``: the runtime's definers take it, no framework's ``tool`` does."""
+    return isinstance(expression, cst.Call) and any(
+        arg.keyword is not None and arg.keyword.value == "errors" for arg in expression.args
+    )

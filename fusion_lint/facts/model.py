@@ -187,6 +187,7 @@ class FailSite:
     span: Span  # the call
     reason_span: Optional[Span]
     usage: Usage
+    written: str = "ctx.fail"  # the callee as written: ``ctx.fail``, ``fail``, ``mcp_fusion.recovery_for``
 
 
 RaiseKind = Literal["fail", "mcp_error", "factory", "tool_error", "call", "name", "reraise", "other"]

@@ -37,7 +37,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
                 listed = ", ".join(f"'{r}'" for r in reasons) or "none"
                 yield Finding(
                     site.span,
-                    f"ctx.{site.method}('{site.reason}') names a reason the contract does not declare (at runtime "
+                    f"{site.written}('{site.reason}') names a reason the contract does not declare (at runtime "
                     f"an INTERNAL_ERROR); declare it or use one of: {listed}",
                     path,
                 )

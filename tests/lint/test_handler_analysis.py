@@ -493,7 +493,11 @@ BODY_CASES = {
     "FL300-reraise-not-flagged": (
         "    try:\n        pass\n    except ValueError as e:\n        raise e\n", [], "",
     ),
-    "FL300-not-in-helpers": ("    helper()\n", [], ""),
+    # A raise in a helper escapes to the handler that calls it unguarded: reported at the raise.
+    "FL300-escapes-from-helpers": ("    helper()\n", [8], "ValueError"),
+    "FL300-caught-around-the-helper": (
+        "    try:\n        helper()\n    except ValueError:\n        raise ctx.fail('no_match')\n", [], "",
+    ),
     "FL301-fires": ("    raise McpError(JsonRpcErrorCode.NOT_FOUND, 'gone')\n", [4], "is not_found(...)"),
     "FL301-baseline-too": ("    raise McpError(JsonRpcErrorCode.TIMEOUT, 'slow')\n", [4], "is timeout(...)"),
     "FL301-no-factory": ("    raise McpError(JsonRpcErrorCode.METHOD_NOT_FOUND, 'x')\n", [], ""),
