@@ -272,8 +272,9 @@ class FunctionWalker(ParameterReading):
         if value is not None:
             self.expression(value, at)
             if self.clauses:  # ``msg = str(e)`` inside an except clause: what ``msg`` is built from
+                caught = tuple(clause.name for clause in self.clauses if clause.name)
                 for name in names:
-                    self.facts_stack[0].assigned_in_except[name] = uses(value, self.names, self.scope)
+                    self.facts_stack[0].assigned_in_except[name] = (uses(value, self.names, self.scope), caught)
 
     def raise_statement(self, node: cst.Raise, at: Cursor) -> None:
         exc = node.exc
@@ -326,8 +327,11 @@ class FunctionWalker(ParameterReading):
         if value is not None:
             self.expression(value, at)
         shape = value_shape(value, 2, self.names, self.scope) if value is not None else Shape("none")
-        # What it is built from matters where it may be built from a caught exception.
-        built = uses(value, self.names, self.scope) if value is not None and self.clauses else Uses()
+        # What it is built from matters where it may be built from a caught exception: inside an
+        # except clause, or a name assigned in one (``msg = str(e)`` ... ``return msg``).
+        assigned = self.facts_stack[0].assigned_in_except
+        from_except = self.clauses or (isinstance(value, cst.Name) and value.value in assigned)
+        built = uses(value, self.names, self.scope) if value is not None and from_except else Uses()
         self._record("returns", Return(self.spans.at(node, at), shape, built, tuple(reversed(self.clauses))))
 
     # ----- expressions ---------------------------------------------------------------------------

@@ -304,8 +304,9 @@ class FunctionFacts:
     guarded_calls: dict[str, list[tuple["Try", ...]]] = field(default_factory=dict)
     unguarded_calls: set[str] = field(default_factory=set)  # callees called at least once outside any try
     suppressing: list["Suppressing"] = field(default_factory=list)  # ``with contextlib.suppress(...)`` blocks
-    # A name assigned inside an except clause, with what its value is built from (``msg = str(e)``).
-    assigned_in_except: dict[str, Uses] = field(default_factory=dict)
+    # A name assigned inside an except clause: what its value is built from (``msg = str(e)``) and
+    # the names the enclosing clauses bind (``e``), the last such assignment of each name.
+    assigned_in_except: dict[str, tuple[Uses, tuple[str, ...]]] = field(default_factory=dict)
 
 
 # ----- definitions ------------------------------------------------------------------------------

@@ -20,8 +20,10 @@ class PreferMcpErrorInHandler(Rule):
     code, name, severity = "FL300", "prefer-mcp-error-in-handler", "warning"
     summary = "The handler raises a plain builtin exception (`ValueError`, `KeyError`, `RuntimeError`, ...)."
     why = (
-        "The boundary masks any non-McpError as INTERNAL_ERROR so internals do not leak: the model learns "
-        "nothing. Programming-error guards (`TypeError`, `AssertionError`, `NotImplementedError`) are fine."
+        "A builtin exception carries no code, no reason and no recovery. The runtime's boundary (and a working "
+        "`@contract`) masks it as INTERNAL_ERROR so internals do not leak, and mcp 2.x MCPServer masks it too: "
+        "the model learns nothing. mcp 1.x FastMCP and fastmcp send its raw text instead, which the model cannot "
+        "act on either. Programming-error guards (`TypeError`, `AssertionError`, `NotImplementedError`) are fine."
     )
     limits = (
         "Re-raising what was caught (`raise`, `raise e`) is never reported, nor a raise an enclosing `try` of "
@@ -42,12 +44,53 @@ async def get_invoice(invoice_id: str, ctx: Context):
     except ValueError as e:
         raise
 ''',
+        '''
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("billing")
+
+
+@mcp.tool()
+def get_invoice(invoice_id: str) -> dict:
+    try:
+        if not invoice_id:
+            raise ValueError("empty id")
+        return {"id": invoice_id}
+    except ValueError:
+        return {"id": None}
+''',
     )
     INVALID = (
         Example('''
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise ValueError("bad invoice id")  # error: FL300 "ValueError"
+'''),
+        Example('''
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("billing")
+
+
+def parse_id(text: str) -> int:
+    if not text.isdigit():
+        raise ValueError(f"bad invoice id {text}")  # error: FL300 "`Error executing tool get_invoice: <its text>`"
+    return int(text)
+
+
+@mcp.tool()
+def get_invoice(invoice_id: str) -> dict:
+    return {"id": parse_id(invoice_id)}
+'''),
+        Example('''
+from fastmcp import FastMCP
+
+mcp = FastMCP("billing")
+
+
+@mcp.tool
+def get_invoice(invoice_id: str) -> dict:
+    raise KeyError(invoice_id)  # error: FL300 "`Error calling tool 'get_invoice': <its text>` (fastmcp)"
 '''),
     )
 
