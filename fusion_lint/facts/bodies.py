@@ -21,6 +21,7 @@ from .model import (
     Construction,
     Except,
     FailSite,
+    FileFacts,
     FunctionFacts,
     Raise,
     RaiseKind,
@@ -49,6 +50,7 @@ class Module(Protocol):
     spans: SpanRegistry
     definitions: Definitions
     needs_names: bool
+    facts: FileFacts
 
     def function(self, node: cst.FunctionDef, prefix: str, outer: Optional["FunctionWalker"], at: Cursor,
                  top: bool = False) -> None: ...  # fmt: skip
@@ -79,6 +81,8 @@ class FunctionWalker:
         self.scope: Scope = dict(outer.scope) if outer else {}
         self.ctx_names: set[str] = set(outer.ctx_names) if outer else set()
         self.fail_aliases: dict[str, str] = dict(outer.fail_aliases) if outer else {}
+        # ``self.ctx`` where the class stores its context there (``self.ctx = ctx``, DESIGN §12.3).
+        self.ctx_attributes: set[str] = set(outer.ctx_attributes) if outer else set()
         self.bound_errors: dict[str, Raised] = {}
         self.clauses: list[Except] = []  # the except clauses whose body is being walked, innermost last
         self.try_bodies: list[Try] = []  # the try statements whose body is being walked, innermost last
@@ -95,7 +99,11 @@ class FunctionWalker:
             return
         positional = [*node.params.posonly_params, *node.params.params]
         if positional:
-            self.scope[positional[0].name.value] = f"{self.names.module_name}.{class_name}"
+            receiver = positional[0].name.value
+            self.scope[receiver] = f"{self.names.module_name}.{class_name}"
+            stored = self.ex.facts.classes.get(class_name)
+            if stored is not None:
+                self.ctx_attributes.update(f"{receiver}.{attribute}" for attribute in stored.context_attributes)
 
     def _find_context(self, params: cst.Parameters, facts: FunctionFacts) -> None:
         all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
@@ -294,7 +302,14 @@ class FunctionWalker:
             self.expression(value, at)
 
     def raise_statement(self, node: cst.Raise, at: Cursor) -> None:
-        exc = node.exc
+        if isinstance(node.exc, cst.IfExp):  # ``raise (a(...) if c else b(...))``: each branch is a raise
+            self.expression(node.exc.test, at)
+            for branch in _branches(node.exc):
+                self._raise(node, branch, at)
+            return
+        self._raise(node, node.exc, at)
+
+    def _raise(self, node: cst.Raise, exc: Optional[cst.BaseExpression], at: Cursor) -> None:
         in_except = bool(self.clauses)
         caught = {clause.name for clause in self.clauses if clause.name}
         raised: Raised
@@ -370,6 +385,11 @@ class FunctionWalker:
                 return func.attr.value
         if isinstance(func, cst.Name) and func.value in self.fail_aliases:
             return self.fail_aliases[func.value]
+        if (
+            self.ctx_attributes and isinstance(func, cst.Attribute) and func.attr.value in ("fail", "recovery_for")
+            and dotted(func.value) in self.ctx_attributes
+        ):  # fmt: skip
+            return func.attr.value
         return None
 
     def classify(self, call: cst.Call, at: Cursor) -> Raised:
@@ -418,12 +438,13 @@ class FunctionWalker:
                 span=self.spans.at(node, at),
                 reason_span=self.spans.at(reason_node, at) if reason_node is not None else None,
                 usage=usage,
+                reason_ref=self.names.qualify(reason_node, self.scope) if isinstance(reason_node, (cst.Name, cst.Attribute)) else None,
             )
             self._record("fail_sites", site)
         elif self.ex.definitions.call_form(node, at, self.scope):
             pass
         else:
-            qname = self.names.qualify(node.func, self.scope)
+            qname = self.names.qualify(node.func, self.scope) or self._method_of_instance(node.func)
             api, assumes = self.names.api_of(qname)
             if api == "McpError":
                 self._construction(node, at, assumes)
@@ -442,11 +463,18 @@ class FunctionWalker:
             if not isinstance(inner, cst.Name):
                 self.expression(inner, at)
 
+    def _method_of_instance(self, func: cst.BaseExpression) -> Optional[str]:
+        """``Lookup(ctx).find``: the method ``find`` of the class instantiated (followed like ``x.find``
+        after ``x = Lookup(ctx)``)."""
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
+            cls = self.names.instance_class(func.value, self.scope)
+            if cls is not None:
+                return f"{cls}.{func.attr.value}"
+        return None
+
     def _construction(self, node: cst.Call, at: Cursor, assumes: Assumptions) -> None:
-        """``McpError(JsonRpcErrorCode.X, ...)`` whose X has a factory (FL301)."""
+        """``McpError(<code>, ...)`` whose code (a member, its int value, its name) has a factory (FL301)."""
         code_node = argument_value(node, 0, "code")
-        if not isinstance(code_node, cst.Attribute):
-            return
         code, code_assumes = self.ex.values.code_of(code_node, self.scope)
         if code is None or code not in FACTORY_FOR_CODE:
             return
@@ -454,3 +482,13 @@ class FunctionWalker:
         layout = self.ex.values.call_layout(node, at)
         self._record("constructions", Construction(code, layout, by_keyword, assumes + code_assumes))
         self.ex.needs_names = True
+
+
+def _branches(node: cst.IfExp) -> Iterator[cst.BaseExpression]:
+    """The values a conditional expression may take, nested conditionals included."""
+    for branch in (node.body, node.orelse):
+        if isinstance(branch, cst.IfExp):
+            yield from _branches(branch)
+        else:
+            yield branch
+
