@@ -34,7 +34,9 @@ from .model import (
 from .expressions import data_reason, shape as value_shape, uses
 from .names import Names, Scope
 from .values import Values
-from .syntax import LEAF_TYPES, argument, argument_value, children, contains_raise, dotted, keyword_argument, string_value
+from .syntax import (
+    LEAF_TYPES, argument, argument_value, children, contains_raise, dotted, if_branches, keyword_argument, string_value,
+)
 
 
 CONTEXT_NAMES = ("ctx", "context")
@@ -304,7 +306,7 @@ class FunctionWalker:
     def raise_statement(self, node: cst.Raise, at: Cursor) -> None:
         if isinstance(node.exc, cst.IfExp):  # ``raise (a(...) if c else b(...))``: each branch is a raise
             self.expression(node.exc.test, at)
-            for branch in _branches(node.exc):
+            for branch in if_branches(node.exc):
                 self._raise(node, branch, at)
             return
         self._raise(node, node.exc, at)
@@ -465,12 +467,16 @@ class FunctionWalker:
 
     def _method_of_instance(self, func: cst.BaseExpression) -> Optional[str]:
         """``Lookup(ctx).find``: the method ``find`` of the class instantiated (followed like ``x.find``
-        after ``x = Lookup(ctx)``)."""
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
-            cls = self.names.instance_class(func.value, self.scope)
-            if cls is not None:
-                return f"{cls}.{func.attr.value}"
-        return None
+        after ``x = Lookup(ctx)``); ``super().find`` in a method: ``find`` of the class's first base
+        (looked up through that base's MRO; exact for single inheritance)."""
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Call):
+            return None
+        if isinstance(func.value.func, cst.Name) and func.value.func.value == "super":
+            owner = self.facts_stack[-1].qualname.rpartition(".")[0]
+            cls = self.ex.facts.classes.get(owner)
+            return f"{cls.bases[0]}.{func.attr.value}" if cls is not None and cls.bases and cls.bases[0] else None
+        cls_name = self.names.instance_class(func.value, self.scope)
+        return f"{cls_name}.{func.attr.value}" if cls_name is not None else None
 
     def _construction(self, node: cst.Call, at: Cursor, assumes: Assumptions) -> None:
         """``McpError(<code>, ...)`` whose code (a member, its int value, its name) has a factory (FL301)."""
@@ -482,13 +488,4 @@ class FunctionWalker:
         layout = self.ex.values.call_layout(node, at)
         self._record("constructions", Construction(code, layout, by_keyword, assumes + code_assumes))
         self.ex.needs_names = True
-
-
-def _branches(node: cst.IfExp) -> Iterator[cst.BaseExpression]:
-    """The values a conditional expression may take, nested conditionals included."""
-    for branch in (node.body, node.orelse):
-        if isinstance(branch, cst.IfExp):
-            yield from _branches(branch)
-        else:
-            yield branch
 

@@ -335,6 +335,22 @@ class ProjectIndex:
             self._call_targets[key] = cached
         return cached
 
+    def call_outcome(self, qname: str) -> str:
+        """How a call of ``qname`` in a reached function is followed: ``followed`` (a function of the
+        project, methods through their bases), ``class`` (a project class instantiated), ``unresolved``
+        (it names a project module, but no function of it: an attribute of an instance whose class is
+        unknown, a name bound at run time), or ``outside`` (a library, a builtin, a local value)."""
+        if qname.split(".")[0] in _NEVER_PROJECT:
+            return "outside"
+        if self.function(qname) is not None:
+            return "followed"
+        if self.class_of(qname) is not None:
+            return "class"
+        found = self._module_and_name(qname)
+        if found is None or found[1].split(".")[0] in found[0].bindings:
+            return "outside"  # not the project's, or a method of a literal (``_CACHE.get``)
+        return "unresolved"
+
     def all_definitions(self) -> Iterator[tuple[Definition, str]]:
         for path in self._analysed:
             for definition in self.definitions(path):
