@@ -44,6 +44,26 @@ SHARED = [
 async def get_invoice(invoice_id: str):
     return {}
 ''',
+        # Enum members, class attributes, spreads of dict literals, codes built from their value and
+        # partial handlers all resolve.
+        '''
+import functools
+from enum import StrEnum
+
+class Reason(StrEnum):
+    LOCKED = "locked"
+
+COMMON = {"when": "The invoice is locked", "recovery": "Wait a minute, then call get_invoice again."}
+
+class Errors:
+    LOCKED = ErrorContract(**COMMON, reason=Reason.LOCKED, code=JsonRpcErrorCode(-32002))
+    ALL = [LOCKED]
+
+async def lookup(invoice_id: str, region: str):
+    return {}
+
+tool("get_invoice", errors=Errors.ALL)(functools.partial(lookup, region="eu"))
+''',
     )
     INVALID = (
         Example('''
