@@ -72,12 +72,11 @@ async def get_invoice(invoice_id: str, ctx: Context):
         raise ctx.fail("no_match", traceback.format_exc()) from e  # error: FL303 "traceback.format_exc()"
 '''),
         Example('''
+import json
+
 @tool("get_invoice", errors=ENTRIES)
-async def get_invoice(invoice_id: str, ctx: Context):
-    try:
-        pass
-    except KeyError as e:
-        raise ctx.fail("no_match", data={"trace": traceback.format_exc()}) from e  # error: FL303 "raised data"
+async def get_invoice(invoice_id: str, ctx: Context, query: dict):
+    raise ctx.fail("no_match", data={"query": json.dumps(query)})  # error: FL303 "raised data holds json.dumps(...)"
 '''),
     )
 
@@ -85,19 +84,8 @@ async def get_invoice(invoice_id: str, ctx: Context):
         if not function.handler_of:
             return
         for site in function.function.raises:
-            found = leaks(site)
-            if found:
-                yield Finding(
-                    site.span,
-                    f"the raised message is built from {', '.join(found)}, which leaks internals to the client; "
-                    "say what failed in plain words and log the details",
-                    function.path,
-                )
-            in_data = data_leaks(site)
-            if in_data:
-                yield Finding(
-                    site.span,
-                    f"the raised data holds {', '.join(in_data)}, which leaks internals to the client; keep "
-                    "structured, plain facts in data and log the details",
-                    function.path,
-                )
+            for found, part, advice in ((leaks(site), "message is built from", "say what failed in plain words"),
+                                        (data_leaks(site), "data holds", "keep structured, plain facts in data")):
+                if found:
+                    yield Finding(site.span, f"the raised {part} {', '.join(found)}, which leaks internals to the "
+                                             f"client; {advice} and log the details", function.path)  # fmt: skip

@@ -2,25 +2,11 @@
 handlers and callees by how they were followed. Nothing here needs the real corpus."""
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
-from test_census import make_corpus
+from test_census import make_corpus  # puts bench/ on the path, as bench/census.py is loaded
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
-
-def _resolution():
-    if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))
-    spec = importlib.util.spec_from_file_location("resolution_bench", BENCH / "resolution.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-resolution = _resolution()
+import resolution  # noqa: E402  (bench/resolution.py)
 
 SERVER = """
 from mcp_fusion import tool, Context, ErrorContract, JsonRpcErrorCode

@@ -134,18 +134,7 @@ def test_fl203_in_a_callee_is_silent_when_every_reaching_contract_declares_it() 
     source = app(SHARED_HELPER.replace('raise ctx.fail("gone")', 'raise ctx.fail("no_match")'))
     [(_, _, _, message)] = found(source, "FL203")  # only void_invoice lacks no_match
     assert message.startswith("tool 'void_invoice': ctx.fail('no_match') names a reason the contract does not")
-    declaring = app("""
-        def lookup(invoice_id: str, ctx: Context):
-            raise ctx.fail("no_match")
-
-        @tool("get_invoice", errors=ENTRIES)
-        async def get_invoice(invoice_id: str, ctx: Context):
-            return lookup(invoice_id, ctx)
-
-        @tool("find_invoice", errors=ENTRIES)
-        async def find_invoice(invoice_id: str, ctx: Context):
-            return lookup(invoice_id, ctx)
-    """)
+    declaring = app(SHARED_HELPER.replace('"gone"', '"no_match"').split('@tool("void_invoice"')[0])
     assert found(declaring, "FL203") == []
 
 
