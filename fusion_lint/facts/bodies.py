@@ -488,4 +488,3 @@ class FunctionWalker:
         layout = self.ex.values.call_layout(node, at)
         self._record("constructions", Construction(code, layout, by_keyword, assumes + code_assumes))
         self.ex.needs_names = True
-
