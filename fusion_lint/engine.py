@@ -164,9 +164,19 @@ def analyse(
         data = read_source(path)  # a regular file only, and never more than the size limit
         return data if isinstance(data, bytes) else None
 
-    search_roots = sorted({Path(module_of(p)[2]) for p in files} | {root, root / "src"})
-    index = ProjectIndex(files, load, search_roots, settings.follow_calls)
+    index = ProjectIndex(files, load, import_roots(files, root), settings.follow_calls)
     return Analysis(config, settings, root, report_set, list(reported.problems), results, files, index, read, memo)
+
+
+def import_roots(files: Iterable[str], root: Path) -> list[Path]:
+    """Where ``import a.b`` may find ``a/b.py``: the folder each file's module name is relative to,
+    the project root, and every ``src/`` folder above a file (a ``src`` layout is an import root
+    even when its packages have no ``__init__.py``, DESIGN §12.3)."""
+    roots = {root, root / "src"}
+    for path in files:
+        roots.add(Path(module_of(path)[2]))
+        roots.update(parent for parent in Path(path).parents if parent.name == "src")
+    return sorted(roots)
 
 
 def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings) -> Analysis:
@@ -181,7 +191,8 @@ def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings)
         return run_files([path], settings, jobs=1, use_cache=False, prescan=False, overrides=sources,
                          isolate=False)[0].facts  # fmt: skip
 
-    index = ProjectIndex(files, load, [root], settings.follow_calls, is_file=lambda path: str(path) in sources)
+    index = ProjectIndex(files, load, import_roots(files, root), settings.follow_calls,
+                         is_file=lambda path: str(path) in sources)  # fmt: skip
     return Analysis(config, settings, root, set(paths), [], results, files, index, sources.get)
 
 

@@ -21,6 +21,7 @@ from .model import (
     Construction,
     Except,
     FailSite,
+    FileFacts,
     FunctionFacts,
     Raise,
     RaiseKind,
@@ -33,7 +34,9 @@ from .model import (
 from .expressions import data_reason, shape as value_shape, uses
 from .names import Names, Scope
 from .values import Values
-from .syntax import LEAF_TYPES, argument, argument_value, children, contains_raise, dotted, keyword_argument, string_value
+from .syntax import (
+    LEAF_TYPES, argument, argument_value, children, contains_raise, dotted, if_branches, keyword_argument, string_value,
+)
 
 
 CONTEXT_NAMES = ("ctx", "context")
@@ -49,6 +52,7 @@ class Module(Protocol):
     spans: SpanRegistry
     definitions: Definitions
     needs_names: bool
+    facts: FileFacts
 
     def function(self, node: cst.FunctionDef, prefix: str, outer: Optional["FunctionWalker"], at: Cursor,
                  top: bool = False) -> None: ...  # fmt: skip
@@ -79,6 +83,8 @@ class FunctionWalker:
         self.scope: Scope = dict(outer.scope) if outer else {}
         self.ctx_names: set[str] = set(outer.ctx_names) if outer else set()
         self.fail_aliases: dict[str, str] = dict(outer.fail_aliases) if outer else {}
+        # ``self.ctx`` where the class stores its context there (``self.ctx = ctx``, DESIGN §12.3).
+        self.ctx_attributes: set[str] = set(outer.ctx_attributes) if outer else set()
         self.bound_errors: dict[str, Raised] = {}
         self.clauses: list[Except] = []  # the except clauses whose body is being walked, innermost last
         self.try_bodies: list[Try] = []  # the try statements whose body is being walked, innermost last
@@ -95,7 +101,11 @@ class FunctionWalker:
             return
         positional = [*node.params.posonly_params, *node.params.params]
         if positional:
-            self.scope[positional[0].name.value] = f"{self.names.module_name}.{class_name}"
+            receiver = positional[0].name.value
+            self.scope[receiver] = f"{self.names.module_name}.{class_name}"
+            stored = self.ex.facts.classes.get(class_name)
+            if stored is not None:
+                self.ctx_attributes.update(f"{receiver}.{attribute}" for attribute in stored.context_attributes)
 
     def _find_context(self, params: cst.Parameters, facts: FunctionFacts) -> None:
         all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
@@ -294,7 +304,14 @@ class FunctionWalker:
             self.expression(value, at)
 
     def raise_statement(self, node: cst.Raise, at: Cursor) -> None:
-        exc = node.exc
+        if isinstance(node.exc, cst.IfExp):  # ``raise (a(...) if c else b(...))``: each branch is a raise
+            self.expression(node.exc.test, at)
+            for branch in if_branches(node.exc):
+                self._raise(node, branch, at)
+            return
+        self._raise(node, node.exc, at)
+
+    def _raise(self, node: cst.Raise, exc: Optional[cst.BaseExpression], at: Cursor) -> None:
         in_except = bool(self.clauses)
         caught = {clause.name for clause in self.clauses if clause.name}
         raised: Raised
@@ -370,6 +387,11 @@ class FunctionWalker:
                 return func.attr.value
         if isinstance(func, cst.Name) and func.value in self.fail_aliases:
             return self.fail_aliases[func.value]
+        if (
+            self.ctx_attributes and isinstance(func, cst.Attribute) and func.attr.value in ("fail", "recovery_for")
+            and dotted(func.value) in self.ctx_attributes
+        ):  # fmt: skip
+            return func.attr.value
         return None
 
     def classify(self, call: cst.Call, at: Cursor) -> Raised:
@@ -418,12 +440,13 @@ class FunctionWalker:
                 span=self.spans.at(node, at),
                 reason_span=self.spans.at(reason_node, at) if reason_node is not None else None,
                 usage=usage,
+                reason_ref=self.names.qualify(reason_node, self.scope) if isinstance(reason_node, (cst.Name, cst.Attribute)) else None,
             )
             self._record("fail_sites", site)
         elif self.ex.definitions.call_form(node, at, self.scope):
             pass
         else:
-            qname = self.names.qualify(node.func, self.scope)
+            qname = self.names.qualify(node.func, self.scope) or self._method_of_instance(node.func)
             api, assumes = self.names.api_of(qname)
             if api == "McpError":
                 self._construction(node, at, assumes)
@@ -442,11 +465,22 @@ class FunctionWalker:
             if not isinstance(inner, cst.Name):
                 self.expression(inner, at)
 
+    def _method_of_instance(self, func: cst.BaseExpression) -> Optional[str]:
+        """``Lookup(ctx).find``: the method ``find`` of the class instantiated (followed like ``x.find``
+        after ``x = Lookup(ctx)``); ``super().find`` in a method: ``find`` of the class's first base
+        (looked up through that base's MRO; exact for single inheritance)."""
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Call):
+            return None
+        if isinstance(func.value.func, cst.Name) and func.value.func.value == "super":
+            owner = self.facts_stack[-1].qualname.rpartition(".")[0]
+            cls = self.ex.facts.classes.get(owner)
+            return f"{cls.bases[0]}.{func.attr.value}" if cls is not None and cls.bases and cls.bases[0] else None
+        cls_name = self.names.instance_class(func.value, self.scope)
+        return f"{cls_name}.{func.attr.value}" if cls_name is not None else None
+
     def _construction(self, node: cst.Call, at: Cursor, assumes: Assumptions) -> None:
-        """``McpError(JsonRpcErrorCode.X, ...)`` whose X has a factory (FL301)."""
+        """``McpError(<code>, ...)`` whose code (a member, its int value, its name) has a factory (FL301)."""
         code_node = argument_value(node, 0, "code")
-        if not isinstance(code_node, cst.Attribute):
-            return
         code, code_assumes = self.ex.values.code_of(code_node, self.scope)
         if code is None or code not in FACTORY_FOR_CODE:
             return

@@ -8,7 +8,7 @@ import libcst as cst
 from ..positions import Cursor
 from .model import Assumptions, Definition, FileFacts
 from .names import DEFINERS, Names, Scope
-from .syntax import argument_value, children, keyword_argument, string_value
+from .syntax import argument_value, children, describe, keyword_argument, string_value
 from .values import Values
 
 
@@ -63,7 +63,7 @@ class Definitions:
         kind, assumes = self.definer(node.func, scope)
         if kind is None or not node.args:
             return False
-        target = node.args[0].value
+        target = self.values.handler_target(node.args[0].value, scope)  # ``functools.partial(fn)`` is ``fn``
         handler = handler_ref = None
         if isinstance(target, cst.Name) and target.value in self.facts.functions:
             handler = target.value
@@ -76,6 +76,8 @@ class Definitions:
                 handler_ref = qname
         assert isinstance(node.func, cst.Call)
         self.record(kind, node.func, at, handler, handler_ref, assumes)
+        if handler is None and handler_ref is None:  # FL190 names it
+            self.facts.definitions[-1].handler_unresolved = describe(target)
         return True
 
     def scan_module_expression(self, node: cst.CSTNode, at: Cursor) -> None:
