@@ -21,6 +21,7 @@ from .model import (
     Construction,
     Except,
     FailSite,
+    FileFacts,
     FunctionFacts,
     Raise,
     RaiseKind,
@@ -37,7 +38,8 @@ from .names import Names, Scope
 from .parameters import ParameterReading
 from .values import Values
 from .syntax import (
-    LEAF_TYPES, argument, argument_value, children, contains_raise, dotted, keyword_argument, rethrows, string_value,
+    LEAF_TYPES, argument, argument_value, children, contains_raise, dotted, if_branches, keyword_argument, rethrows,
+    string_value,
 )  # fmt: skip
 
 
@@ -53,6 +55,7 @@ class Module(Protocol):
     spans: SpanRegistry
     definitions: Definitions
     needs_names: bool
+    facts: FileFacts
 
     def function(self, node: cst.FunctionDef, prefix: str, outer: Optional["FunctionWalker"], at: Cursor,
                  top: bool = False) -> None: ...  # fmt: skip
@@ -88,6 +91,8 @@ class FunctionWalker(ParameterReading):
         self.loose_params: set[str] = set(outer.loose_params) if outer else set()
         self.param_names: set[str] = set(outer.param_names) if outer else set()
         self.fail_aliases: dict[str, str] = dict(outer.fail_aliases) if outer else {}
+        # ``self.ctx`` where the class stores its context there (``self.ctx = ctx``, DESIGN §12.3).
+        self.ctx_attributes: set[str] = set(outer.ctx_attributes) if outer else set()
         self.bound_errors: dict[str, Raised] = {}
         self.clauses: list[Except] = []  # the except clauses whose body is being walked, innermost last
         self.try_bodies: list[Try] = []  # the try statements whose body is being walked, innermost last
@@ -277,7 +282,14 @@ class FunctionWalker(ParameterReading):
                     self.facts_stack[0].assigned_in_except[name] = (uses(value, self.names, self.scope), caught)
 
     def raise_statement(self, node: cst.Raise, at: Cursor) -> None:
-        exc = node.exc
+        if isinstance(node.exc, cst.IfExp):  # ``raise (a(...) if c else b(...))``: each branch is a raise
+            self.expression(node.exc.test, at)
+            for branch in if_branches(node.exc):
+                self._raise(node, branch, at)
+            return
+        self._raise(node, node.exc, at)
+
+    def _raise(self, node: cst.Raise, exc: Optional[cst.BaseExpression], at: Cursor) -> None:
         in_except = bool(self.clauses)
         caught = {clause.name for clause in self.clauses if clause.name}
         raised: Raised
@@ -365,6 +377,11 @@ class FunctionWalker(ParameterReading):
             api = self.names.api_of(self.names.qualify(func, self.scope))[0]
             if api in ("fail", "recovery_for"):
                 return api
+        if (
+            self.ctx_attributes and isinstance(func, cst.Attribute) and func.attr.value in ("fail", "recovery_for")
+            and dotted(func.value) in self.ctx_attributes
+        ):  # fmt: skip
+            return func.attr.value
         return None
 
     def classify(self, call: cst.Call, at: Cursor) -> Raised:
@@ -414,12 +431,13 @@ class FunctionWalker(ParameterReading):
                 reason_span=self.spans.at(reason_node, at) if reason_node is not None else None,
                 usage=usage,
                 written=dotted(node.func) or method,
+                reason_ref=self.names.qualify(reason_node, self.scope) if isinstance(reason_node, (cst.Name, cst.Attribute)) else None,
             )
             self._record("fail_sites", site)
         elif self.ex.definitions.call_form(node, at, self.scope, self):
             pass
         else:
-            qname = self.names.qualify(node.func, self.scope)
+            qname = self.names.qualify(node.func, self.scope) or self._method_of_instance(node.func)
             api, assumes = self.names.api_of(qname)
             if api == "McpError":
                 self._construction(node, at, assumes)
@@ -448,11 +466,22 @@ class FunctionWalker(ParameterReading):
         else:
             facts.unguarded_calls.add(qname)
 
+    def _method_of_instance(self, func: cst.BaseExpression) -> Optional[str]:
+        """``Lookup(ctx).find``: the method ``find`` of the class instantiated (followed like ``x.find``
+        after ``x = Lookup(ctx)``); ``super().find`` in a method: ``find`` of the class's first base
+        (looked up through that base's MRO; exact for single inheritance)."""
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Call):
+            return None
+        if isinstance(func.value.func, cst.Name) and func.value.func.value == "super":
+            owner = self.facts_stack[-1].qualname.rpartition(".")[0]
+            cls = self.ex.facts.classes.get(owner)
+            return f"{cls.bases[0]}.{func.attr.value}" if cls is not None and cls.bases and cls.bases[0] else None
+        cls_name = self.names.instance_class(func.value, self.scope)
+        return f"{cls_name}.{func.attr.value}" if cls_name is not None else None
+
     def _construction(self, node: cst.Call, at: Cursor, assumes: Assumptions) -> None:
-        """``McpError(JsonRpcErrorCode.X, ...)`` whose X has a factory (FL301)."""
+        """``McpError(<code>, ...)`` whose code (a member, its int value, its name) has a factory (FL301)."""
         code_node = argument_value(node, 0, "code")
-        if not isinstance(code_node, cst.Attribute):
-            return
         code, code_assumes = self.ex.values.code_of(code_node, self.scope)
         if code is None or code not in FACTORY_FOR_CODE:
             return

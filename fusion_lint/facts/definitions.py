@@ -202,6 +202,7 @@ class Definitions:
     def _handler_of(self, target: cst.CSTNode, scope: Optional[Scope]) -> tuple[Optional[str], Optional[str], Optional[str]]:
         """(qualname in this module, qualified name elsewhere, the name a framework gives it) of the
         function ``target`` names."""
+        target = self.values.handler_target(target, scope)  # ``functools.partial(fn)`` is ``fn``
         handler = handler_ref = None
         if isinstance(target, cst.Name) and target.value in self.facts.functions:
             handler = target.value
@@ -223,9 +224,12 @@ class Definitions:
             return True
         kind, assumes = self.definer(node.func, scope)
         if kind is not None and node.args:
-            handler, handler_ref, _ = self._handler_of(node.args[0].value, scope)
+            target = node.args[0].value
+            handler, handler_ref, _ = self._handler_of(target, scope)
             assert isinstance(node.func, cst.Call)
             self.record(kind, node.func, at, handler, handler_ref, assumes)
+            if handler is None and handler_ref is None:  # FL190 names it
+                self.facts.definitions[-1].handler_unresolved = describe(target)
             return True
         return False
 
@@ -304,8 +308,8 @@ class Definitions:
                     name_node=registration.name_node, fallback_name=shown, server=registration.server,
                     dispatcher=registration.dispatcher, contract=contract,
                     contract_at=contract_at)  # fmt: skip
-        if handler is None and handler_ref is None:
-            self.facts.definitions[-1].handler_written = describe(target)
+        if handler is None and handler_ref is None:  # FL190 names it
+            self.facts.definitions[-1].handler_unresolved = describe(target)
 
     def scan_module_expression(self, node: cst.CSTNode, at: Cursor) -> None:
         """Module-level code outside functions: only registering calls matter here."""

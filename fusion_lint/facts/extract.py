@@ -16,6 +16,7 @@ import libcst as cst
 
 from ..positions import Cursor, SpanRegistry
 from .bodies import FACTORY_FOR_CODE, FunctionWalker
+from .classes import class_facts
 from .definitions import Definitions
 from .model import FileFacts, FileNames, FromImport, FunctionFacts, ImportedName
 from .names import Names
@@ -44,15 +45,37 @@ class ModuleExtractor:
             if isinstance(stmt, cst.FunctionDef):
                 self.function(stmt, prefix="", outer=None, at=at, top=id(stmt) in top_level)
             elif isinstance(stmt, cst.ClassDef):
-                body = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ()
-                for inner in _flatten(body):
-                    if isinstance(inner, cst.FunctionDef):
-                        self.function(inner, prefix=stmt.name.value + ".", outer=None, at=at.inside(inner))
+                self._class(stmt, at)
             else:
                 self._module_statement(stmt, at)
         self.facts.runtime_names = self.names.runtime_exports()
         self.facts.imports_framework = self.names.imports_framework
         return self.facts
+
+    def _class(self, stmt: cst.ClassDef, at: Cursor) -> None:
+        """A module-level class: its bases, the attributes it stores the context in, its
+        attributes (``Class.NAME`` bindings: enum members, contracts) and its methods. Its body
+        and its methods' decorators see the names it binds (Python's class scope)."""
+        name = stmt.name.value
+        body = list(_flatten(stmt.body.body)) if isinstance(stmt.body, cst.IndentedBlock) else []
+        methods = [inner for inner in body if isinstance(inner, cst.FunctionDef)]
+        self.facts.classes[name] = class_facts(stmt, methods, self.names, self.facts.classes)
+        scope = {target: f"{self.names.module_name}.{name}.{target}"
+                 for inner in body if isinstance(inner, cst.SimpleStatementLine)
+                 for small in inner.body for target in _assigned_names(small)}  # fmt: skip
+        self.values.scope = scope or None
+        try:
+            for inner in body:
+                if isinstance(inner, cst.FunctionDef):
+                    self.function(inner, prefix=name + ".", outer=None, at=at.inside(inner))
+                elif isinstance(inner, cst.SimpleStatementLine):
+                    for small in inner.body:
+                        targets = list(_assigned_names(small))
+                        binding = self.values.binding(small.value, at.inside(inner)) if targets else None  # type: ignore[attr-defined]
+                        for target in targets if binding is not None else ():
+                            self.facts.bindings[f"{name}.{target}"] = binding
+        finally:
+            self.values.scope = None
 
     def _module_statement(self, stmt: cst.CSTNode, at: Cursor) -> None:
         if not isinstance(stmt, cst.SimpleStatementLine):
@@ -92,11 +115,15 @@ class ModuleExtractor:
         self.facts.functions[qualname] = facts
         self._decorators(node, qualname, outer, here, top)
         walker = FunctionWalker(self, node, facts, outer)
-        if top and isinstance(node.body, cst.IndentedBlock):
-            for stmt in node.body.body:
-                walker.statement(stmt, Cursor(here.stmt, stmt))
-        else:
-            walker.block(node.body, here)
+        class_scope, self.values.scope = self.values.scope, None  # a body does not see its class's names
+        try:
+            if top and isinstance(node.body, cst.IndentedBlock):
+                for stmt in node.body.body:
+                    walker.statement(stmt, Cursor(here.stmt, stmt))
+            else:
+                walker.block(node.body, here)
+        finally:
+            self.values.scope = class_scope
 
     def _decorators(self, node: cst.FunctionDef, qualname: str, outer: Optional[FunctionWalker], here: Cursor,
                     top: bool) -> None:  # fmt: skip
@@ -147,6 +174,16 @@ class ModuleExtractor:
             if qname in modules or (qname.rpartition(".")[2] in factories and self.names.is_runtime(qname))
         }  # fmt: skip
         return file_names(tree if tree is not None else ast.parse(text), text, wanted)
+
+
+def _assigned_names(small: cst.CSTNode) -> Iterator[str]:
+    """The plain names a small statement assigns a value to (``A = ...``, ``A: T = ...``)."""
+    if isinstance(small, cst.Assign):
+        for target in small.targets:
+            if isinstance(target.target, cst.Name):
+                yield target.target.value
+    elif isinstance(small, cst.AnnAssign) and small.value is not None and isinstance(small.target, cst.Name):
+        yield small.target.value
 
 
 def _flatten(body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:

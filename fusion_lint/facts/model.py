@@ -28,7 +28,9 @@ def is_runtime(qname: str, runtime_modules: Sequence[str]) -> bool:
 
 # ----- values -----------------------------------------------------------------------------------
 
-ValueKind = Literal["str", "fstring", "bytes", "int", "float", "bool", "none", "code", "ref", "collection", "expr"]
+ValueKind = Literal[
+    "str", "fstring", "bytes", "int", "float", "bool", "none", "code", "ref", "collection", "expr", "member"
+]
 
 
 @dataclass(slots=True)
@@ -39,7 +41,9 @@ class Value:
       as implicit concatenation is joined);
     * ``code``: ``JsonRpcErrorCode.<value>`` through any alias (the member name, maybe unknown);
     * ``ref``: a name bound elsewhere (``value`` is its qualified name), resolved across files later;
-    * ``fstring``, ``bytes``, ``collection``, ``expr``: anything else; ``value`` is a short description.
+    * ``fstring``, ``bytes``, ``collection``, ``expr``: anything else; ``value`` is a short description;
+    * ``member``: (resolved only) a member of an ``Enum`` that is neither a ``str`` nor an ``int``,
+      used where its value was meant; ``value`` says so.
     """
 
     kind: ValueKind
@@ -64,6 +68,10 @@ class Entry:
     opaque: list[str] = field(default_factory=list)  # ``**spread``, positional args: fields unknown
     opaque_span: Optional[Span] = None  # the first of those (what FL190 points at)
     assumes: Assumptions = ()  # ``ErrorContract`` imported through a project module
+    # ``**BASE`` spreads whose name is known: (its qualified name, its entry in ``opaque``, the
+    # ``**BASE`` argument), so the project view can read the fields of a module-level dict literal.
+    spreads: tuple[tuple[str, str, Span], ...] = ()
+    positional: Optional[Span] = None  # the first positional argument of ``ErrorContract(...)`` (FL102)
 
     def get(self, name: str) -> Optional[EntryField]:
         for entry_field in self.fields:
@@ -188,6 +196,7 @@ class FailSite:
     reason_span: Optional[Span]
     usage: Usage
     written: str = "ctx.fail"  # the callee as written: ``ctx.fail``, ``fail``, ``mcp_fusion.recovery_for``
+    reason_ref: Optional[str] = None  # the qualified name a non-literal reason reads (a constant, an enum member)
 
 
 RaiseKind = Literal["fail", "mcp_error", "factory", "tool_error", "call", "name", "reraise", "other"]
@@ -342,7 +351,9 @@ class Definition:
     dispatcher: bool = False  # a low-level server's ``call_tool`` handler, serving all its tools
     contract_span: Optional[Span] = None  # ``@contract(...)`` on a framework handler
     contract_above: bool = False  # that ``@contract`` sits above the registering decorator (FL118)
-    handler_written: Optional[str] = None  # the handler as written, when it is not a name (``getattr(...)``)
+    # The handler given as something that names no function (``a lambda``, ``a call to make()``):
+    # what it is, for FL190 (None when ``handler``/``handler_ref`` name it).
+    handler_unresolved: Optional[str] = None
 
     @property
     def framework(self) -> str:
@@ -391,6 +402,17 @@ class FileNames:
 
 
 @dataclass(slots=True)
+class ClassFacts:
+    """A module-level class: its bases as written (the project view follows method lookups
+    through them in MRO order, across files) and the attributes its methods store the context
+    in (``self.ctx = ctx``)."""
+
+    qualname: str
+    bases: tuple[str, ...]  # qualified names of the bases, in order ("" for one that is no name)
+    context_attributes: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
 class FileFacts:
     """All a file contributes to the project model."""
 
@@ -400,6 +422,8 @@ class FileFacts:
     # The module-level names bound to runtime objects (local name -> the runtime's qualified name),
     # star imports included: what this module re-exports to the project (``Assumptions``).
     runtime_names: dict[str, str] = field(default_factory=dict)
+    # Module-level names, and the attributes of module-level classes as ``Class.NAME`` (enum
+    # members, contracts kept in a class), with what they are bound to.
     bindings: dict[str, Binding] = field(default_factory=dict)
     definitions: list[Definition] = field(default_factory=list)
     functions: dict[str, FunctionFacts] = field(default_factory=dict)
@@ -410,3 +434,4 @@ class FileFacts:
     mount_prefixes: list[str] = field(default_factory=list)  # literal ``mount(prefix=...)``: tool names gain it
     listed_tools: list[str] = field(default_factory=list)  # low-level ``Tool(name="...")`` literals it lists
     last_import_end: Optional[int] = None  # where a fix adds an import line (after the last top-level one)
+    classes: dict[str, ClassFacts] = field(default_factory=dict)  # module-level classes by name

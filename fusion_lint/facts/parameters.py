@@ -3,7 +3,7 @@
 Mixed into ``bodies.FunctionWalker``, whose state (scope, servers, context names) it sets up."""
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator
 
 import libcst as cst
 
@@ -16,12 +16,14 @@ CONTEXT_NAMES = ("ctx", "context")
 
 
 class ParameterReading:
+    ex: Any  # ``bodies.Module``: the module being walked
     names: Names
     scope: Scope
     servers: dict[str, ServerRef]
     loose_params: set[str]
     param_names: set[str]
     ctx_names: set[str]
+    ctx_attributes: set[str]
 
     def _bind_receiver(self, node: cst.FunctionDef, class_name: str) -> None:
         """In a method, ``self.helper()``/``cls.helper()`` is ``Class.helper``: follow it there."""
@@ -29,7 +31,11 @@ class ParameterReading:
             return
         positional = [*node.params.posonly_params, *node.params.params]
         if positional:
-            self.scope[positional[0].name.value] = f"{self.names.module_name}.{class_name}"
+            receiver = positional[0].name.value
+            self.scope[receiver] = f"{self.names.module_name}.{class_name}"
+            stored = self.ex.facts.classes.get(class_name)
+            if stored is not None:
+                self.ctx_attributes.update(f"{receiver}.{attribute}" for attribute in stored.context_attributes)
 
     def _find_context(self, params: cst.Parameters, facts: FunctionFacts) -> None:
         all_params = [*params.posonly_params, *params.params, *params.kwonly_params]

@@ -110,7 +110,7 @@ def describe(node: cst.CSTNode) -> str:
         return "a lambda"
     if isinstance(node, cst.Call):
         return f"a call to {dotted(node.func) or 'an expression'}()"
-    if isinstance(node, (cst.Name, cst.Attribute)):
+    if isinstance(node, (cst.Name, cst.Attribute)) and dotted(node) is not None:
         return f"'{dotted(node)}'"
     return "an expression"
 
@@ -172,3 +172,12 @@ def contains_raise(body: cst.CSTNode) -> bool:
             continue
         stack.extend(children(current))
     return False
+
+
+def if_branches(node: cst.IfExp) -> Iterator[cst.BaseExpression]:
+    """The values a conditional expression may take, nested conditionals included."""
+    for branch in (node.body, node.orelse):
+        if isinstance(branch, cst.IfExp):
+            yield from if_branches(branch)
+        else:
+            yield branch

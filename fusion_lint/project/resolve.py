@@ -55,10 +55,11 @@ def resolve(index: ProjectIndex, recovery_min_words: int, runtime_modules: tuple
 
 
 def vocabulary(definitions: list[ResolvedDefinition]) -> Vocabulary:
-    """What the model can name: every tool's name, its handler's arguments, the declared reasons."""
+    """What the model can name: every tool's name, its handler's arguments, the declared reasons and codes."""
     tools: set[str] = set()
     arguments: set[str] = set()
     reasons: set[str] = set()
+    codes: set[str] = set()
     all_named = True
     for resolved in definitions:
         definition = resolved.definition
@@ -72,5 +73,6 @@ def vocabulary(definitions: list[ResolvedDefinition]) -> Vocabulary:
             function = handler.function
             arguments.update(p for p in function.params if p != function.context_param)
         reasons.update(entry.reason for entry in resolved.contract.entries if entry.reason is not None)
+        codes.update(entry.code for entry in resolved.contract.entries if entry.code is not None)
     arguments -= {"self", "cls"}
-    return Vocabulary(frozenset(tools), frozenset(arguments), frozenset(reasons), all_named)
+    return Vocabulary(frozenset(tools), frozenset(arguments), frozenset(reasons), all_named, codes=frozenset(codes))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Iterator, Optional
 
-from mcp_fusion import BASELINE_CODES, FACTORY_CODES
+from mcp_fusion import BASELINE_CODES, FACTORY_CODES, JsonRpcErrorCode
 
 from ..facts.model import FailSite, Raise, Try, Value
 from ..project.view import UNRESOLVED_KINDS, FunctionView, ResolvedDefinition, ResolvedEntry
@@ -65,6 +65,12 @@ def recovery(entry: ResolvedEntry) -> Optional[Value]:
     """The entry's recovery when it is a text that says something (constants resolved)."""
     value = entry.get("recovery")
     return value if value is not None and value.kind == "str" and str(value.value).strip() else None
+
+
+def code_spelling(code: str) -> str:
+    """How a contract writes a code it names: ``JsonRpcErrorCode.NOT_FOUND``, or ``"SERVER_BUSY"``
+    for a canonical or custom string code (DESIGN §3.1)."""
+    return f"JsonRpcErrorCode.{code}" if code in JsonRpcErrorCode.__members__ else f'"{code}"'
 
 
 def listing(items: list[str]) -> str:
