@@ -10,7 +10,7 @@ from typing import Iterable, Iterator
 
 import libcst as cst
 
-from .bodies import CONTEXT_NAMES
+from .parameters import CONTEXT_NAMES
 from .model import ClassFacts
 from .names import Names
 from .syntax import children, dotted, string_value

@@ -49,6 +49,7 @@ class ModuleExtractor:
             else:
                 self._module_statement(stmt, at)
         self.facts.runtime_names = self.names.runtime_exports()
+        self.facts.imports_framework = self.names.imports_framework
         return self.facts
 
     def _class(self, stmt: cst.ClassDef, at: Cursor) -> None:
@@ -112,16 +113,7 @@ class ModuleExtractor:
         here = Cursor(at.stmt, node) if top else at
         facts = FunctionFacts(qualname=qualname, span=self.spans.at(node.name, here))
         self.facts.functions[qualname] = facts
-        for decorator in node.decorators:
-            decorated_at = Cursor(decorator, decorator if top else here.unit)
-            kind, assumes = self.definitions.definer(decorator.decorator, outer.scope if outer else None)
-            if kind is not None:
-                assert isinstance(decorator.decorator, cst.Call)
-                self.definitions.record(kind, decorator.decorator, decorated_at, qualname, None, assumes)
-            elif outer is not None:
-                outer.expression(decorator.decorator, decorated_at)
-            else:
-                self.definitions.scan_module_expression(decorator.decorator, decorated_at)
+        self._decorators(node, qualname, outer, here, top)
         walker = FunctionWalker(self, node, facts, outer)
         class_scope, self.values.scope = self.values.scope, None  # a body does not see its class's names
         try:
@@ -132,6 +124,42 @@ class ModuleExtractor:
                 walker.block(node.body, here)
         finally:
             self.values.scope = class_scope
+
+    def _decorators(self, node: cst.FunctionDef, qualname: str, outer: Optional[FunctionWalker], here: Cursor,
+                    top: bool) -> None:  # fmt: skip
+        """The definitions a function's decorators make: the runtime's ``@tool(...)``, a framework's
+        ``@server.tool(...)`` (with the ``@contract(...)`` among them, above or below it)."""
+        scope = outer.scope if outer else None
+        registrations = []
+        contract = None
+        for index, decorator in enumerate(node.decorators):
+            expression = decorator.decorator
+            decorated_at = Cursor(decorator, decorator if top else here.unit)
+            registration = self.definitions.registration(expression, outer)
+            if registration is not None and registration.server.ref is not None and _declares_errors(expression):
+                registration = None  # ``api.tool("b", errors=[])``: the runtime's signature, re-exported
+            kind, assumes = self.definitions.definer(expression, scope) if registration is None else (None, ())
+            if kind is not None:
+                assert isinstance(expression, cst.Call)
+                self.definitions.record(kind, expression, decorated_at, qualname, None, assumes)
+                continue
+            if registration is not None:
+                registrations.append((index, registration, decorated_at))
+            elif self.definitions.contract_call(expression, scope) is not None:
+                contract = (index, expression, decorated_at)
+            if outer is not None:
+                outer.expression(expression, decorated_at)
+            else:
+                self.definitions.scan_module_expression(expression, decorated_at)
+        if contract is not None and not registrations:
+            self.definitions.contracted[qualname] = (contract[1], contract[2])
+        for index, registration, decorated_at in registrations:
+            call = contract[1] if contract is not None else None
+            self.definitions.record(registration.kind, registration.call, decorated_at, qualname, None, (),
+                                    node=registration.node, name_node=registration.name_node,
+                                    fallback_name=node.name.value, server=registration.server,
+                                    dispatcher=registration.dispatcher, contract=call,
+                                    contract_above=contract is not None and contract[0] < index)  # fmt: skip
 
     def file_names(self, tree: Optional[ast.Module], text: str) -> Optional[FileNames]:
         """``FileNames`` from CPython's tree (the gate's, when given), for a file a fix may add a name
@@ -268,3 +296,10 @@ def extract(
     text = extractor.spans.resolve(module, source, tree)
     facts.names = extractor.file_names(tree, text)
     return facts, text
+
+
+def _declares_errors(expression: cst.BaseExpression) -> bool:
+    """Whether a decorator passes ``errors=``: the runtime's definers take it, no framework's ``tool`` does."""
+    return isinstance(expression, cst.Call) and any(
+        arg.keyword is not None and arg.keyword.value == "errors" for arg in expression.args
+    )

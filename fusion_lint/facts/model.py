@@ -195,6 +195,7 @@ class FailSite:
     span: Span  # the call
     reason_span: Optional[Span]
     usage: Usage
+    written: str = "ctx.fail"  # the callee as written: ``ctx.fail``, ``fail``, ``mcp_fusion.recovery_for``
     reason_ref: Optional[str] = None  # the qualified name a non-literal reason reads (a constant, an enum member)
 
 
@@ -248,6 +249,16 @@ class Except:
     name: str  # ``as e``; "" when unnamed
     reraises: bool  # its body holds a raise statement (nested functions aside)
     try_awaits: bool  # the try body awaits: cancellation can arrive while it runs
+    rethrows: bool = False  # its body re-raises what it caught: a bare ``raise`` or ``raise <its name>``
+
+
+@dataclass(slots=True)
+class Suppressing:
+    """``with contextlib.suppress(<types>):`` and whether its body awaits."""
+
+    span: Span  # the ``suppress(...)`` call
+    types: tuple[str, ...]
+    awaits: bool
 
 
 @dataclass(slots=True)
@@ -297,11 +308,29 @@ class FunctionFacts:
     calls: list[str] = field(default_factory=list)  # qualified names of what it calls, in order, once each
     context_param: Optional[str] = None
     params: list[str] = field(default_factory=list)  # parameter names: a tool's arguments (FL4xx)
+    # Each callee's call sites that sit in a try body: the try statements around it, innermost first
+    # (a callee missing here is called outside any try somewhere, or nowhere guarded).
+    guarded_calls: dict[str, list[tuple["Try", ...]]] = field(default_factory=dict)
+    unguarded_calls: set[str] = field(default_factory=set)  # callees called at least once outside any try
+    suppressing: list["Suppressing"] = field(default_factory=list)  # ``with contextlib.suppress(...)`` blocks
+    # A name assigned inside an except clause: what its value is built from (``msg = str(e)``) and
+    # the names the enclosing clauses bind (``e``), the last such assignment of each name.
+    assigned_in_except: dict[str, tuple[Uses, tuple[str, ...]]] = field(default_factory=dict)
 
 
 # ----- definitions ------------------------------------------------------------------------------
 
 DefinitionKind = Literal["tool", "resource", "prompt"]
+
+
+@dataclass(slots=True)
+class ServerRef:
+    """The server a definition is registered on (DESIGN §12.2)."""
+
+    framework: str  # ``facts.frameworks.Framework``; "unknown" until the project view resolves ``ref``
+    name: Optional[str] = None  # the server's own name (its first argument), when a literal
+    ref: Optional[str] = None  # a server bound in another module: its qualified name
+    masked: bool = False  # fastmcp's ``mask_error_details=True``, passed literally
 
 
 @dataclass(slots=True)
@@ -318,12 +347,23 @@ class Definition:
     name_ref: Optional[str] = None
     call: Optional[CallLayout] = None  # the registering call as written (FL101's fix drops errors=)
     assumes: Assumptions = ()  # the definer (``tool``, ...) came through a project module
+    server: Optional[ServerRef] = None  # a framework definition: the server; None: the runtime's own
+    dispatcher: bool = False  # a low-level server's ``call_tool`` handler, serving all its tools
+    contract_span: Optional[Span] = None  # ``@contract(...)`` on a framework handler
+    contract_above: bool = False  # that ``@contract`` sits above the registering decorator (FL118)
     # The handler given as something that names no function (``a lambda``, ``a call to make()``):
     # what it is, for FL190 (None when ``handler``/``handler_ref`` name it).
     handler_unresolved: Optional[str] = None
 
     @property
+    def framework(self) -> str:
+        return self.server.framework if self.server is not None else "mcp_fusion"
+
+    @property
     def label(self) -> str:
+        if self.dispatcher:
+            server = self.server.name if self.server is not None and self.server.name else "<dynamic>"
+            return f"server '{server}' call_tool"
         shown = self.name if self.name is not None else "<dynamic>"
         return f"resource '{shown}'" if self.kind == "resource" else f"{self.kind} '{shown}'"
 
@@ -389,4 +429,9 @@ class FileFacts:
     functions: dict[str, FunctionFacts] = field(default_factory=dict)
     suppressions: dict[int, frozenset[str]] = field(default_factory=dict)  # line -> codes/names; "*" = all
     names: Optional[FileNames] = None
+    servers: dict[str, ServerRef] = field(default_factory=dict)  # module-level names bound to a server
+    imports_framework: bool = False  # the module imports from ``mcp.server``, ``mcp.types`` or ``fastmcp``
+    mount_prefixes: list[str] = field(default_factory=list)  # literal ``mount(prefix=...)``: tool names gain it
+    listed_tools: list[str] = field(default_factory=list)  # low-level ``Tool(name="...")`` literals it lists
+    last_import_end: Optional[int] = None  # where a fix adds an import line (after the last top-level one)
     classes: dict[str, ClassFacts] = field(default_factory=dict)  # module-level classes by name

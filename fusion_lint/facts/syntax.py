@@ -146,6 +146,21 @@ def argument_value(call: cst.Call, position: int, keyword: str) -> Optional[cst.
     return arg.value if arg is not None else None
 
 
+def rethrows(body: cst.CSTNode, name: str) -> bool:
+    """A bare ``raise`` or ``raise <name>`` anywhere in ``body``, nested functions and classes aside."""
+    stack = [body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Raise) and (
+            current.exc is None or (name and isinstance(current.exc, cst.Name) and current.exc.value == name)
+        ):
+            return True
+        if isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        stack.extend(children(current))
+    return False
+
+
 def contains_raise(body: cst.CSTNode) -> bool:
     """A raise statement anywhere in ``body``, nested functions and classes aside."""
     stack = [body]

@@ -72,7 +72,7 @@ class ContractResolver:
         # A prompt takes no contract (FL117 reports its errors=): checking its shape would be noise.
         if definition.errors is None or definition.kind == "prompt":
             return ResolvedContract(declared=False)
-        contract = ResolvedContract(declared=True)
+        contract = ResolvedContract(declared=True, inert=definition.contract_above)
         expr = definition.errors
         if isinstance(expr, ListExpr) and not expr.items:
             contract.empty_literal = True

@@ -11,7 +11,7 @@ import dataclasses
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
-from ..facts.model import Binding, Definition, FailSite, FileFacts, FunctionFacts, Raise, RefExpr, Value
+from ..facts.model import Binding, Definition, FailSite, FileFacts, FunctionFacts, Raise, RefExpr, ServerRef, Value
 from .view import Reached
 
 MAX_ALIAS_HOPS = 8
@@ -321,6 +321,17 @@ class ProjectIndex:
                 break
         return reached
 
+    def call_targets(self, function: FunctionFacts, path: str) -> list[tuple[str, str, str]]:
+        """(the name called, the callee's path, its qualname) of each project function it calls."""
+        found = []
+        for qname in function.calls:
+            if qname.split(".")[0] in _NEVER_PROJECT:
+                continue
+            target = self.function(qname)
+            if target is not None:
+                found.append((qname, target[1], target[0].qualname))
+        return found
+
     def _targets(self, function: FunctionFacts, path: str) -> list[tuple[str, str]]:
         key = (path, function.qualname)
         cached = self._call_targets.get(key)
@@ -362,9 +373,16 @@ class ProjectIndex:
         settled = self._definitions.get(path)
         if settled is None:
             settled = []
-            for definition in self.files[path].definitions:
+            facts = self.files[path]
+            for definition in facts.definitions:
                 if not self.confirmed(definition.assumes):
                     continue  # ``@tool`` of the project's own: not a definition of ours
+                if definition.server is not None and definition.server.ref is not None:
+                    server = self.server(definition.server.ref)
+                    if server is None and not facts.imports_framework:
+                        continue  # ``x.tool(...)`` on something imported that is no server
+                    if server is not None:
+                        definition = dataclasses.replace(definition, server=server)
                 if definition.name is None and definition.name_ref is not None:
                     name = self.resolve_value(Value("ref", definition.name_ref, definition.name_span))
                     if name.kind == "str":
@@ -372,6 +390,26 @@ class ProjectIndex:
                 settled.append(definition)
             self._definitions[path] = settled
         return settled
+
+
+    def server(self, qname: str) -> Optional[ServerRef]:
+        """The server a module-level name of another project module is bound to (through re-exports;
+        the alias table names an instance by its class, so a server is looked for before that)."""
+        for _ in range(MAX_ALIAS_HOPS):
+            found = self._module_and_name(qname)
+            if found is None:
+                return None
+            facts, name = found
+            if name in facts.servers:
+                return facts.servers[name]
+            head, dot, rest = name.partition(".")
+            if head not in facts.imports or head in facts.bindings or head in facts.functions:
+                return None
+            target = facts.imports[head] + dot + rest
+            if target == qname:
+                return None
+            qname = target
+        return None
 
 
 def _ordinary_raise(site: Raise) -> Raise:

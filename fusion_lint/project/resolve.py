@@ -38,6 +38,11 @@ def resolve(index: ProjectIndex, recovery_min_words: int, runtime_modules: tuple
             view.reached_by.append((resolved, reached.depth))
             if reached.depth == 0:
                 view.handler_of.append(resolved)
+    for view in functions.values():
+        for name, path, qualname in index.call_targets(view.function, view.path):
+            callee = functions.get((path, qualname))
+            if callee is not None and callee is not view:
+                callee.callers.append((view, name))
     return ProjectView(
         definitions=definitions,
         entries=list(contracts.entries.values()),

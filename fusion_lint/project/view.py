@@ -74,6 +74,9 @@ class ResolvedContract:
 
     declared: bool
     entries: list[ResolvedEntry] = field(default_factory=list)
+    # A framework handler's ``@contract`` above its registering decorator (FL118): the framework
+    # registered the unwrapped function, so the contract never runs. Its entries are still checked.
+    inert: bool = False
     wrong_type: Optional[tuple[BadExpr, str]] = None  # FL100
     empty_literal: bool = False  # FL101: ``errors=[]`` written at the definition
     bad_items: list[tuple[BadItem, str]] = field(default_factory=list)  # FL102
@@ -82,7 +85,7 @@ class ResolvedContract:
 
     @property
     def complete(self) -> bool:
-        return self.declared and self.wrong_type is None and not self.unresolved
+        return self.declared and not self.inert and self.wrong_type is None and not self.unresolved
 
     @cached_property
     def reasons_and_codes_known(self) -> bool:
@@ -136,6 +139,9 @@ class FunctionView:
     path: str
     handler_of: list[ResolvedDefinition] = field(default_factory=list)  # depth 0
     reached_by: list[tuple[ResolvedDefinition, int]] = field(default_factory=list)  # (definition, depth)
+    # The reached functions that call it, with the name they call it by (their ``guarded_calls`` say
+    # whether a try around the call catches what it raises).
+    callers: list[tuple["FunctionView", str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, eq=False)

@@ -66,7 +66,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
             owner = "the contract does not" if len(lacking) == 1 else f"{listing([d.label for d in lacking])} do not"
             yield Finding(
                 site.span,
-                f"ctx.{site.method}('{site.reason}') names a reason {owner} declare (at runtime an INTERNAL_ERROR); "
+                f"{site.written}('{site.reason}') names a reason {owner} declare (at runtime an INTERNAL_ERROR); "
                 f"{advice}",
                 function.path,
                 subjects=lacking,
