@@ -124,6 +124,37 @@ def test_sarif_flags(project: Path, run_cli) -> None:
     assert run["properties"]["resultCountsByRule"] == {"FL203": 1, "FL204": 1}
 
 
+def _fingerprints(run_cli) -> dict[tuple[str, int], str]:
+    document = json.loads(_lint(run_cli, "--output-format", "sarif").stdout)
+    jsonschema.Draft4Validator(SCHEMA).validate(document)
+    return {(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]):
+            r["partialFingerprints"]["fusionLint/v1"] for r in document["runs"][0]["results"]}  # fmt: skip
+
+
+def test_sarif_fingerprints_survive_an_unrelated_line_above(project: Path, run_cli) -> None:
+    before = _fingerprints(run_cli)
+    assert sorted(before) == [("FL203", 10), ("FL204", 8)]
+    tools = project / "app" / "tools.py"
+    tools.write_text('"""A docstring added on top."""\n\n' + CONTRACT_TOOL)
+    after = _fingerprints(run_cli)
+    assert sorted(after) == [("FL203", 12), ("FL204", 10)]  # the lines moved ...
+    assert after[("FL204", 10)] == before[("FL204", 8)] and after[("FL203", 12)] == before[("FL203", 10)]  # ... not them
+    # A second identical finding gets a fingerprint of its own; editing the finding's line changes it.
+    tools.write_text(CONTRACT_TOOL.replace('        ctx.fail("missing")\n', '        ctx.fail("missing")\n' * 2))
+    twice = _fingerprints(run_cli)
+    assert twice[("FL204", 8)] == before[("FL204", 8)] and twice[("FL204", 9)] not in before.values()
+    tools.write_text(CONTRACT_TOOL.replace('ctx.fail("missing")', 'ctx.fail( "missing")'))
+    assert _fingerprints(run_cli)[("FL204", 8)] != before[("FL204", 8)]
+
+
+def test_sarif_rules_carry_their_page_as_markdown(project: Path, run_cli) -> None:
+    document = json.loads(_lint(run_cli, "--output-format", "sarif").stdout)
+    rules = {rule["id"]: rule for rule in document["runs"][0]["tool"]["driver"]["rules"]}
+    markdown = rules["FL204"]["help"]["markdown"]
+    assert "**What it does.**" in markdown and "```python" in markdown and "**Fix safety.**" in markdown
+    assert rules["FL204"]["help"]["text"].startswith(rules["FL204"]["shortDescription"]["text"])
+
+
 def test_sarif_uris_are_percent_encoded(tmp_path: Path, run_cli) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
     (tmp_path / "my tools").mkdir()
