@@ -287,7 +287,7 @@ def lsp() -> None:
     try:  # pygls is imported here only, so that every other command starts fast
         from .lsp import serve
     except ImportError as exc:
-        raise fail(f"the language server needs pygls: pip install 'fusion-lint[lsp]' ({exc})")
+        raise fail(f"the language server needs the [lsp] extra: pip install 'pygls>=2,<3' 'lsprotocol>=2025.0.0' ({exc})")
     code = serve()
     # The stdin reader thread may still block on a pipe the editor keeps open after 'exit':
     # leave without waiting for it (the protocol is done and stdout was closed by the server).

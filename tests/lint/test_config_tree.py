@@ -83,6 +83,15 @@ def test_config_forces_one_for_every_file_and_isolated_uses_none(run_cli, two_co
     assert found(run_cli("check", "--no-cache", "--isolated", "pkg/tools.py")) == [("pkg/tools.py", "FL300")]
 
 
+def test_select_on_the_command_line_beats_the_configs_ignore(run_cli, two_configs: Path) -> None:
+    """The issue's defect: the root config ignores FL300 and ``--select FL300`` said "All checks passed"."""
+    both = [("pkg/legacy/old.py", "FL300"), ("pkg/tools.py", "FL300")]
+    assert found(run_cli("check", "--no-cache", "--select", "FL300", ".")) == both
+    assert found(run_cli("check", "--no-cache", "--select", "prefer-mcp-error-in-handler", "pkg/tools.py")) == both[1:]
+    # --ignore on the command line still applies on top of its own --select
+    assert found(run_cli("check", "--no-cache", "--select", "FL3", "--ignore", "FL300", ".")) == []
+
+
 def test_the_lsp_uses_the_same_config_per_file(two_configs: Path) -> None:
     pytest.importorskip("pygls", reason="the language server needs the [lsp] extra")
     from test_lsp import LspClient
