@@ -6,7 +6,10 @@ FL300 (line 10); ``gen/made.py`` has an FL300; ``ignored.py`` (FL300) is listed 
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
@@ -228,3 +231,29 @@ def test_exit_codes_are_documented_in_the_readme() -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert "Exit codes: **0** no findings; **1** findings" in readme
     assert "--exit-non-zero-on-fix" in readme and "--fix-only" in readme
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal (POSIX)")
+@pytest.mark.parametrize(("env", "colored"), [({}, True), ({"NO_COLOR": "1"}, False)], ids=["tty", "tty-NO_COLOR"])
+def test_color_auto_is_on_at_a_terminal(project: Path, env: dict[str, str], colored: bool) -> None:
+    """``--color auto`` (the default) colours a real terminal's report, unless NO_COLOR is set."""
+    leader, follower = os.openpty()
+    environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")} | env
+    try:
+        run = subprocess.run([sys.executable, "-m", "fusion_lint", "--no-cache", "app.py"], cwd=project,
+                             stdout=follower, stderr=subprocess.PIPE, env=environment, timeout=120)  # fmt: skip
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # EIO: the terminal's other end is closed and drained
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(leader)
+    out = b"".join(chunks).decode()
+    assert run.returncode == 1 and "FL204" in out, (out, run.stderr)
+    assert ("\x1b[" in out) is colored, out
