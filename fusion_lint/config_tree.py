@@ -13,7 +13,9 @@ Two kinds of settings:
   entries written in the file). Their patterns are relative to the folder of the config they are
   written in; a folder is excluded by the config of the folder holding it.
 * **Project-wide**, from the *project's* config — the closest one to the common folder of the
-  paths given (so the same whatever the order of the paths; ``.`` is the project):
+  paths given (so the same whatever the order of the paths; ``.`` is the project), skipping a
+  config in a package's own folder (it governs the package's files, but the package is part of
+  the project above it, which a single file's run must resolve it in too):
   ``runtime-modules``, ``follow-calls``, ``cache-dir`` and ``respect-gitignore``. They shape the
   project every file is resolved in (what the pre-scan looks for, how far calls are followed
   across files, where the cache is), which must be one for the whole run.
@@ -146,8 +148,17 @@ class ConfigTree:
         return config
 
     def project(self, paths: Sequence[Path]) -> LoadedConfig:
-        """The project's config: the closest to the common folder of ``paths``."""
-        return self.closest(common_folder(paths))
+        """The project's config: the closest to the common folder of ``paths`` that is not inside a
+        package. A config in a package's folder (one with ``__init__.py``) governs that package's
+        files, but the package belongs to the project above it: so ``fusion-lint pkg/sub/x.py``
+        (pre-commit, the editor) resolves ``x.py`` in the same project as ``fusion-lint .`` does."""
+        config = self.closest(common_folder(paths))
+        while config.root is not None and (config.root / "__init__.py").is_file():
+            above = self.closest(config.root.parent) if config.root.parent != config.root else DEFAULTS
+            if above.path is None:
+                break  # no config above the package: its own is the project's
+            config = above
+        return config
 
     def scope(self, directory: Path, root: Path) -> Scope:
         """The scope of the files directly in ``directory``; ``root``: the project root (the base of

@@ -224,14 +224,39 @@ def test_recovery_min_words_is_the_entry_files_own(run_cli, tmp_path: Path) -> N
 
 
 def test_project_wide_settings_come_from_the_projects_config(run_cli, two_configs: Path) -> None:
-    """``runtime-modules`` shapes the whole project: the nested config's applies only when its folder
-    is the project (every path inside it)."""
+    """``runtime-modules`` shapes the whole project: a nested config's applies only when its folder
+    is the project (every path inside it, and the folder no package of the project above)."""
+    (two_configs / "pkg/legacy/__init__.py").unlink()  # legacy/ is then a project of its own
     (two_configs / "pkg/legacy/pyproject.toml").write_text('[tool.fusion-lint]\nruntime-modules = ["vendored.fusion"]\n')
     assert found(run_cli("check", "--no-cache", ".")) == [("pkg/legacy/old.py", "FL300")]
     assert found(run_cli("check", "--no-cache", "pkg/legacy")) == []  # nothing there imports vendored.fusion
     shown = json.loads(run_cli("check", "--show-settings", "--output-format", "json", "pkg/legacy/old.py").stdout)
     assert shown["project"]["settings_path"] == str(two_configs / "pkg/legacy/pyproject.toml")
     assert shown["project"]["runtime-modules"] == ["vendored.fusion"]
+
+
+TOOL_NAMED = IMPORTS + '@tool("get_item")\ndef get_item(item_id: str) -> str:\n    return item_id\n'
+# Line 2: FL401 when no tool of the project is called get_item.
+NAMES_GET_ITEM = (IMPORTS + '@tool("old", errors=[ErrorContract(code=JsonRpcErrorCode.NOT_FOUND, when="Gone", reason="gone",'
+                  ' recovery="Call get_item again with an existing id.")])  # noqa: FL202\ndef old(item_id: str): ...\n')  # fmt: skip
+
+
+def test_a_config_in_a_subpackage_keeps_it_in_the_project_above(run_cli, two_configs: Path) -> None:
+    """pre-commit and the editor pass one file: ``pkg/legacy/old.py`` must be resolved in the same
+    project as for ``.`` (its recovery names a tool of ``pkg/tools.py``: no FL401), while its own
+    config still governs its rules."""
+    write(two_configs, {"pkg/tools.py": TOOL_NAMED, "pkg/legacy/old.py": NAMES_GET_ITEM})
+    (two_configs / "pkg/legacy/pyproject.toml").write_text('[tool.fusion-lint]\nrecovery-min-words = 9\n')
+    expected = [("pkg/legacy/old.py", "FL112")]  # legacy's own recovery-min-words, and no FL401
+    assert found(run_cli("check", "--no-cache", ".")) == expected
+    assert found(run_cli("check", "--no-cache", "pkg/legacy/old.py")) == expected
+    assert found(run_cli("check", "--no-cache", "pkg/legacy")) == expected
+    path = str(two_configs / "pkg/legacy/old.py")  # what the language server runs for the buffer
+    report = lint(Options(paths=[path], stdin=(path, Path(path).read_bytes()), use_cache=False, jobs=1))
+    assert [d.code for d in report.diagnostics] == ["FL112"]
+    shown = json.loads(run_cli("check", "--show-settings", "--output-format", "json", "pkg/legacy/old.py").stdout)
+    assert shown["settings_path"] == str(two_configs / "pkg/legacy/pyproject.toml")
+    assert shown["project"]["settings_path"] == str(two_configs / "pyproject.toml")
 
 
 def test_default_excludes_are_ruffs() -> None:
