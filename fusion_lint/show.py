@@ -92,6 +92,8 @@ def show_settings(options: Options, as_json: bool) -> str:
 
 
 def _toml(value: Any) -> str:
+    if value is None:  # TOML has no null: a key left unset (``select``: the default rules)
+        return "(not set: the default)"
     if isinstance(value, dict):
         return "{ " + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + " }" if value else "{}"
     return json.dumps(value)

@@ -83,6 +83,7 @@ def _settings_text(outcome, root: Path) -> None:
     assert lines[0] == f"Resolved settings for: {root / 'app.py'}"
     assert lines[1] == f"Settings path: {root / 'pyproject.toml'}"
     assert 'select = ["FL300"]' in lines and "follow-calls = 3" in lines
+    assert "select = (not set: the default)" in lines  # the config's (empty) table sets no selection
 
 
 def _settings_json(outcome, root: Path) -> None:
