@@ -127,30 +127,33 @@ def _server_kind(value: Any) -> Optional[str]:
 
 
 async def _in_memory(kind: str, app: Any, name: str, arguments: dict[str, Any]) -> ContractResult:
+    names, result = await _call_in_memory(kind, app, name, arguments)
+    if result is None:  # raised out here: inside the client's task group it would come back as a group
+        listed = ", ".join(sorted(names)) or "none"
+        raise LookupError(f"{type(app).__name__} {getattr(app, 'name', '')!r} has no tool {name!r} (its tools: {listed})")
+    return ContractResult.from_sdk(result)
+
+
+async def _call_in_memory(kind: str, app: Any, name: str, arguments: dict[str, Any]) -> tuple[list[str], Any]:
+    """``(the tools it lists, the result of the call)``; no call (``None``) when ``name`` is not listed."""
     if kind == "fastmcp":
         import fastmcp
 
         async with fastmcp.Client(app) as client:
-            _check_name(app, name, [tool.name for tool in await client.list_tools()])
-            return ContractResult.from_sdk(await client.call_tool_mcp(name, arguments))
+            names = [tool.name for tool in await client.list_tools()]
+            return names, await client.call_tool_mcp(name, arguments) if name in names else None
     if kind == "mcp1" or (kind == "lowlevel" and sdk_major() == 1):
         from mcp.shared.memory import create_connected_server_and_client_session
 
         server = app._mcp_server if kind == "mcp1" else app  # FastMCP 1.x keeps its low-level server there
         async with create_connected_server_and_client_session(server) as session:
-            _check_name(app, name, [tool.name for tool in (await session.list_tools()).tools])
-            return ContractResult.from_sdk(await session.call_tool(name, arguments))
+            names = [tool.name for tool in (await session.list_tools()).tools]
+            return names, await session.call_tool(name, arguments) if name in names else None
     import mcp
 
     async with mcp.Client(app.sdk_server if kind == "fusion" else app) as client:
-        _check_name(app, name, [tool.name for tool in (await client.list_tools()).tools])
-        return ContractResult.from_sdk(await client.call_tool(name, arguments))
-
-
-def _check_name(app: Any, name: str, names: list[str]) -> None:
-    if name not in names:
-        listed = ", ".join(sorted(names)) or "none"
-        raise LookupError(f"{type(app).__name__} {getattr(app, 'name', '')!r} has no tool {name!r} (its tools: {listed})")
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        return names, await client.call_tool(name, arguments) if name in names else None
 
 
 # -- a tool alone -------------------------------------------------------------------------------
@@ -212,10 +215,18 @@ def _registered(tool: Any) -> Optional[tuple[str, bool]]:
 
 
 def _is_fastmcp(tool: Any) -> bool:
-    """fastmcp's tool objects (2.x decorators return them) and functions its 3.x/4.x decorators marked."""
+    """Whether fastmcp serves ``tool``: its tool objects (2.x decorators return them), the functions its
+    3.x/4.x decorators mark, and a function whose module holds a fastmcp server and no mcp one
+    (``app.add_tool(Tool.from_function(fn))`` leaves no mark)."""
     if (type(tool).__module__ or "").split(".")[0] == "fastmcp":
         return True
-    return getattr(tool, "__fastmcp__", None) is not None
+    if getattr(tool, "__fastmcp__", None) is not None:
+        return True
+    fastmcp_server = getattr(sys.modules.get("fastmcp.server.server"), "FastMCP", None)
+    if not isinstance(fastmcp_server, type):
+        return False
+    servers = {_server_kind(value) for value in getattr(inspect.unwrap(tool), "__globals__", {}).values()}
+    return "fastmcp" in servers and not servers & {"mcp1", "mcp2", "fusion"}
 
 
 @contextlib.contextmanager
