@@ -20,7 +20,7 @@ def render_table(report: CoverageReport) -> list[str]:
         lines.append("")
         lines.append(_line(_HEADER, widths))
         lines += [_line(row, widths) for row in rows]
-        lines.append("-" * len(_line(total, widths)))
+        lines.append("-" * len(_line(_HEADER, widths)))
         lines.append(_line(total, widths))
     uncontracted = [definition.label for definition in report.definitions if not definition.reasons]
     if uncontracted:
