@@ -266,6 +266,13 @@ def test_off_nothing_is_registered_or_listening(project: pytest.Pytester) -> Non
     assert boundary.failure_observers == []
 
 
+def test_the_plugin_is_registered_through_pytest11() -> None:
+    from importlib.metadata import entry_points
+
+    (found,) = [point for point in entry_points(group="pytest11") if point.name == "fusion-contract-coverage"]
+    assert found.value == "fusion_lint.pytest_plugin"
+
+
 def test_the_entry_point_module_imports_nothing_heavy() -> None:
     code = "import sys, fusion_lint.pytest_plugin; print(sorted(m for m in ('mcp_fusion', 'pydantic', 'libcst', 'mcp') if m in sys.modules))"
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

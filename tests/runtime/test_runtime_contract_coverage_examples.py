@@ -75,6 +75,27 @@ def test_the_example_server_misses_exactly_the_reasons_its_demo_mistakes_break(t
     assert 'reason="invoice_locked",  # demo: FL202' in source["tools.py"]
     void = next(d for d in data["definitions"] if d["name"] == "void_invoice")
     assert void["undeclared"] == [{"reason": "invoice_archived", "code": "INTERNAL_ERROR", "undeclared_fail": True, "count": 1}]
+    # The README's quickstart shows this run's output: it is the real one.
+    assert readme_output(README_COMMAND) == report_lines(completed.stdout)
+
+
+README_COMMAND = ("python -m pytest tests/contracts/test_contracts_example_server.py --contract-coverage "
+                  "--contract-coverage-paths fixtures/example_server")  # fmt: skip
+
+
+def readme_output(command: str) -> list[str]:
+    """The output block the README shows after ``command``, from its separator line to the table's end."""
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    after = text[text.index(f"{command}\n```") :]
+    block = after[after.index("```text\n") + len("```text\n") :]
+    return report_lines(block[: block.index("```")])
+
+
+def report_lines(output: str) -> list[str]:
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("-") and "contract coverage" in line)
+    end = next(i for i in range(start, len(lines)) if re.search(r"\d+ passed|^Contract coverage report written", lines[i]))
+    return lines[start:end]
 
 
 @pytest.mark.skipif(not FRAMEWORKS, reason="no MCP framework installed (mcp, fastmcp)")
