@@ -108,6 +108,7 @@ class RunEntry:
     diagnostics: list
     outside: dict[str, Optional[str]] = field(default_factory=dict)  # path -> digest (None: unreadable)
     texts: list[str] = field(default_factory=list)  # files whose decoded text the report carries
+    definitions: dict[str, int] = field(default_factory=dict)  # the summary's counts of definitions
 
 
 def digest_of_file(path: str) -> Optional[str]:
@@ -232,14 +233,15 @@ class RunMemo:
         self.entry = self.cache.get(self.key)
         return self.entry
 
-    def store(self, diagnostics: list, results: Iterable, files: Iterable[str], texts: dict[str, str]) -> None:
+    def store(self, diagnostics: list, results: Iterable, files: Iterable[str], texts: dict[str, str],
+              definitions: Optional[dict[str, int]] = None) -> None:  # fmt: skip
         """``results``: the analysed files (a crash or a timeout among them: nothing is stored);
         ``files``: every file whose facts the run used; ``texts``: the texts the rules read."""
         if any(result.problem is not None and result.problem.transient for result in results):
             return
         read = set(files) | {path for path, text in texts.items() if text}
         outside = {path: digest_of_file(path) for path in sorted(read - self.keyed_paths)}
-        entry = RunEntry(diagnostics, outside, sorted(path for path, text in texts.items() if text))
+        entry = RunEntry(diagnostics, outside, sorted(path for path, text in texts.items() if text), dict(definitions or {}))
         self.cache.put(self.key, entry, self.used_file_keys)
 
 

@@ -76,6 +76,8 @@ class Report:
     texts: dict[str, str] = field(default_factory=dict)  # decoded sources of reported files (fixes)
     checked: list[str] = field(default_factory=list)  # the reported files, sorted (JUnit: one case each)
     enabled: frozenset[str] = frozenset()  # codes of the rules that ran (SARIF lists them)
+    # What the reported files define, by kind (tool, resource, prompt, dispatcher): what was checked.
+    definitions: dict[str, int] = field(default_factory=dict)
 
     @property
     def errors(self) -> int:

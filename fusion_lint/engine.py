@@ -164,9 +164,19 @@ def analyse(
         data = read_source(path)  # a regular file only, and never more than the size limit
         return data if isinstance(data, bytes) else None
 
-    search_roots = sorted({Path(module_of(p)[2]) for p in files} | {root, root / "src"})
-    index = ProjectIndex(files, load, search_roots, settings.follow_calls)
+    index = ProjectIndex(files, load, import_roots(files, root), settings.follow_calls)
     return Analysis(config, settings, root, report_set, list(reported.problems), results, files, index, read, memo)
+
+
+def import_roots(files: Iterable[str], root: Path) -> list[Path]:
+    """Where ``import a.b`` may find ``a/b.py``: the folder each file's module name is relative to,
+    the project root, and every ``src/`` folder above a file (a ``src`` layout is an import root
+    even when its packages have no ``__init__.py``, DESIGN §12.3)."""
+    roots = {root, root / "src"}
+    for path in files:
+        roots.add(Path(module_of(path)[2]))
+        roots.update(parent for parent in Path(path).parents if parent.name == "src")
+    return sorted(roots)
 
 
 def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings) -> Analysis:
@@ -181,23 +191,30 @@ def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings)
         return run_files([path], settings, jobs=1, use_cache=False, prescan=False, overrides=sources,
                          isolate=False)[0].facts  # fmt: skip
 
-    index = ProjectIndex(files, load, [root], settings.follow_calls, is_file=lambda path: str(path) in sources)
+    index = ProjectIndex(files, load, import_roots(files, root), settings.follow_calls,
+                         is_file=lambda path: str(path) in sources)  # fmt: skip
     return Analysis(config, settings, root, set(paths), [], results, files, index, sources.get)
 
 
 def _admit_reexport_users(
     results: list[FileResult], settings: Settings, use_cache: bool, root: Path, overrides: dict[str, bytes]
 ) -> list[FileResult]:
-    """The pre-scan's second look (DESIGN §10): a file that never names the runtime but imports a
-    project module re-exporting it (``from myapp.api import tool``) is analysed after all.
+    """The pre-scan's second look (DESIGN §10, §12.2): a file that never names the runtime or a
+    framework but imports a project module re-exporting the runtime (``from myapp.api import tool``),
+    or one that builds a server (``from myapp.server import mcp`` then ``@mcp.tool()``), is analysed
+    after all.
 
     Re-export hubs are the modules that bind runtime names and define no tool themselves (tool
-    modules import the runtime to use it, not to pass it on); keeping to them keeps this look to a
-    few long needles, so a large tree that never mentions the runtime still costs one read."""
+    modules import the runtime to use it, not to pass it on); server hubs bind a server at module
+    level. Keeping to them keeps this look to a few long needles, so a large tree that never
+    mentions the runtime still costs one read."""
+    # A file inside the hub's top-level package may import it relatively (``from ...common.server
+    # import mcp``), so there its last name part is enough of a needle.
     hubs = [
-        (r.facts.module, Path(module_of(r.path)[2]).joinpath(*r.facts.module.split(".")[:-1]))
+        (r.facts.module, Path(module_of(r.path)[2]) / r.facts.module.split(".")[0])
         for r in results
-        if r.facts is not None and r.facts.runtime_names and not r.facts.definitions and r.facts.module
+        if r.facts is not None and r.facts.module
+        and ((r.facts.runtime_names and not r.facts.definitions) or r.facts.servers)
     ]
     skipped = [r.path for r in results if r.skipped]
     if not hubs or not skipped:
@@ -406,12 +423,15 @@ def lint(options: Options) -> Report:
     memo = analysis.memo
     if memo is not None and memo.entry is not None:  # nothing the run depends on changed: no rule runs
         texts = {path: text for path in memo.entry.texts if (text := analysis.text(path)) is not None}
-        return Report(memo.entry.diagnostics, len(report_set), config, texts, sorted(report_set), frozenset(enabled))
+        return Report(memo.entry.diagnostics, len(report_set), config, texts, sorted(report_set), frozenset(enabled),
+                      dict(memo.entry.definitions))  # fmt: skip
 
     by_code = {rule.code: rule for rule in rules}
     reported = [Reported(d) for d in _file_problems(analysis, by_code)]
     active = [rule for rule in rules if rule.code in enabled and rule.code not in ENGINE_RULES]
-    reported += check(analysis.resolved(), active, report_set)
+    view = analysis.resolved()
+    reported += check(view, active, report_set)
+    counts = definition_counts(view, report_set)
     # A directory the walk could not read is reported at the directory, which no file set holds.
     reportable = report_set | {path for path, _ in analysis.walk_problems}
     reported = [r for r in reported if r.diagnostic.path in reportable and r.diagnostic.code in enabled | {"FL999", "FL900"}]
@@ -424,8 +444,19 @@ def lint(options: Options) -> Report:
     ordered = sorted((item.diagnostic for item in kept), key=Diagnostic.sort_key)
     fixed_texts = {path: text for path, text in texts.items() if any(d.path == path and d.fix for d in ordered)}
     if memo is not None:
-        memo.store(ordered, analysis.results, analysis.files, fixed_texts)
-    return Report(ordered, len(report_set), config, fixed_texts, sorted(report_set), frozenset(enabled))
+        memo.store(ordered, analysis.results, analysis.files, fixed_texts, counts)
+    return Report(ordered, len(report_set), config, fixed_texts, sorted(report_set), frozenset(enabled), counts)
+
+
+def definition_counts(view: ProjectView, report_set: set[str]) -> dict[str, int]:
+    """How many tools, resources, prompts and low-level dispatchers the reported files define (the
+    summary says so, and says when there are none: nothing was checked)."""
+    counts: dict[str, int] = {}
+    for resolved in view.definitions:
+        if resolved.path in report_set:
+            kind = "dispatcher" if resolved.definition.dispatcher else resolved.kind
+            counts[kind] = counts.get(kind, 0) + 1
+    return counts
 
 
 def _file_problems(analysis: Analysis, by_code: dict[str, type[Rule]]) -> list[Diagnostic]:

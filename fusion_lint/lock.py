@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
 from mcp_fusion import CONTRACT_FIELDS, REQUIRED_FIELDS, SEVERITIES, THROWN_BY_VALUES, JsonRpcErrorCode
+from mcp_fusion import code_name as name_of_code, code_value as value_of_code, coerce_code, is_valid_code
+from mcp_fusion.errors import CODE_EXPECTATION
 from mcp_fusion.lockfile import (
     IMPACTS,
     LOCKFILE_NAME,
@@ -46,7 +48,6 @@ from .project.view import ResolvedContract, ResolvedDefinition, ResolvedEntry
 EXIT_IN_SYNC, EXIT_OUT_OF_SYNC = 0, 1
 #: Refusals listed before "... and N more".
 MAX_SHOWN = 50
-_CODE_NAMES = {int(member): member.name for member in JsonRpcErrorCode}
 
 
 @dataclass(frozen=True)
@@ -259,12 +260,11 @@ def _entry_for(resolved: ResolvedEntry, label: str) -> Union[LockEntry, Unlockab
     reason, code, when, recovery = (values[name] for name in ("reason", "code", "when", "recovery"))
     if reason.kind != "str" or not reason.value:
         return refuse(f"reason is {_shown(reason)}, not a non-empty string", reason.span)
-    if code.kind == "code" and code.value in JsonRpcErrorCode.__members__:
-        code_name, code_value = str(code.value), int(JsonRpcErrorCode[str(code.value)])
-    elif code.kind == "int" and code.value in _CODE_NAMES:
-        code_name, code_value = _CODE_NAMES[code.value], int(code.value)  # type: ignore[index, call-overload]
-    else:
-        return refuse(f"code is {_shown(code)}, not a JsonRpcErrorCode member or its value", code.span)
+    written = JsonRpcErrorCode.__members__.get(str(code.value)) if code.kind == "code" else code.value
+    if code.kind not in ("code", "int", "str") or not is_valid_code(written):
+        return refuse(f"code is {_shown(code)}, which is no error code: use {CODE_EXPECTATION}", code.span)
+    locked_code = coerce_code(written)  # closed-then-open (DESIGN §3.1): the name, and the number it mirrors as
+    code_name, code_value = name_of_code(locked_code), value_of_code(locked_code)
     for name, text in (("when", when), ("recovery", recovery)):
         if text.kind != "str":
             return refuse(f"{name} is {_shown(text)}, not a string", text.span)

@@ -43,12 +43,31 @@ class FileResult:
     key: Optional[str] = None
 
 
+# An import of an MCP framework, import-precise (DESIGN §12.2): ``from mcp.server.fastmcp import``,
+# ``import fastmcp``, ``from mcp.server.lowlevel import``, ``from mcp import types``, ... — never the
+# bare word ``mcp``.
+_FRAMEWORK_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+(?:mcp\.server|mcp\.types|mcp_types|fastmcp)\b"
+    rb"|import[ \t]+(?:mcp\.server|mcp\.types|mcp_types|fastmcp)\b"
+    rb"|from[ \t]+mcp[ \t]+import[ \t]+[(\\ \t]*(?:[\w \t,]*,[ \t]*)?types\b)",
+    re.MULTILINE,
+)
+
+
+# A module that registers on a server handed to it under the conventional name (``def register(mcp):
+# mcp.tool()(fn)``) need not import any framework.
+_REGISTERS_ON_MCP = re.compile(rb"\bmcp\.(?:tool|resource|prompt|add_tool)\(")
+
+
 def mentions_runtime(data: bytes, runtime_modules: Sequence[str]) -> bool:
-    """The pre-scan: a file that never names a runtime module cannot define or raise anything we check.
+    """The pre-scan: a file that never names a runtime module, and imports no MCP framework, cannot
+    define or raise anything we check.
 
     The last part of a dotted name is what every import spells, relative ones of a vendored copy
     (``from .vendor.mcp_fusion import tool``) included."""
-    return any(name.rpartition(".")[2].encode() in data for name in runtime_modules)
+    if any(name.rpartition(".")[2].encode() in data for name in runtime_modules):
+        return True
+    return b"mcp" in data and (_FRAMEWORK_IMPORT.search(data) is not None or _REGISTERS_ON_MCP.search(data) is not None)
 
 
 def imports_module(data: bytes, module: str, relative: bool) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import codecs
 import io
+import re
 import sys
 import tokenize
 from contextlib import contextmanager
@@ -226,6 +227,10 @@ def parse_with_tree(text: str, path: str) -> Union[tuple[cst.Module, ast.Module]
     return module if isinstance(module, Unreadable) else (module, tree)
 
 
+#: "error at 2:5" in a libcst parser message: the line (1-based) and column (0-based) of the error.
+_LIBCST_POSITION = re.compile(r"\berror at (\d+):(\d+)")
+
+
 def _libcst_parse(text: str) -> Union[cst.Module, Unreadable]:
     import libcst as cst
 
@@ -233,8 +238,10 @@ def _libcst_parse(text: str) -> Union[cst.Module, Unreadable]:
         with deep_recursion():
             return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
-        return Unreadable(
-            "FL000", f"libcst cannot parse this file (CPython can): {exc.message}", exc.raw_line, exc.raw_column
-        )
+        # libcst's ``raw_line`` is the line of the token after the error when that token is a
+        # NEWLINE (one line below); the position its message gives is the error's own.
+        stated = _LIBCST_POSITION.search(exc.message)
+        line, col = (int(stated[1]), int(stated[2])) if stated else (exc.raw_line, exc.raw_column)
+        return Unreadable("FL000", f"libcst cannot parse this file (CPython can): {exc.message}", line, col)
     except (RecursionError, MemoryError, ValueError) as exc:
         return Unreadable("FL000", f"libcst cannot parse this file: {type(exc).__name__}: {exc}")

@@ -7,7 +7,7 @@ statement, which keeps it at a few percent of the parse.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Optional, Protocol, Union
+from typing import Optional, Protocol, Union
 
 import libcst as cst
 
@@ -21,10 +21,13 @@ from .model import (
     Construction,
     Except,
     FailSite,
+    FileFacts,
     FunctionFacts,
     Raise,
     RaiseKind,
     Return,
+    ServerRef,
+    Suppressing,
     Shape,
     Try,
     Uses,
@@ -32,11 +35,14 @@ from .model import (
 )
 from .expressions import data_reason, shape as value_shape, uses
 from .names import Names, Scope
+from .parameters import ParameterReading
 from .values import Values
-from .syntax import LEAF_TYPES, argument, argument_value, children, contains_raise, dotted, keyword_argument, string_value
+from .syntax import (
+    LEAF_TYPES, argument, argument_value, children, contains_raise, dotted, if_branches, keyword_argument, rethrows,
+    string_value,
+)  # fmt: skip
 
 
-CONTEXT_NAMES = ("ctx", "context")
 FACTORY_FOR_CODE = {code.name: name for name, code in FACTORY_CODES.items()}
 RUNTIME_RAISES = ("fail", "mcp_error", "factory", "tool_error")
 
@@ -49,6 +55,7 @@ class Module(Protocol):
     spans: SpanRegistry
     definitions: Definitions
     needs_names: bool
+    facts: FileFacts
 
     def function(self, node: cst.FunctionDef, prefix: str, outer: Optional["FunctionWalker"], at: Cursor,
                  top: bool = False) -> None: ...  # fmt: skip
@@ -70,7 +77,7 @@ class Raised:
     assumes: Assumptions = ()
 
 
-class FunctionWalker:
+class FunctionWalker(ParameterReading):
     def __init__(self, ex: Module, node: cst.FunctionDef, facts: FunctionFacts, outer: Optional["FunctionWalker"]):
         self.ex = ex
         self.names = ex.names
@@ -78,7 +85,14 @@ class FunctionWalker:
         self.facts_stack = [facts] + (outer.facts_stack if outer else [])
         self.scope: Scope = dict(outer.scope) if outer else {}
         self.ctx_names: set[str] = set(outer.ctx_names) if outer else set()
+        # Servers this function can register on: local variables, annotated parameters, and the
+        # unannotated parameters that are one in a module importing a framework (DESIGN §12.2).
+        self.servers: dict[str, ServerRef] = dict(outer.servers) if outer else {}
+        self.loose_params: set[str] = set(outer.loose_params) if outer else set()
+        self.param_names: set[str] = set(outer.param_names) if outer else set()
         self.fail_aliases: dict[str, str] = dict(outer.fail_aliases) if outer else {}
+        # ``self.ctx`` where the class stores its context there (``self.ctx = ctx``, DESIGN §12.3).
+        self.ctx_attributes: set[str] = set(outer.ctx_attributes) if outer else set()
         self.bound_errors: dict[str, Raised] = {}
         self.clauses: list[Except] = []  # the except clauses whose body is being walked, innermost last
         self.try_bodies: list[Try] = []  # the try statements whose body is being walked, innermost last
@@ -88,62 +102,6 @@ class FunctionWalker:
         if outer is None and "." in facts.qualname:
             self._bind_receiver(node, facts.qualname.rpartition(".")[0])
         self._find_context(node.params, facts)
-
-    def _bind_receiver(self, node: cst.FunctionDef, class_name: str) -> None:
-        """In a method, ``self.helper()``/``cls.helper()`` is ``Class.helper``: follow it there."""
-        if any(dotted(d.decorator) == "staticmethod" for d in node.decorators):
-            return
-        positional = [*node.params.posonly_params, *node.params.params]
-        if positional:
-            self.scope[positional[0].name.value] = f"{self.names.module_name}.{class_name}"
-
-    def _find_context(self, params: cst.Parameters, facts: FunctionFacts) -> None:
-        all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
-        facts.params = [param.name.value for param in all_params]
-        found = None
-        for param in all_params:
-            annotation = param.annotation.annotation if param.annotation is not None else None
-            if annotation is not None and any(
-                qname == "Context" or self.names.api_of(qname)[0] == "Context"
-                for qname in self._annotation_qnames(annotation)
-            ):
-                found = param.name.value
-                break
-        if found is None:
-            # By name only when nothing says otherwise: ``ctx: dict`` is an ordinary argument.
-            for param in all_params:
-                if param.name.value in CONTEXT_NAMES and (
-                    param.annotation is None
-                    or any("context" in q.rpartition(".")[2].lower()
-                           for q in self._annotation_qnames(param.annotation.annotation))
-                ):  # fmt: skip
-                    found = param.name.value
-                    break
-        if found is not None:
-            self.ctx_names.add(found)
-            facts.context_param = found
-        # A parameter that shadows an outer context name is no longer the context.
-        for param in all_params:
-            if param.name.value != found:
-                self.ctx_names.discard(param.name.value)
-
-    def _annotation_qnames(self, annotation: cst.BaseExpression) -> Iterator[str]:
-        """Qualified names an annotation may stand for: ``Context``, ``"Context"``,
-        ``Optional[Context]``, ``Context | None``, ``Annotated[Context, ...]``."""
-        text = string_value(annotation)
-        if isinstance(text, str):
-            yield text
-        elif isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
-            yield from self._annotation_qnames(annotation.left)
-            yield from self._annotation_qnames(annotation.right)
-        elif isinstance(annotation, cst.Subscript):
-            for element in annotation.slice:
-                if isinstance(element.slice, cst.Index):
-                    yield from self._annotation_qnames(element.slice.value)
-        else:
-            qname = self.names.qualify(annotation, self.scope)
-            if qname is not None:
-                yield qname
 
     # A fact belongs to this function and to every function it is nested in.
     def _record(self, attribute: str, fact: object) -> None:
@@ -178,6 +136,8 @@ class FunctionWalker:
             return
         if isinstance(stmt, (cst.With, cst.For)) and stmt.asynchronous is not None:
             self.awaits += 1
+        if isinstance(stmt, cst.With) and self._suppressing(stmt, here):
+            return
         # Any other compound statement: its header expressions, then its blocks.
         for child in children(stmt):
             if isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite)):
@@ -188,6 +148,23 @@ class FunctionWalker:
                 self._clause(child, here)
             else:
                 self.expression(child, here)
+
+    def _suppressing(self, stmt: cst.With, at: Cursor) -> bool:
+        """``with contextlib.suppress(<types>):``: what it silences, and (after its body is walked, by
+        the awaits counted meanwhile) whether cancellation can arrive inside it."""
+        for item in stmt.items:
+            call = item.item
+            if isinstance(call, cst.Call) and self.names.qualify(call.func, self.scope) == "contextlib.suppress":
+                types = tuple(self.names.qualify(arg.value, self.scope) or "" for arg in call.args)
+                fact = Suppressing(self.spans.at(call, at), types, awaits=stmt.asynchronous is not None)
+                before = self.awaits
+                self.block(stmt.body, at)
+                fact.awaits = fact.awaits or self.awaits > before
+                self._record("suppressing", fact)
+                for other in stmt.items:
+                    self.expression(other.item, at)
+                return True  # the statement is walked
+        return False
 
     def _clause(self, node: cst.CSTNode, at: Cursor) -> None:
         for child in children(node):
@@ -239,6 +216,7 @@ class FunctionWalker:
             name=name,
             reraises=contains_raise(handler.body),
             try_awaits=False,
+            rethrows=rethrows(handler.body, name),
         )
 
     def small_statement(self, small: cst.CSTNode, at: Cursor) -> None:
@@ -277,6 +255,12 @@ class FunctionWalker:
                     self.fail_aliases[name] = method
                 return
             if isinstance(value, cst.Call):
+                server = self.names.server_of_call(value, self.scope)
+                for name in names:  # ``server = Server("name")`` inside a function
+                    if server is not None:
+                        self.servers[name] = server
+                    else:
+                        self.servers.pop(name, None)
                 raised = self.classify(value, at)
                 for name in names:  # ``err = not_found(...); raise err``
                     self.bound_errors[name] = raised
@@ -292,9 +276,20 @@ class FunctionWalker:
                 self.expression(target, at)
         if value is not None:
             self.expression(value, at)
+            if self.clauses:  # ``msg = str(e)`` inside an except clause: what ``msg`` is built from
+                caught = tuple(clause.name for clause in self.clauses if clause.name)
+                for name in names:
+                    self.facts_stack[0].assigned_in_except[name] = (uses(value, self.names, self.scope), caught)
 
     def raise_statement(self, node: cst.Raise, at: Cursor) -> None:
-        exc = node.exc
+        if isinstance(node.exc, cst.IfExp):  # ``raise (a(...) if c else b(...))``: each branch is a raise
+            self.expression(node.exc.test, at)
+            for branch in if_branches(node.exc):
+                self._raise(node, branch, at)
+            return
+        self._raise(node, node.exc, at)
+
+    def _raise(self, node: cst.Raise, exc: Optional[cst.BaseExpression], at: Cursor) -> None:
         in_except = bool(self.clauses)
         caught = {clause.name for clause in self.clauses if clause.name}
         raised: Raised
@@ -344,8 +339,11 @@ class FunctionWalker:
         if value is not None:
             self.expression(value, at)
         shape = value_shape(value, 2, self.names, self.scope) if value is not None else Shape("none")
-        # What it is built from matters where it may be built from a caught exception.
-        built = uses(value, self.names, self.scope) if value is not None and self.clauses else Uses()
+        # What it is built from matters where it may be built from a caught exception: inside an
+        # except clause, or a name assigned in one (``msg = str(e)`` ... ``return msg``).
+        assigned = self.facts_stack[0].assigned_in_except
+        from_except = self.clauses or (isinstance(value, cst.Name) and value.value in assigned)
+        built = uses(value, self.names, self.scope) if value is not None and from_except else Uses()
         self._record("returns", Return(self.spans.at(node, at), shape, built, tuple(reversed(self.clauses))))
 
     # ----- expressions ---------------------------------------------------------------------------
@@ -370,6 +368,20 @@ class FunctionWalker:
                 return func.attr.value
         if isinstance(func, cst.Name) and func.value in self.fail_aliases:
             return self.fail_aliases[func.value]
+        root = func
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        # The runtime's module-level ``fail``/``recovery_for``, read from an import (``c.fail`` on
+        # a parameter ``c`` is someone else's method).
+        if isinstance(root, cst.Name) and (root.value in self.names.aliases or isinstance(func, cst.Name)):
+            api = self.names.api_of(self.names.qualify(func, self.scope))[0]
+            if api in ("fail", "recovery_for"):
+                return api
+        if (
+            self.ctx_attributes and isinstance(func, cst.Attribute) and func.attr.value in ("fail", "recovery_for")
+            and dotted(func.value) in self.ctx_attributes
+        ):  # fmt: skip
+            return func.attr.value
         return None
 
     def classify(self, call: cst.Call, at: Cursor) -> Raised:
@@ -418,22 +430,26 @@ class FunctionWalker:
                 span=self.spans.at(node, at),
                 reason_span=self.spans.at(reason_node, at) if reason_node is not None else None,
                 usage=usage,
+                written=dotted(node.func) or method,
+                reason_ref=self.names.qualify(reason_node, self.scope) if isinstance(reason_node, (cst.Name, cst.Attribute)) else None,
             )
             self._record("fail_sites", site)
-        elif self.ex.definitions.call_form(node, at, self.scope):
+        elif self.ex.definitions.call_form(node, at, self.scope, self):
             pass
         else:
-            qname = self.names.qualify(node.func, self.scope)
+            qname = self.names.qualify(node.func, self.scope) or self._method_of_instance(node.func)
             api, assumes = self.names.api_of(qname)
             if api == "McpError":
                 self._construction(node, at, assumes)
             # A call through a re-export is also an ordinary call, in case the project view finds
             # that the name is the project's own function after all.
-            if (api is None or assumes) and qname is not None and qname not in self.seen_calls:
-                self.seen_calls.add(qname)
-                for facts in self.facts_stack:
-                    if qname not in facts.calls:
-                        facts.calls.append(qname)
+            if (api is None or assumes) and qname is not None:
+                if qname not in self.seen_calls:
+                    self.seen_calls.add(qname)
+                    for facts in self.facts_stack:
+                        if qname not in facts.calls:
+                            facts.calls.append(qname)
+                self._guard(qname)
         # Arguments, and the callee expression itself, may hold further calls and lambdas.
         for arg in node.args:
             self.expression(arg.value, at)
@@ -442,11 +458,30 @@ class FunctionWalker:
             if not isinstance(inner, cst.Name):
                 self.expression(inner, at)
 
+    def _guard(self, qname: str) -> None:
+        """Where a call sits: in which try bodies (a raise in the callee may be caught there)."""
+        facts = self.facts_stack[0]
+        if self.try_bodies:
+            facts.guarded_calls.setdefault(qname, []).append(tuple(reversed(self.try_bodies)))
+        else:
+            facts.unguarded_calls.add(qname)
+
+    def _method_of_instance(self, func: cst.BaseExpression) -> Optional[str]:
+        """``Lookup(ctx).find``: the method ``find`` of the class instantiated (followed like ``x.find``
+        after ``x = Lookup(ctx)``); ``super().find`` in a method: ``find`` of the class's first base
+        (looked up through that base's MRO; exact for single inheritance)."""
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Call):
+            return None
+        if isinstance(func.value.func, cst.Name) and func.value.func.value == "super":
+            owner = self.facts_stack[-1].qualname.rpartition(".")[0]
+            cls = self.ex.facts.classes.get(owner)
+            return f"{cls.bases[0]}.{func.attr.value}" if cls is not None and cls.bases and cls.bases[0] else None
+        cls_name = self.names.instance_class(func.value, self.scope)
+        return f"{cls_name}.{func.attr.value}" if cls_name is not None else None
+
     def _construction(self, node: cst.Call, at: Cursor, assumes: Assumptions) -> None:
-        """``McpError(JsonRpcErrorCode.X, ...)`` whose X has a factory (FL301)."""
+        """``McpError(<code>, ...)`` whose code (a member, its int value, its name) has a factory (FL301)."""
         code_node = argument_value(node, 0, "code")
-        if not isinstance(code_node, cst.Attribute):
-            return
         code, code_assumes = self.ex.values.code_of(code_node, self.scope)
         if code is None or code not in FACTORY_FOR_CODE:
             return

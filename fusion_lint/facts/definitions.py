@@ -1,15 +1,50 @@
-"""Definitions: ``@tool(...)``/``@resource(...)``/``@prompt(...)`` and ``tool(...)(fn)`` (DESIGN §4)."""
+"""Definitions (DESIGN §4, §12.2): the runtime's ``@tool(...)``/``@resource(...)``/``@prompt(...)``
+and ``tool(...)(fn)``, and every framework's registrations — ``@server.tool()``, bare ``@server.tool``
+(fastmcp), ``server.tool(name=...)(fn)``, ``server.tool(fn)``, ``server.add_tool(fn, ...)``,
+``Tool.from_function(fn, ...)``, a low-level server's ``@server.call_tool()`` and ``Server(name,
+on_call_tool=fn)`` — on servers recognised by what they are, with ``@contract(errors=...)``."""
 from __future__ import annotations
 
-from typing import Optional
+from dataclasses import dataclass, field
+from typing import Optional, Protocol
 
 import libcst as cst
 
 from ..positions import Cursor
-from .model import Assumptions, Definition, FileFacts
+from .frameworks import TOOL_CLASSES, framework_of_class
+from .model import Assumptions, Definition, FileFacts, ServerRef
 from .names import DEFINERS, Names, Scope
-from .syntax import argument_value, children, keyword_argument, string_value
+from .syntax import argument_value, children, describe, dotted, keyword_argument, string_value
 from .values import Values
+
+LISTED_TOOL_CLASSES = frozenset({"mcp.types.Tool", "mcp_types.Tool"})
+STANDALONE = {
+    "fastmcp.tools.tool": "tool", "fastmcp.tools.tool.tool": "tool", "fastmcp.tools.function_tool.tool": "tool",
+    "fastmcp.resources.resource": "resource", "fastmcp.resources.function_resource.resource": "resource",
+    "fastmcp.prompts.prompt": "prompt", "fastmcp.prompts.function_prompt.prompt": "prompt",
+}  # fmt: skip
+
+
+class Enclosing(Protocol):
+    """What a registration inside a function knows of it (``bodies.FunctionWalker``)."""
+
+    scope: Scope
+    servers: dict[str, ServerRef]  # local names bound to a server (a variable, an annotated parameter)
+    loose_params: set[str]  # unannotated parameters: a server when the module imports a framework
+    param_names: set[str]  # every parameter of the enclosing functions
+
+
+@dataclass
+class Registration:
+    """A registering call or decorator on a server, before its handler is known."""
+
+    kind: str
+    server: ServerRef
+    node: cst.CSTNode  # the decorator expression or the registering call: what a diagnostic points at
+    call: Optional[cst.Call]  # its call, when it is one (``@server.tool`` is not)
+    dispatcher: bool = False
+    name_node: Optional[cst.BaseExpression] = None
+    extra: dict = field(default_factory=dict)
 
 
 class Definitions:
@@ -17,6 +52,11 @@ class Definitions:
         self.facts = facts
         self.names = names
         self.values = values
+        # Functions under ``@contract(...)`` and no registering decorator: a call such as
+        # ``app.add_tool(fn)`` or ``Tool.from_function(fn)`` registers them later in the file.
+        self.contracted: dict[str, tuple[cst.Call, Cursor]] = {}
+
+    # ----- the runtime's definers -----------------------------------------------------------------
 
     def definer(self, node: cst.CSTNode, scope: Optional[Scope] = None) -> tuple[Optional[str], Assumptions]:
         """``tool``/``resource``/``prompt`` when ``node`` is a call to one, and what that assumed."""
@@ -26,44 +66,143 @@ class Definitions:
                 return api, assumes
         return None, ()
 
+    def contract_call(self, node: cst.CSTNode, scope: Optional[Scope] = None) -> Optional[cst.Call]:
+        """``contract(errors=...)``, the runtime's decorator for a framework handler."""
+        if isinstance(node, cst.Call) and self.names.api_of(self.names.qualify(node.func, scope))[0] == "contract":
+            return node
+        return None
+
+    # ----- servers and their registrations ---------------------------------------------------------
+
+    def receiver(self, node: cst.CSTNode, walker: Optional[Enclosing]) -> Optional[ServerRef]:
+        """The server ``node`` (what ``.tool`` is called on) is, if it is one."""
+        scope = walker.scope if walker is not None else None
+        if isinstance(node, cst.Name):
+            if walker is not None:
+                if node.value in walker.servers:
+                    return walker.servers[node.value]
+                if node.value in walker.loose_params:
+                    if self.names.imports_framework:
+                        return ServerRef(self.names.imported_framework)
+                    # A server handed over under its conventional name, in a module importing no framework.
+                    return ServerRef("unknown") if node.value == "mcp" else None
+            if node.value in self.names.servers and (scope is None or node.value not in scope):
+                return self.names.servers[node.value]
+        qname = self.names.qualify(node, scope)
+        framework = framework_of_class(qname)
+        if framework is not None:  # an instance the alias table names by its class
+            return ServerRef(framework)
+        if isinstance(node, cst.Attribute) and (dotted(node) or "").startswith("self.") and self.names.imports_framework:
+            return ServerRef(self.names.imported_framework)  # ``self.mcp.tool(...)``: a server handed to the class
+        module = self.names.module_name
+        if qname is not None and qname.startswith(module + "."):
+            local = qname[len(module) + 1 :]
+            if local in self.names.server_classes:  # ``self`` in a method of a server subclass
+                return ServerRef(self.names.server_classes[local])
+            return None
+        if isinstance(node, cst.Name) and qname is not None and "." in qname and self.names.may_reexport_runtime(qname.rpartition(".")[0]):
+            return ServerRef("unknown", ref=qname)  # a server imported from another module of the project
+        return None
+
+    def registration(self, node: cst.CSTNode, walker: Optional[Enclosing]) -> Optional[Registration]:
+        """``server.tool(...)``, ``server.tool`` (bare), ``server.resource(uri)``, ``server.prompt()``,
+        ``server.call_tool()``: what registers the function it decorates or is called with."""
+        call = node if isinstance(node, cst.Call) else None
+        func = call.func if call is not None else node
+        standalone = STANDALONE.get(self.names.qualify(func, walker.scope if walker else None) or "")
+        if standalone is not None:  # fastmcp 3's ``@tool`` (``fastmcp.tools``), found by a provider
+            name = keyword_argument(call, "name") if call is not None else None
+            first = call.args[0].value if call is not None and call.args and call.args[0].keyword is None else None
+            return Registration(standalone, ServerRef("fastmcp"), node, call,
+                                name_node=name.value if name is not None else first)  # fmt: skip
+        if not isinstance(func, cst.Attribute) or func.attr.value not in ("tool", "resource", "prompt", "call_tool"):
+            return None
+        server = self.receiver(func.value, walker)
+        if server is None:
+            return None
+        method = func.attr.value
+        if method == "call_tool":  # the 1.x low-level dispatcher: ``@server.call_tool()``
+            if call is None or call.args:
+                return None
+            if server.framework == "unknown":
+                server = ServerRef("lowlevel1", server.name, server.ref, server.masked)
+            return Registration("tool", server, node, call, dispatcher=True)
+        name_node = None
+        if call is not None:
+            first = call.args[0].value if call.args and call.args[0].keyword is None and not call.args[0].star else None
+            keyword = keyword_argument(call, "uri" if method == "resource" else "name")
+            name_node = keyword.value if keyword is not None else first
+            if method != "resource" and first is not None and not isinstance(first, (cst.SimpleString, cst.ConcatenatedString)):
+                if keyword is None:
+                    name_node = None  # ``server.tool(fn)`` (fastmcp): the function itself, not a name
+        return Registration(method, server, node, call, name_node=name_node)
+
     def record(
         self,
         kind: str,
-        call: cst.Call,
+        call: Optional[cst.Call],
         at: Cursor,
         handler: Optional[str],
         handler_ref: Optional[str],
         assumes: Assumptions,
+        *,
+        node: Optional[cst.CSTNode] = None,
+        name_node: Optional[cst.BaseExpression] = None,
+        fallback_name: Optional[str] = None,
+        server: Optional[ServerRef] = None,
+        dispatcher: bool = False,
+        contract: Optional[cst.Call] = None,
+        contract_above: bool = False,
+        contract_at: Optional[Cursor] = None,
     ) -> None:
+        """One definition. The runtime's own: ``call`` is ``tool(...)``. A framework's: ``server``
+        is set, ``contract`` is its ``@contract(...)`` when it has one."""
         spans, values = self.values.spans, self.values
-        name_node = argument_value(call, 0, "uri_template" if kind == "resource" else "name")
+        contract_at = contract_at or at
+        if server is None:
+            assert call is not None
+            name_node = argument_value(call, 0, "uri_template" if kind == "resource" else "name")
+            errors_arg = keyword_argument(call, "errors")
+        else:
+            errors_arg = None
+            if contract is not None:
+                errors_arg = keyword_argument(contract, "errors") or (
+                    contract.args[0] if contract.args and contract.args[0].keyword is None else None
+                )
         name = string_value(name_node) if name_node is not None else None
         name_ref = None
         if not isinstance(name, str) and isinstance(name_node, (cst.Name, cst.Attribute)):
             name_ref = self.names.qualify(name_node)  # ``@tool(NAME)``: resolved with the project's constants
-        errors_arg = keyword_argument(call, "errors")
+        where = node if node is not None else call
+        assert where is not None
+        if not isinstance(name, str) and name_node is None and not dispatcher:
+            name = fallback_name  # the framework names a tool after its function
         self.facts.definitions.append(
             Definition(
                 kind=kind,  # type: ignore[arg-type]
                 name=name if isinstance(name, str) else None,
-                span=spans.at(call, at),
-                name_span=spans.at(name_node if name_node is not None else call, at),
-                errors=values.contract_expr(errors_arg.value, at) if errors_arg is not None else None,
-                errors_arg_span=spans.at(errors_arg, at) if errors_arg is not None else None,
+                span=spans.at(where, at),
+                name_span=spans.at(name_node if name_node is not None else where, at),
+                errors=values.contract_expr(errors_arg.value, contract_at) if errors_arg is not None else None,
+                errors_arg_span=spans.at(errors_arg, contract_at) if errors_arg is not None else None,
                 handler=handler,
                 handler_ref=handler_ref,
                 name_ref=name_ref,
-                call=values.call_layout(call, at) if errors_arg is not None else None,
+                call=values.call_layout(call, at) if errors_arg is not None and server is None and call else None,
                 assumes=assumes,
+                server=server,
+                dispatcher=dispatcher,
+                contract_span=spans.at(contract, contract_at) if contract is not None else None,
+                contract_above=contract_above,
             )
         )
 
-    def call_form(self, node: cst.Call, at: Cursor, scope: Optional[Scope]) -> bool:
-        """``tool("x", ...)(handler)``: record it; True when ``node`` was one."""
-        kind, assumes = self.definer(node.func, scope)
-        if kind is None or not node.args:
-            return False
-        target = node.args[0].value
+    # ----- call forms -------------------------------------------------------------------------------
+
+    def _handler_of(self, target: cst.CSTNode, scope: Optional[Scope]) -> tuple[Optional[str], Optional[str], Optional[str]]:
+        """(qualname in this module, qualified name elsewhere, the name a framework gives it) of the
+        function ``target`` names."""
+        target = self.values.handler_target(target, scope)  # ``functools.partial(fn)`` is ``fn``
         handler = handler_ref = None
         if isinstance(target, cst.Name) and target.value in self.facts.functions:
             handler = target.value
@@ -74,9 +213,103 @@ class Definitions:
                 handler = qname[len(module) + 1 :]
             else:
                 handler_ref = qname
-        assert isinstance(node.func, cst.Call)
-        self.record(kind, node.func, at, handler, handler_ref, assumes)
-        return True
+        shown = target.value if isinstance(target, cst.Name) else target.attr.value if isinstance(target, cst.Attribute) else None
+        return handler, handler_ref, shown
+
+    def call_form(self, node: cst.Call, at: Cursor, scope: Optional[Scope], walker: Optional[Enclosing] = None) -> bool:
+        """A registering call: ``tool("x", ...)(handler)``, ``server.tool(...)(fn)``, ``server.tool(fn)``,
+        ``server.add_tool(fn, ...)``, ``Tool.from_function(fn, ...)``, ``Server(..., on_call_tool=fn)``;
+        record it (True when ``node`` was one). Also notes low-level tool listings and mount prefixes."""
+        if self._framework_call(node, at, scope, walker):
+            return True
+        kind, assumes = self.definer(node.func, scope)
+        if kind is not None and node.args:
+            target = node.args[0].value
+            handler, handler_ref, _ = self._handler_of(target, scope)
+            assert isinstance(node.func, cst.Call)
+            self.record(kind, node.func, at, handler, handler_ref, assumes)
+            if handler is None and handler_ref is None:  # FL190 names it
+                self.facts.definitions[-1].handler_unresolved = describe(target)
+            return True
+        return False
+
+    def _framework_call(self, node: cst.Call, at: Cursor, scope: Optional[Scope], walker: Optional[Enclosing]) -> bool:
+        func = node.func
+        # ``server.tool(...)(fn)``, ``server.resource(uri)(fn)``, ``server.prompt()(fn)``
+        if isinstance(func, cst.Call) and node.args:
+            registration = self.registration(func, walker)
+            if registration is not None:
+                self._register(registration, node.args[0].value, at, scope, node, walker)
+                return True
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in ("tool", "add_tool") and node.args and node.args[0].keyword is None:
+                target = node.args[0].value
+                if not isinstance(target, (cst.SimpleString, cst.ConcatenatedString)):
+                    server = self.receiver(func.value, walker)
+                    if server is not None:
+                        if self._tool_object(target, scope) is not None:
+                            return False  # ``add_tool(Tool.from_function(...))``: the inner call is the definition
+                        name_node = keyword_argument(node, "name")
+                        name = name_node.value if name_node is not None else (
+                            node.args[1].value if method == "add_tool" and len(node.args) > 1 and node.args[1].keyword is None else None
+                        )  # fmt: skip
+                        self._register(Registration("tool", server, node, node, name_node=name), target, at, scope, node,
+                                       walker)  # fmt: skip
+                        return True
+            if method == "from_function" and self._tool_object(node, scope) is not None and node.args:
+                framework = framework_of_tool(self.names.qualify(func.value, scope))
+                name = keyword_argument(node, "name")
+                registration = Registration("tool", ServerRef(framework), node, node, name_node=name.value if name else None)
+                self._register(registration, node.args[0].value, at, scope, node, walker)
+                return True
+            if method == "mount":
+                for keyword in ("prefix", "namespace"):
+                    prefix = keyword_argument(node, keyword)
+                    text = string_value(prefix.value) if prefix is not None else None
+                    if isinstance(text, str) and text:
+                        self.facts.mount_prefixes.append(text)
+        qname = self.names.qualify(func, scope)
+        if qname in LISTED_TOOL_CLASSES:
+            listed = keyword_argument(node, "name")
+            text = string_value(listed.value) if listed is not None else None
+            if isinstance(text, str):
+                self.facts.listed_tools.append(text)
+        server = self.names.server_of_call(node, scope)
+        if server is not None and server.framework.startswith("lowlevel"):
+            dispatch = keyword_argument(node, "on_call_tool")
+            if dispatch is not None:  # 2.x: ``Server("name", on_call_tool=handle)``
+                registration = Registration("tool", ServerRef("lowlevel2", server.name), node, node, dispatcher=True)
+                self._register(registration, dispatch.value, at, scope, node, walker)
+        return False
+
+    def _tool_object(self, node: cst.CSTNode, scope: Optional[Scope]) -> Optional[str]:
+        """The Tool class when ``node`` is ``Tool.from_function(...)``."""
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "from_function":
+            owner = self.names.qualify(node.func.value, scope)
+            return owner if owner in TOOL_CLASSES else None
+        return None
+
+    def _register(self, registration: Registration, target: cst.CSTNode, at: Cursor, scope: Optional[Scope],
+                  node: cst.CSTNode, walker: Optional[Enclosing]) -> None:  # fmt: skip
+        """A framework registration of ``target`` (the handler, maybe wrapped by ``contract(...)``)."""
+        contract = None
+        if isinstance(target, cst.Call) and self.contract_call(target.func, scope) is not None and target.args:
+            contract = target.func  # ``server.tool()(contract(errors=...)(fn))``
+            assert isinstance(contract, cst.Call)
+            target = target.args[0].value
+        handler, handler_ref, shown = self._handler_of(target, scope)
+        contract_at = None
+        if contract is None and handler in self.contracted:  # ``@contract`` on the def, registered by a call
+            contract, contract_at = self.contracted[handler]
+        if isinstance(target, cst.Name) and walker is not None and target.value in walker.param_names:
+            shown = None  # ``Tool.from_function(fn)`` on a parameter: the tool's name is fn's, unknown here
+        self.record(registration.kind, registration.call, at, handler, handler_ref, (), node=registration.node,
+                    name_node=registration.name_node, fallback_name=shown, server=registration.server,
+                    dispatcher=registration.dispatcher, contract=contract,
+                    contract_at=contract_at)  # fmt: skip
+        if handler is None and handler_ref is None:  # FL190 names it
+            self.facts.definitions[-1].handler_unresolved = describe(target)
 
     def scan_module_expression(self, node: cst.CSTNode, at: Cursor) -> None:
         """Module-level code outside functions: only registering calls matter here."""
@@ -90,3 +323,11 @@ class Definitions:
                 continue
             stack.extend(reversed(list(children(current))))
 
+
+def framework_of_tool(qname: Optional[str]) -> str:
+    """The framework a ``Tool`` class belongs to."""
+    if qname is None:
+        return "unknown"
+    if qname.startswith("fastmcp"):
+        return "fastmcp"
+    return "mcp2" if qname.startswith("mcp.server.mcpserver") else "mcp1"

@@ -16,6 +16,7 @@ import libcst as cst
 
 from ..positions import Cursor, SpanRegistry
 from .bodies import FACTORY_FOR_CODE, FunctionWalker
+from .classes import class_facts
 from .definitions import Definitions
 from .model import FileFacts, FileNames, FromImport, FunctionFacts, ImportedName
 from .names import Names
@@ -44,14 +45,37 @@ class ModuleExtractor:
             if isinstance(stmt, cst.FunctionDef):
                 self.function(stmt, prefix="", outer=None, at=at, top=id(stmt) in top_level)
             elif isinstance(stmt, cst.ClassDef):
-                body = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ()
-                for inner in _flatten(body):
-                    if isinstance(inner, cst.FunctionDef):
-                        self.function(inner, prefix=stmt.name.value + ".", outer=None, at=at.inside(inner))
+                self._class(stmt, at)
             else:
                 self._module_statement(stmt, at)
         self.facts.runtime_names = self.names.runtime_exports()
+        self.facts.imports_framework = self.names.imports_framework
         return self.facts
+
+    def _class(self, stmt: cst.ClassDef, at: Cursor) -> None:
+        """A module-level class: its bases, the attributes it stores the context in, its
+        attributes (``Class.NAME`` bindings: enum members, contracts) and its methods. Its body
+        and its methods' decorators see the names it binds (Python's class scope)."""
+        name = stmt.name.value
+        body = list(_flatten(stmt.body.body)) if isinstance(stmt.body, cst.IndentedBlock) else []
+        methods = [inner for inner in body if isinstance(inner, cst.FunctionDef)]
+        self.facts.classes[name] = class_facts(stmt, methods, self.names, self.facts.classes)
+        scope = {target: f"{self.names.module_name}.{name}.{target}"
+                 for inner in body if isinstance(inner, cst.SimpleStatementLine)
+                 for small in inner.body for target in _assigned_names(small)}  # fmt: skip
+        self.values.scope = scope or None
+        try:
+            for inner in body:
+                if isinstance(inner, cst.FunctionDef):
+                    self.function(inner, prefix=name + ".", outer=None, at=at.inside(inner))
+                elif isinstance(inner, cst.SimpleStatementLine):
+                    for small in inner.body:
+                        targets = list(_assigned_names(small))
+                        binding = self.values.binding(small.value, at.inside(inner)) if targets else None  # type: ignore[attr-defined]
+                        for target in targets if binding is not None else ():
+                            self.facts.bindings[f"{name}.{target}"] = binding
+        finally:
+            self.values.scope = None
 
     def _module_statement(self, stmt: cst.CSTNode, at: Cursor) -> None:
         if not isinstance(stmt, cst.SimpleStatementLine):
@@ -89,22 +113,53 @@ class ModuleExtractor:
         here = Cursor(at.stmt, node) if top else at
         facts = FunctionFacts(qualname=qualname, span=self.spans.at(node.name, here))
         self.facts.functions[qualname] = facts
-        for decorator in node.decorators:
-            decorated_at = Cursor(decorator, decorator if top else here.unit)
-            kind, assumes = self.definitions.definer(decorator.decorator, outer.scope if outer else None)
-            if kind is not None:
-                assert isinstance(decorator.decorator, cst.Call)
-                self.definitions.record(kind, decorator.decorator, decorated_at, qualname, None, assumes)
-            elif outer is not None:
-                outer.expression(decorator.decorator, decorated_at)
-            else:
-                self.definitions.scan_module_expression(decorator.decorator, decorated_at)
+        self._decorators(node, qualname, outer, here, top)
         walker = FunctionWalker(self, node, facts, outer)
-        if top and isinstance(node.body, cst.IndentedBlock):
-            for stmt in node.body.body:
-                walker.statement(stmt, Cursor(here.stmt, stmt))
-        else:
-            walker.block(node.body, here)
+        class_scope, self.values.scope = self.values.scope, None  # a body does not see its class's names
+        try:
+            if top and isinstance(node.body, cst.IndentedBlock):
+                for stmt in node.body.body:
+                    walker.statement(stmt, Cursor(here.stmt, stmt))
+            else:
+                walker.block(node.body, here)
+        finally:
+            self.values.scope = class_scope
+
+    def _decorators(self, node: cst.FunctionDef, qualname: str, outer: Optional[FunctionWalker], here: Cursor,
+                    top: bool) -> None:  # fmt: skip
+        """The definitions a function's decorators make: the runtime's ``@tool(...)``, a framework's
+        ``@server.tool(...)`` (with the ``@contract(...)`` among them, above or below it)."""
+        scope = outer.scope if outer else None
+        registrations = []
+        contract = None
+        for index, decorator in enumerate(node.decorators):
+            expression = decorator.decorator
+            decorated_at = Cursor(decorator, decorator if top else here.unit)
+            registration = self.definitions.registration(expression, outer)
+            if registration is not None and registration.server.ref is not None and _declares_errors(expression):
+                registration = None  # ``api.tool("b", errors=[])``: the runtime's signature, re-exported
+            kind, assumes = self.definitions.definer(expression, scope) if registration is None else (None, ())
+            if kind is not None:
+                assert isinstance(expression, cst.Call)
+                self.definitions.record(kind, expression, decorated_at, qualname, None, assumes)
+                continue
+            if registration is not None:
+                registrations.append((index, registration, decorated_at))
+            elif self.definitions.contract_call(expression, scope) is not None:
+                contract = (index, expression, decorated_at)
+            if outer is not None:
+                outer.expression(expression, decorated_at)
+            else:
+                self.definitions.scan_module_expression(expression, decorated_at)
+        if contract is not None and not registrations:
+            self.definitions.contracted[qualname] = (contract[1], contract[2])
+        for index, registration, decorated_at in registrations:
+            call = contract[1] if contract is not None else None
+            self.definitions.record(registration.kind, registration.call, decorated_at, qualname, None, (),
+                                    node=registration.node, name_node=registration.name_node,
+                                    fallback_name=node.name.value, server=registration.server,
+                                    dispatcher=registration.dispatcher, contract=call,
+                                    contract_above=contract is not None and contract[0] < index)  # fmt: skip
 
     def file_names(self, tree: Optional[ast.Module], text: str) -> Optional[FileNames]:
         """``FileNames`` from CPython's tree (the gate's, when given), for a file a fix may add a name
@@ -119,6 +174,16 @@ class ModuleExtractor:
             if qname in modules or (qname.rpartition(".")[2] in factories and self.names.is_runtime(qname))
         }  # fmt: skip
         return file_names(tree if tree is not None else ast.parse(text), text, wanted)
+
+
+def _assigned_names(small: cst.CSTNode) -> Iterator[str]:
+    """The plain names a small statement assigns a value to (``A = ...``, ``A: T = ...``)."""
+    if isinstance(small, cst.Assign):
+        for target in small.targets:
+            if isinstance(target.target, cst.Name):
+                yield target.target.value
+    elif isinstance(small, cst.AnnAssign) and small.value is not None and isinstance(small.target, cst.Name):
+        yield small.target.value
 
 
 def _flatten(body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
@@ -231,3 +296,10 @@ def extract(
     text = extractor.spans.resolve(module, source, tree)
     facts.names = extractor.file_names(tree, text)
     return facts, text
+
+
+def _declares_errors(expression: cst.BaseExpression) -> bool:
+    """Whether a decorator passes ``errors=``: the runtime's definers take it, no framework's ``tool`` does."""
+    return isinstance(expression, cst.Call) and any(
+        arg.keyword is not None and arg.keyword.value == "errors" for arg in expression.args
+    )

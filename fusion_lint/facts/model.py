@@ -28,7 +28,9 @@ def is_runtime(qname: str, runtime_modules: Sequence[str]) -> bool:
 
 # ----- values -----------------------------------------------------------------------------------
 
-ValueKind = Literal["str", "fstring", "bytes", "int", "float", "bool", "none", "code", "ref", "collection", "expr"]
+ValueKind = Literal[
+    "str", "fstring", "bytes", "int", "float", "bool", "none", "code", "ref", "collection", "expr", "member"
+]
 
 
 @dataclass(slots=True)
@@ -39,7 +41,9 @@ class Value:
       as implicit concatenation is joined);
     * ``code``: ``JsonRpcErrorCode.<value>`` through any alias (the member name, maybe unknown);
     * ``ref``: a name bound elsewhere (``value`` is its qualified name), resolved across files later;
-    * ``fstring``, ``bytes``, ``collection``, ``expr``: anything else; ``value`` is a short description.
+    * ``fstring``, ``bytes``, ``collection``, ``expr``: anything else; ``value`` is a short description;
+    * ``member``: (resolved only) a member of an ``Enum`` that is neither a ``str`` nor an ``int``,
+      used where its value was meant; ``value`` says so.
     """
 
     kind: ValueKind
@@ -64,6 +68,10 @@ class Entry:
     opaque: list[str] = field(default_factory=list)  # ``**spread``, positional args: fields unknown
     opaque_span: Optional[Span] = None  # the first of those (what FL190 points at)
     assumes: Assumptions = ()  # ``ErrorContract`` imported through a project module
+    # ``**BASE`` spreads whose name is known: (its qualified name, its entry in ``opaque``, the
+    # ``**BASE`` argument), so the project view can read the fields of a module-level dict literal.
+    spreads: tuple[tuple[str, str, Span], ...] = ()
+    positional: Optional[Span] = None  # the first positional argument of ``ErrorContract(...)`` (FL102)
 
     def get(self, name: str) -> Optional[EntryField]:
         for entry_field in self.fields:
@@ -187,6 +195,8 @@ class FailSite:
     span: Span  # the call
     reason_span: Optional[Span]
     usage: Usage
+    written: str = "ctx.fail"  # the callee as written: ``ctx.fail``, ``fail``, ``mcp_fusion.recovery_for``
+    reason_ref: Optional[str] = None  # the qualified name a non-literal reason reads (a constant, an enum member)
 
 
 RaiseKind = Literal["fail", "mcp_error", "factory", "tool_error", "call", "name", "reraise", "other"]
@@ -239,6 +249,16 @@ class Except:
     name: str  # ``as e``; "" when unnamed
     reraises: bool  # its body holds a raise statement (nested functions aside)
     try_awaits: bool  # the try body awaits: cancellation can arrive while it runs
+    rethrows: bool = False  # its body re-raises what it caught: a bare ``raise`` or ``raise <its name>``
+
+
+@dataclass(slots=True)
+class Suppressing:
+    """``with contextlib.suppress(<types>):`` and whether its body awaits."""
+
+    span: Span  # the ``suppress(...)`` call
+    types: tuple[str, ...]
+    awaits: bool
 
 
 @dataclass(slots=True)
@@ -288,11 +308,29 @@ class FunctionFacts:
     calls: list[str] = field(default_factory=list)  # qualified names of what it calls, in order, once each
     context_param: Optional[str] = None
     params: list[str] = field(default_factory=list)  # parameter names: a tool's arguments (FL4xx)
+    # Each callee's call sites that sit in a try body: the try statements around it, innermost first
+    # (a callee missing here is called outside any try somewhere, or nowhere guarded).
+    guarded_calls: dict[str, list[tuple["Try", ...]]] = field(default_factory=dict)
+    unguarded_calls: set[str] = field(default_factory=set)  # callees called at least once outside any try
+    suppressing: list["Suppressing"] = field(default_factory=list)  # ``with contextlib.suppress(...)`` blocks
+    # A name assigned inside an except clause: what its value is built from (``msg = str(e)``) and
+    # the names the enclosing clauses bind (``e``), the last such assignment of each name.
+    assigned_in_except: dict[str, tuple[Uses, tuple[str, ...]]] = field(default_factory=dict)
 
 
 # ----- definitions ------------------------------------------------------------------------------
 
 DefinitionKind = Literal["tool", "resource", "prompt"]
+
+
+@dataclass(slots=True)
+class ServerRef:
+    """The server a definition is registered on (DESIGN §12.2)."""
+
+    framework: str  # ``facts.frameworks.Framework``; "unknown" until the project view resolves ``ref``
+    name: Optional[str] = None  # the server's own name (its first argument), when a literal
+    ref: Optional[str] = None  # a server bound in another module: its qualified name
+    masked: bool = False  # fastmcp's ``mask_error_details=True``, passed literally
 
 
 @dataclass(slots=True)
@@ -309,9 +347,23 @@ class Definition:
     name_ref: Optional[str] = None
     call: Optional[CallLayout] = None  # the registering call as written (FL101's fix drops errors=)
     assumes: Assumptions = ()  # the definer (``tool``, ...) came through a project module
+    server: Optional[ServerRef] = None  # a framework definition: the server; None: the runtime's own
+    dispatcher: bool = False  # a low-level server's ``call_tool`` handler, serving all its tools
+    contract_span: Optional[Span] = None  # ``@contract(...)`` on a framework handler
+    contract_above: bool = False  # that ``@contract`` sits above the registering decorator (FL118)
+    # The handler given as something that names no function (``a lambda``, ``a call to make()``):
+    # what it is, for FL190 (None when ``handler``/``handler_ref`` name it).
+    handler_unresolved: Optional[str] = None
+
+    @property
+    def framework(self) -> str:
+        return self.server.framework if self.server is not None else "mcp_fusion"
 
     @property
     def label(self) -> str:
+        if self.dispatcher:
+            server = self.server.name if self.server is not None and self.server.name else "<dynamic>"
+            return f"server '{server}' call_tool"
         shown = self.name if self.name is not None else "<dynamic>"
         return f"resource '{shown}'" if self.kind == "resource" else f"{self.kind} '{shown}'"
 
@@ -350,6 +402,17 @@ class FileNames:
 
 
 @dataclass(slots=True)
+class ClassFacts:
+    """A module-level class: its bases as written (the project view follows method lookups
+    through them in MRO order, across files) and the attributes its methods store the context
+    in (``self.ctx = ctx``)."""
+
+    qualname: str
+    bases: tuple[str, ...]  # qualified names of the bases, in order ("" for one that is no name)
+    context_attributes: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
 class FileFacts:
     """All a file contributes to the project model."""
 
@@ -359,8 +422,16 @@ class FileFacts:
     # The module-level names bound to runtime objects (local name -> the runtime's qualified name),
     # star imports included: what this module re-exports to the project (``Assumptions``).
     runtime_names: dict[str, str] = field(default_factory=dict)
+    # Module-level names, and the attributes of module-level classes as ``Class.NAME`` (enum
+    # members, contracts kept in a class), with what they are bound to.
     bindings: dict[str, Binding] = field(default_factory=dict)
     definitions: list[Definition] = field(default_factory=list)
     functions: dict[str, FunctionFacts] = field(default_factory=dict)
     suppressions: dict[int, frozenset[str]] = field(default_factory=dict)  # line -> codes/names; "*" = all
     names: Optional[FileNames] = None
+    servers: dict[str, ServerRef] = field(default_factory=dict)  # module-level names bound to a server
+    imports_framework: bool = False  # the module imports from ``mcp.server``, ``mcp.types`` or ``fastmcp``
+    mount_prefixes: list[str] = field(default_factory=list)  # literal ``mount(prefix=...)``: tool names gain it
+    listed_tools: list[str] = field(default_factory=list)  # low-level ``Tool(name="...")`` literals it lists
+    last_import_end: Optional[int] = None  # where a fix adds an import line (after the last top-level one)
+    classes: dict[str, ClassFacts] = field(default_factory=dict)  # module-level classes by name

@@ -14,12 +14,14 @@ import libcst as cst
 
 from mcp_fusion import FACTORY_CODES
 
-from .model import Assumptions, FileFacts, is_runtime
-from .syntax import dotted
+from .frameworks import Framework, framework_of_class, imports_a_framework
+from .model import Assumptions, FileFacts, ServerRef, is_runtime
+from .syntax import argument_value, dotted, keyword_argument, string_value
 
 DEFINERS = ("tool", "resource", "prompt")
 RUNTIME_API = frozenset(
-    {*DEFINERS, "ErrorContract", "McpError", "JsonRpcErrorCode", "Context", "tool_error", *FACTORY_CODES}
+    {*DEFINERS, "ErrorContract", "McpError", "JsonRpcErrorCode", "Context", "tool_error", "contract", "fail",
+     "recovery_for", *FACTORY_CODES}
 )
 
 Scope = dict[str, str]  # a function's local names -> qualified names
@@ -38,6 +40,10 @@ class Names:
         self.runtime_star = False
         # ``from myapp.api import *`` of project modules: a bare runtime API name may come from one.
         self.star_modules: list[str] = []
+        self.servers: dict[str, ServerRef] = facts.servers  # module-level names bound to a server
+        self.server_classes: dict[str, Framework] = {}  # classes of this module that subclass a server
+        self.server_factories: dict[str, ServerRef] = {}  # functions of this module returning a new server
+        self.imported: set[str] = set()  # every module or name the module imports (qualified)
 
     # ----- imports ------------------------------------------------------------------------------
 
@@ -62,6 +68,7 @@ class Names:
                 name = dotted(alias.name)
                 if name is None:
                     continue
+                self.imported.add(name)
                 if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                     table[alias.asname.name.value] = name
                 else:
@@ -71,6 +78,7 @@ class Names:
         module = self.absolute_module(node)
         if module is None:
             return
+        self.imported.add(module)
         if isinstance(node.names, cst.ImportStar):
             if self.is_runtime(module):
                 self.runtime_star = True
@@ -92,8 +100,16 @@ class Names:
         """Record what a module-level statement binds; a later binding replaces an earlier one."""
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             self._bind_local(stmt.name.value)
+            if isinstance(stmt, cst.FunctionDef):
+                made = self._server_made_by(stmt)
+                if made is not None:  # ``def create_server(): return FastMCP(...)``
+                    self.server_factories[stmt.name.value] = made
             if isinstance(stmt, cst.ClassDef):
                 self.local_classes.add(stmt.name.value)
+                for base in stmt.bases:
+                    framework = self.server_class(base.value)
+                    if framework is not None:
+                        self.server_classes[stmt.name.value] = framework
             return
         if not isinstance(stmt, cst.SimpleStatementLine):
             return
@@ -106,13 +122,21 @@ class Names:
                     if isinstance(target.target, cst.Name):
                         self._bind_assigned(target.target.value, small.value)
             elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                self._bind_local(small.target.value)
+                if small.value is not None:
+                    self._bind_assigned(small.target.value, small.value)
+                else:
+                    self._bind_local(small.target.value)
 
     def _bind_local(self, name: str) -> None:
         self.local_names.add(name)
         self.aliases.pop(name, None)  # ``def tool(...)`` after ``from mcp_fusion import tool`` shadows it
 
     def _bind_assigned(self, name: str, value: cst.BaseExpression) -> None:
+        server = self.server_of_call(value) if isinstance(value, cst.Call) else None
+        if server is not None:
+            self.servers[name] = server
+        else:
+            self.servers.pop(name, None)
         # ``ncbi = NcbiClient()``: calls ``ncbi.fetch(...)`` are followed into ``NcbiClient.fetch``
         # (the instance names its class, as an import names a module).
         cls = self.instance_class(value)
@@ -145,6 +169,60 @@ class Names:
         if "." in qname and last[:1].isupper() and not last.isupper():
             return qname
         return None
+
+    @property
+    def imports_framework(self) -> bool:
+        """Whether the module imports from ``mcp.server``, ``mcp.types`` or ``fastmcp`` (DESIGN §12.2)."""
+        return imports_a_framework(self.imported)
+
+    @property
+    def imported_framework(self) -> Framework:
+        """The one framework the module's imports name ("unknown" when none or several): what a server
+        handed to it as an unannotated parameter most likely is."""
+        found = set()
+        for name in self.imported:
+            if name == "fastmcp" or name.startswith("fastmcp."):
+                found.add("fastmcp")
+            elif name.startswith("mcp.server.fastmcp"):
+                found.add("mcp1")
+            elif name.startswith("mcp.server.mcpserver"):
+                found.add("mcp2")
+        return found.pop() if len(found) == 1 else "unknown"  # type: ignore[return-value]
+
+    def server_class(self, node: cst.CSTNode, scope: Optional[Scope] = None) -> Optional[Framework]:
+        """The framework when ``node`` names a server class (``MCPServer[State]`` included), or a
+        class of this module subclassing one."""
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        if isinstance(node, cst.Name) and node.value in self.server_classes and (scope is None or node.value not in scope):
+            return self.server_classes[node.value]
+        return framework_of_class(self.qualify(node, scope))
+
+    def _server_made_by(self, function: cst.FunctionDef) -> Optional[ServerRef]:
+        """The server a factory returns: a ``return <server class>(...)`` among its own statements."""
+        body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Return) and isinstance(small.value, cst.Call):
+                        made = self.server_of_call(small.value)
+                        if made is not None:
+                            return made
+        return None
+
+    def server_of_call(self, call: cst.Call, scope: Optional[Scope] = None) -> Optional[ServerRef]:
+        """The server ``call`` constructs: its framework, its name, whether fastmcp masks errors."""
+        if isinstance(call.func, cst.Name) and call.func.value in self.server_factories:
+            if scope is None or call.func.value not in scope:
+                return self.server_factories[call.func.value]
+        framework = self.server_class(call.func, scope)
+        if framework is None:
+            return None
+        name_node = argument_value(call, 0, "name")
+        name = string_value(name_node) if name_node is not None else None
+        mask = keyword_argument(call, "mask_error_details")
+        masked = mask is not None and isinstance(mask.value, cst.Name) and mask.value.value == "True"
+        return ServerRef(framework, name if isinstance(name, str) else None, None, masked)
 
     def runtime_exports(self) -> dict[str, str]:
         """What this module re-exports of the runtime (``FileFacts.runtime_names``)."""
@@ -200,7 +278,7 @@ class Names:
         if qname is None or "." not in qname:
             return None, ()
         prefix, _, last = qname.rpartition(".")
-        if last in RUNTIME_API and self.may_reexport_runtime(prefix):
+        if last in RUNTIME_API and self.may_reexport_runtime(prefix) and framework_of_class(prefix) is None:
             return last, (qname,)
         return None, ()
 

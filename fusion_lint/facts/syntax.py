@@ -110,7 +110,7 @@ def describe(node: cst.CSTNode) -> str:
         return "a lambda"
     if isinstance(node, cst.Call):
         return f"a call to {dotted(node.func) or 'an expression'}()"
-    if isinstance(node, (cst.Name, cst.Attribute)):
+    if isinstance(node, (cst.Name, cst.Attribute)) and dotted(node) is not None:
         return f"'{dotted(node)}'"
     return "an expression"
 
@@ -146,6 +146,21 @@ def argument_value(call: cst.Call, position: int, keyword: str) -> Optional[cst.
     return arg.value if arg is not None else None
 
 
+def rethrows(body: cst.CSTNode, name: str) -> bool:
+    """A bare ``raise`` or ``raise <name>`` anywhere in ``body``, nested functions and classes aside."""
+    stack = [body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Raise) and (
+            current.exc is None or (name and isinstance(current.exc, cst.Name) and current.exc.value == name)
+        ):
+            return True
+        if isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        stack.extend(children(current))
+    return False
+
+
 def contains_raise(body: cst.CSTNode) -> bool:
     """A raise statement anywhere in ``body``, nested functions and classes aside."""
     stack = [body]
@@ -157,3 +172,12 @@ def contains_raise(body: cst.CSTNode) -> bool:
             continue
         stack.extend(children(current))
     return False
+
+
+def if_branches(node: cst.IfExp) -> Iterator[cst.BaseExpression]:
+    """The values a conditional expression may take, nested conditionals included."""
+    for branch in (node.body, node.orelse):
+        if isinstance(branch, cst.IfExp):
+            yield from if_branches(branch)
+        else:
+            yield branch

@@ -10,15 +10,30 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
+#: What the linter recognises, named when it finds none of it.
+RECOGNISED = "mcp_fusion, mcp 1.x FastMCP, mcp 2.x MCPServer, fastmcp 2-4 and the low-level server"
+KIND_WORDS = (("tool", "tool"), ("resource", "resource"), ("prompt", "prompt"), ("dispatcher", "low-level dispatcher"))
+
+
+def checked_phrase(report: Report) -> str:
+    """``12 tools, 2 resources; 40 files checked``: what the reported files define, and how many."""
+    files = f"{plural(report.files_checked, 'file')} checked"
+    found = [plural(report.definitions[kind], word) for kind, word in KIND_WORDS if report.definitions.get(kind)]
+    return f"{', '.join(found)}; {files}" if found else files
+
+
 def summary(report: Report) -> str:
     files = len({d.path for d in report.diagnostics})
-    checked = f"{plural(report.files_checked, 'file')} checked"
+    nothing = not any(report.definitions.values())
     if not report.diagnostics:
-        return f"All checks passed ({checked})."
-    return (
-        f"Found {plural(report.errors, 'error')}, {plural(report.warnings, 'warning')} in "
-        f"{plural(files, 'file')} ({checked})."
-    )
+        if report.files_checked == 0:
+            return "No files checked (0 files checked): every path given is excluded or not Python."
+        if nothing:
+            return (f"No MCP tools, resources or prompts found in {plural(report.files_checked, 'file')}: nothing was "
+                    f"checked (fusion-lint recognises {RECOGNISED}).")  # fmt: skip
+        return f"All checks passed ({checked_phrase(report)})."
+    where = f"no MCP tools, resources or prompts found; {plural(report.files_checked, 'file')} checked" if nothing else checked_phrase(report)
+    return f"Found {plural(report.errors, 'error')}, {plural(report.warnings, 'warning')} in {plural(files, 'file')} ({where})."
 
 
 def source_excerpt(report: Report, diagnostic: Diagnostic) -> list[str]:

@@ -113,7 +113,8 @@ def sarif(report: Report, *, show_source: bool = False, quiet: bool = False, sta
         counts: dict[str, int] = {}
         for diagnostic in report.diagnostics:
             counts[diagnostic.code] = counts.get(diagnostic.code, 0) + 1
-        run["properties"] = {"filesChecked": report.files_checked, "resultCountsByRule": dict(sorted(counts.items()))}
+        run["properties"] = {"filesChecked": report.files_checked, "definitionsChecked": dict(sorted(report.definitions.items())),
+                             "resultCountsByRule": dict(sorted(counts.items()))}  # fmt: skip
     document = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
     # Lone surrogates (a file or module name that is not UTF-8, in a message) cannot be written
     # as UTF-8: each becomes U+FFFD rather than the report failing.

@@ -2,6 +2,7 @@
 entries, each entry's field values resolved (DESIGN §4 "Contracts")."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Optional
 
 from ..facts.model import (
@@ -12,6 +13,7 @@ from ..facts.model import (
     ContractExpr,
     Definition,
     Entry,
+    EntryField,
     EntryItem,
     ListExpr,
     RefExpr,
@@ -34,15 +36,43 @@ class ContractResolver:
     def resolved_entry(self, entry: Entry, path: str) -> ResolvedEntry:
         known = self.entries.get(id(entry))
         if known is None:
-            fields = [(written, self.index.resolve_value(written.value)) for written in entry.fields]
-            known = self.entries[id(entry)] = ResolvedEntry(entry, path, fields)
+            written = self._with_spreads(entry, path, set()) if entry.spreads else entry
+            fields = [(field, self.index.resolve_value(field.value)) for field in written.fields]
+            known = self.entries[id(entry)] = ResolvedEntry(written, path, fields)
         return known
+
+    def _with_spreads(self, entry: Entry, path: str, seen: set[str]) -> Entry:
+        """The entry with each ``**BASE`` that names a module-level dict literal read into its
+        fields (its own fields win, as in ``{**BASE, "code": ...}``); other spreads stay opaque
+        (FL190). A field read from another file is placed at the ``**BASE`` that brings it, so
+        every diagnostic of the entry lands in the entry's own file."""
+        fields = list(entry.fields)
+        names = {field.name for field in fields}
+        opaque = list(entry.opaque)
+        for qname, written, span in entry.spreads:
+            found = self.index.binding(qname) if qname not in seen else None
+            base = found[0] if found is not None else None
+            if not isinstance(base, Entry) or base.form != "dict":
+                continue
+            base_path = found[1]  # type: ignore[index]
+            base = self._with_spreads(base, base_path, seen | {qname}) if base.spreads else base
+            if base.opaque:
+                continue  # the dict hides fields of its own: the entry stays unknown
+            for field in base.fields:
+                if field.name in names:
+                    continue
+                names.add(field.name)
+                if base_path != path:
+                    field = EntryField(field.name, Value(field.value.kind, field.value.value, span), span)
+                fields.append(field)
+            opaque.remove(written)
+        return dataclasses.replace(entry, fields=fields, opaque=opaque, opaque_span=entry.opaque_span if opaque else None)
 
     def contract(self, definition: Definition, path: str) -> ResolvedContract:
         # A prompt takes no contract (FL117 reports its errors=): checking its shape would be noise.
         if definition.errors is None or definition.kind == "prompt":
             return ResolvedContract(declared=False)
-        contract = ResolvedContract(declared=True)
+        contract = ResolvedContract(declared=True, inert=definition.contract_above)
         expr = definition.errors
         if isinstance(expr, ListExpr) and not expr.items:
             contract.empty_literal = True
@@ -50,6 +80,10 @@ class ContractResolver:
         return contract
 
     def _add(self, contract: ResolvedContract, entry: Entry, path: str) -> None:
+        if entry.positional is not None:  # the runtime rejects it: one FL102, not a check per field
+            bad = BadItem("ErrorContract(...) with positional arguments (its fields are keyword-only)", entry.positional, True)
+            contract.bad_items.append((bad, path))
+            return
         contract.entries.append(self.resolved_entry(entry, path))
 
     def _expand(self, expr: ContractExpr, path: str, contract: ResolvedContract, seen: set[str], top: bool) -> None:

@@ -11,10 +11,13 @@ import dataclasses
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
-from ..facts.model import Binding, Definition, FileFacts, FunctionFacts, Raise, RefExpr, Value
+from ..facts.model import Binding, Definition, FailSite, FileFacts, FunctionFacts, Raise, RefExpr, ServerRef, Value
 from .view import Reached
 
 MAX_ALIAS_HOPS = 8
+STR_BASES = frozenset({"str", "enum.StrEnum", "strenum.StrEnum"})
+INT_BASES = frozenset({"int", "enum.IntEnum", "enum.IntFlag"})
+ENUM_BASES = frozenset({"enum.Enum", "enum.Flag", *STR_BASES - {"str"}, *INT_BASES - {"int"}})
 
 
 class ProjectIndex:
@@ -40,6 +43,7 @@ class ProjectIndex:
         self._runtime_qnames: dict[str, Optional[str]] = {}
         self._definitions: dict[str, list[Definition]] = {}
         self._settled_functions: dict[tuple[str, str], FunctionFacts] = {}
+        self._mros: dict[tuple[str, str], list[tuple[str, str]]] = {}
 
     # ----- modules and symbols -------------------------------------------------------------------
 
@@ -145,8 +149,57 @@ class ProjectIndex:
         if found is None:
             return None
         facts, name = found
-        function = self.function_facts(facts.path, name)
-        return (function, facts.path) if function is not None else None
+        return self.function_in(facts.path, name)
+
+    def function_in(self, path: str, qualname: str) -> Optional[tuple[FunctionFacts, str]]:
+        """A function of a file by its qualified name there; ``Class.method`` is looked up
+        through the class and its bases in MRO order, bases in other files included."""
+        function = self.function_facts(path, qualname)
+        if function is not None:
+            return function, path
+        owner, _, method = qualname.rpartition(".")
+        if not owner or not method:
+            return None
+        for class_path, class_name in self.mro(path, owner)[1:]:
+            function = self.function_facts(class_path, f"{class_name}.{method}")
+            if function is not None:
+                return function, class_path
+        return None
+
+    # ----- classes -------------------------------------------------------------------------------
+
+    def class_of(self, qname: str) -> Optional[tuple[str, str]]:
+        """(path, class name) of the project class ``qname`` names, following re-exports."""
+        found = self.lookup(qname)
+        if found is None or found[1] not in found[0].classes:
+            return None
+        return found[0].path, found[1]
+
+    def mro(self, path: str, name: str) -> list[tuple[str, str]]:
+        """The class and its project bases in C3 order (Python's), as (path, class name); bases
+        outside the project end it. An inconsistent hierarchy falls back to depth-first order."""
+        key = (path, name)
+        known = self._mros.get(key)
+        if known is not None:
+            return known
+        self._mros[key] = [key]  # a cycle of bases (a broken project) stops here
+        facts = self.files.get(path)
+        cls = facts.classes.get(name) if facts is not None else None
+        bases = [found for base in (cls.bases if cls is not None else ()) if base and (found := self.class_of(base))]
+        linear = _c3_merge([list(self.mro(*base)) for base in bases] + [list(bases)])
+        if linear is None:  # no consistent order: what Python would refuse; read left to right
+            linear = list(dict.fromkeys(entry for base in bases for entry in self.mro(*base)))
+        self._mros[key] = result = [key, *(entry for entry in linear if entry != key)]
+        return result
+
+    def base_names(self, path: str, name: str) -> set[str]:
+        """The qualified names every class of the MRO names as a base, the outside ones included
+        (``enum.StrEnum``, ``str``): what a class *is* beyond the project."""
+        names: set[str] = set()
+        for class_path, class_name in self.mro(path, name):
+            cls = self.files[class_path].classes[class_name]
+            names.update(base for base in cls.bases if base)
+        return names
 
     def function_facts(self, path: str, qualname: str) -> Optional[FunctionFacts]:
         """A function's facts, with every raise that rested on a refuted re-export read as an
@@ -162,26 +215,48 @@ class ProjectIndex:
         return settled
 
     def _settle(self, function: FunctionFacts) -> FunctionFacts:
-        if not any(site.assumes for site in function.raises) and not any(made.assumes for made in function.constructions):
+        named = any(site.reason_ref is not None for site in function.fail_sites)
+        if not named and not any(site.assumes for site in function.raises) and not any(made.assumes for made in function.constructions):
             return function
         raises = [site if self.confirmed(site.assumes) else _ordinary_raise(site) for site in function.raises]
         constructions = [made for made in function.constructions if self.confirmed(made.assumes)]
-        return dataclasses.replace(function, raises=raises, constructions=constructions)
+        sites = [self._named_reason(site) for site in function.fail_sites] if named else function.fail_sites
+        return dataclasses.replace(function, raises=raises, constructions=constructions, fail_sites=sites)
+
+    def _named_reason(self, site: FailSite) -> FailSite:
+        """``ctx.fail(NO_MATCH)``, ``ctx.fail(Reason.NO_MATCH)``: the literal the constant holds."""
+        if site.reason is not None or site.reason_ref is None:
+            return site
+        value = self.resolve_value(Value("ref", site.reason_ref, site.reason_span or site.span))
+        return dataclasses.replace(site, reason=str(value.value)) if value.kind == "str" else site
 
     # ----- values and contracts ----------------------------------------------------------------
 
     def resolve_value(self, value: Value) -> Value:
-        """A field value with a reference to a module-level literal replaced by that literal."""
+        """A field value with a reference to a module-level literal replaced by that literal: a
+        constant, a class attribute, an enum member (``Reason.NO_MATCH``, ``Reason.NO_MATCH.value``)."""
         seen = 0
         current = value
         while current.kind == "ref" and seen < MAX_ALIAS_HOPS:
-            member = self._reexported_code(str(current.value))
+            qname = str(current.value)
+            member = self._reexported_code(qname)
             if member is not None:
                 return Value("code", member, value.span)
-            found = self.binding(str(current.value))
+            found = self.binding(qname)
+            enum_kind = None
+            if found is None and qname.endswith(".value"):  # ``Reason.NO_MATCH.value``: any enum's member
+                qname = qname[: -len(".value")]
+                if self._enum_kind(qname.rpartition(".")[0]) is not None:
+                    found = self.binding(qname)
+            elif found is not None:
+                enum_kind = self._enum_kind(qname.rpartition(".")[0])
             if found is None:
                 return current
             binding, _ = found
+            if isinstance(binding, Value) and enum_kind == "plain" and binding.kind != "ref":
+                # A member of a plain ``Enum`` is neither its value nor a string (``Reason.X.value`` is).
+                shown = ".".join(qname.split(".")[-2:])
+                return Value("member", f"{shown}, an Enum member that is not a string (write {shown}.value)", value.span)
             if isinstance(binding, Value):
                 current = Value(binding.kind, binding.value, value.span)
             elif isinstance(binding, RefExpr):
@@ -190,6 +265,21 @@ class ProjectIndex:
                 return current
             seen += 1
         return current
+
+    def _enum_kind(self, qname: str) -> Optional[str]:
+        """What the members of the class ``qname`` are when it is an enum: ``str`` (``StrEnum``,
+        ``(str, Enum)``), ``int`` (``IntEnum``...) or ``plain``; None for any other class or name."""
+        if not qname:
+            return None
+        found = self.class_of(qname)
+        if found is None:
+            return None
+        bases = self.base_names(*found)
+        if bases.isdisjoint(ENUM_BASES):
+            return None
+        if not bases.isdisjoint(STR_BASES):
+            return "str"
+        return "int" if not bases.isdisjoint(INT_BASES) else "plain"
 
     def _reexported_code(self, qname: str) -> Optional[str]:
         """``NOT_FOUND`` for ``myapp.api.JsonRpcErrorCode.NOT_FOUND`` when ``myapp.api`` re-exports
@@ -204,8 +294,7 @@ class ProjectIndex:
 
     def handler(self, definition: Definition, path: str) -> Optional[tuple[FunctionFacts, str]]:
         if definition.handler is not None:
-            function = self.function_facts(path, definition.handler)
-            return (function, path) if function is not None else None
+            return self.function_in(path, definition.handler)
         if definition.handler_ref is not None:
             return self.function(definition.handler_ref)
         return None
@@ -232,6 +321,17 @@ class ProjectIndex:
                 break
         return reached
 
+    def call_targets(self, function: FunctionFacts, path: str) -> list[tuple[str, str, str]]:
+        """(the name called, the callee's path, its qualname) of each project function it calls."""
+        found = []
+        for qname in function.calls:
+            if qname.split(".")[0] in _NEVER_PROJECT:
+                continue
+            target = self.function(qname)
+            if target is not None:
+                found.append((qname, target[1], target[0].qualname))
+        return found
+
     def _targets(self, function: FunctionFacts, path: str) -> list[tuple[str, str]]:
         key = (path, function.qualname)
         cached = self._call_targets.get(key)
@@ -246,6 +346,22 @@ class ProjectIndex:
             self._call_targets[key] = cached
         return cached
 
+    def call_outcome(self, qname: str) -> str:
+        """How a call of ``qname`` in a reached function is followed: ``followed`` (a function of the
+        project, methods through their bases), ``class`` (a project class instantiated), ``unresolved``
+        (it names a project module, but no function of it: an attribute of an instance whose class is
+        unknown, a name bound at run time), or ``outside`` (a library, a builtin, a local value)."""
+        if qname.split(".")[0] in _NEVER_PROJECT:
+            return "outside"
+        if self.function(qname) is not None:
+            return "followed"
+        if self.class_of(qname) is not None:
+            return "class"
+        found = self._module_and_name(qname)
+        if found is None or found[1].split(".")[0] in found[0].bindings:
+            return "outside"  # not the project's, or a method of a literal (``_CACHE.get``)
+        return "unresolved"
+
     def all_definitions(self) -> Iterator[tuple[Definition, str]]:
         for path in self._analysed:
             for definition in self.definitions(path):
@@ -257,9 +373,16 @@ class ProjectIndex:
         settled = self._definitions.get(path)
         if settled is None:
             settled = []
-            for definition in self.files[path].definitions:
+            facts = self.files[path]
+            for definition in facts.definitions:
                 if not self.confirmed(definition.assumes):
                     continue  # ``@tool`` of the project's own: not a definition of ours
+                if definition.server is not None and definition.server.ref is not None:
+                    server = self.server(definition.server.ref)
+                    if server is None and not facts.imports_framework:
+                        continue  # ``x.tool(...)`` on something imported that is no server
+                    if server is not None:
+                        definition = dataclasses.replace(definition, server=server)
                 if definition.name is None and definition.name_ref is not None:
                     name = self.resolve_value(Value("ref", definition.name_ref, definition.name_span))
                     if name.kind == "str":
@@ -267,6 +390,26 @@ class ProjectIndex:
                 settled.append(definition)
             self._definitions[path] = settled
         return settled
+
+
+    def server(self, qname: str) -> Optional[ServerRef]:
+        """The server a module-level name of another project module is bound to (through re-exports;
+        the alias table names an instance by its class, so a server is looked for before that)."""
+        for _ in range(MAX_ALIAS_HOPS):
+            found = self._module_and_name(qname)
+            if found is None:
+                return None
+            facts, name = found
+            if name in facts.servers:
+                return facts.servers[name]
+            head, dot, rest = name.partition(".")
+            if head not in facts.imports or head in facts.bindings or head in facts.functions:
+                return None
+            target = facts.imports[head] + dot + rest
+            if target == qname:
+                return None
+            qname = target
+        return None
 
 
 def _ordinary_raise(site: Raise) -> Raise:
@@ -282,3 +425,20 @@ _NEVER_PROJECT = frozenset(
      "print", "len", "str", "int", "dict", "list", "set", "tuple", "isinstance", "range", "sum",
      "min", "max", "sorted", "enumerate", "zip", "any", "all", "getattr", "setattr", "hasattr"}
 )  # fmt: skip
+
+
+def _c3_merge(sequences: list[list[tuple[str, str]]]) -> Optional[list[tuple[str, str]]]:
+    """C3 linearization's merge step; None when no consistent order exists."""
+    sequences = [list(sequence) for sequence in sequences if sequence]
+    merged: list[tuple[str, str]] = []
+    while sequences:
+        for sequence in sequences:
+            head = sequence[0]
+            if not any(head in other[1:] for other in sequences):
+                break
+        else:
+            return None
+        merged.append(head)
+        sequences = [[entry for entry in sequence if entry != head] for sequence in sequences]
+        sequences = [sequence for sequence in sequences if sequence]
+    return merged

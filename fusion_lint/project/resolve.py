@@ -38,6 +38,11 @@ def resolve(index: ProjectIndex, recovery_min_words: int, runtime_modules: tuple
             view.reached_by.append((resolved, reached.depth))
             if reached.depth == 0:
                 view.handler_of.append(resolved)
+    for view in functions.values():
+        for name, path, qualname in index.call_targets(view.function, view.path):
+            callee = functions.get((path, qualname))
+            if callee is not None and callee is not view:
+                callee.callers.append((view, name))
     return ProjectView(
         definitions=definitions,
         entries=list(contracts.entries.values()),
@@ -50,10 +55,11 @@ def resolve(index: ProjectIndex, recovery_min_words: int, runtime_modules: tuple
 
 
 def vocabulary(definitions: list[ResolvedDefinition]) -> Vocabulary:
-    """What the model can name: every tool's name, its handler's arguments, the declared reasons."""
+    """What the model can name: every tool's name, its handler's arguments, the declared reasons and codes."""
     tools: set[str] = set()
     arguments: set[str] = set()
     reasons: set[str] = set()
+    codes: set[str] = set()
     all_named = True
     for resolved in definitions:
         definition = resolved.definition
@@ -67,5 +73,6 @@ def vocabulary(definitions: list[ResolvedDefinition]) -> Vocabulary:
             function = handler.function
             arguments.update(p for p in function.params if p != function.context_param)
         reasons.update(entry.reason for entry in resolved.contract.entries if entry.reason is not None)
+        codes.update(entry.code for entry in resolved.contract.entries if entry.code is not None)
     arguments -= {"self", "cls"}
-    return Vocabulary(frozenset(tools), frozenset(arguments), frozenset(reasons), all_named)
+    return Vocabulary(frozenset(tools), frozenset(arguments), frozenset(reasons), all_named, codes=frozenset(codes))

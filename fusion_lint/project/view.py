@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional
 
-from mcp_fusion import JsonRpcErrorCode
+from mcp_fusion import JsonRpcErrorCode, code_name, coerce_code, is_valid_code
 
 from ..diagnostics import Span
 from ..facts.model import BadExpr, BadItem, Definition, Entry, EntryField, FileFacts, FunctionFacts, Value
@@ -49,12 +49,13 @@ class ResolvedEntry:
 
     @property
     def code(self) -> Optional[str]:
-        """The declared code's member name, when known (``JsonRpcErrorCode.X`` or its int)."""
+        """The declared code by name, when known: a member's (``JsonRpcErrorCode.X``, its int, its
+        name as a string) or a canonical or custom string code (DESIGN §3.1)."""
         value = self.values.get("code")
         if value is not None and value.kind == "code":
             return str(value.value)
-        if value is not None and value.kind == "int":
-            return CODE_NAMES.get(value.value)  # type: ignore[arg-type]
+        if value is not None and value.kind in ("int", "str") and is_valid_code(value.value):
+            return code_name(coerce_code(value.value))
         return None
 
     @property
@@ -73,6 +74,9 @@ class ResolvedContract:
 
     declared: bool
     entries: list[ResolvedEntry] = field(default_factory=list)
+    # A framework handler's ``@contract`` above its registering decorator (FL118): the framework
+    # registered the unwrapped function, so the contract never runs. Its entries are still checked.
+    inert: bool = False
     wrong_type: Optional[tuple[BadExpr, str]] = None  # FL100
     empty_literal: bool = False  # FL101: ``errors=[]`` written at the definition
     bad_items: list[tuple[BadItem, str]] = field(default_factory=list)  # FL102
@@ -81,7 +85,7 @@ class ResolvedContract:
 
     @property
     def complete(self) -> bool:
-        return self.declared and self.wrong_type is None and not self.unresolved
+        return self.declared and not self.inert and self.wrong_type is None and not self.unresolved
 
     @cached_property
     def reasons_and_codes_known(self) -> bool:
@@ -135,6 +139,9 @@ class FunctionView:
     path: str
     handler_of: list[ResolvedDefinition] = field(default_factory=list)  # depth 0
     reached_by: list[tuple[ResolvedDefinition, int]] = field(default_factory=list)  # (definition, depth)
+    # The reached functions that call it, with the name they call it by (their ``guarded_calls`` say
+    # whether a try around the call catches what it raises).
+    callers: list[tuple["FunctionView", str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,6 +152,7 @@ class Vocabulary:
     arguments: frozenset[str]
     reasons: frozenset[str]
     all_tools_named: bool  # False: some tool's name is not a literal, so the set is incomplete
+    codes: frozenset[str] = frozenset()  # the codes the contracts declare, by name (``INVOICE_LOCKED``)
     # What the recovery rules learn about each text, so a text shared by many entries is read once.
     scans: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 

@@ -17,18 +17,19 @@ import re
 from dataclasses import dataclass, field as dataclass_field
 from typing import Iterator, Literal, Optional
 
-from mcp_fusion import JsonRpcErrorCode
+from mcp_fusion import CANONICAL_CODES, JsonRpcErrorCode
 from mcp_fusion.envelope import SECTION_KEYS
 from mcp_fusion.validation import VALIDATION_REASON
 
 from ..project.view import Vocabulary
 
-InternalKind = Literal["call", "file", "flag", "setting", "path", "private", "constant"]
+InternalKind = Literal["call", "file", "flag", "env", "setting", "path", "private", "constant"]
 
 KIND_LABELS: dict[InternalKind, str] = {
     "call": "a function call",
     "file": "a file",
     "flag": "a command-line flag",
+    "env": "an environment variable",
     "setting": "a config setting",
     "path": "a module or attribute path",
     "private": "a private name",
@@ -36,8 +37,9 @@ KIND_LABELS: dict[InternalKind, str] = {
 }
 
 # The envelope's own vocabulary: the model reads these in every failure (``<available_actions>``,
-# ``<retry_after>``, code ``NOT_FOUND``, reason ``invalid_arguments``), so they are never "unknown".
-CODE_NAMES = frozenset(JsonRpcErrorCode.__members__)
+# ``<retry_after>``, code ``NOT_FOUND`` or ``SERVER_BUSY``, reason ``invalid_arguments``), so they are
+# never "unknown" (the project's own custom codes are in ``Vocabulary.codes``).
+CODE_NAMES = frozenset({*JsonRpcErrorCode.__members__, *CANONICAL_CODES})
 WIRE_WORDS = frozenset(
     {VALIDATION_REASON, "tool_error", "validation_error", *SECTION_KEYS, *(name.lower() for name in CODE_NAMES)}
 )
@@ -67,6 +69,16 @@ FILE = re.compile(
 )
 FLAG = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*(?:=\S*)?|(?<![\w-])-[A-Za-z](?![\w-])")
 SETTING = re.compile(r"(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*=\S*")
+# Environment variables: ``$TOKEN``, ``${API_KEY}``, ``%APPDATA%``, and a name the hint itself calls
+# one (``the BILLING_TOKEN environment variable``, ``set TOKEN in the environment``, ``env var TOKEN``).
+# The name is the ``name`` group; what else a pattern matches is claimed with it.
+_ENV_WORDS = r"(?:environment\s+variables?|env(?:ironment)?\s+vars?)"
+_UPPER_NAME = r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*"
+ENV_PATTERNS = (
+    re.compile(r"(?<![\w$])(?P<name>\$\{?[A-Za-z_][A-Za-z0-9_]*\}?)|(?<![\w%])(?P<percent>%[A-Za-z_][A-Za-z0-9_]*%)"),
+    re.compile(rf"(?<![\w.])(?P<name>{_UPPER_NAME})\s+(?:{_ENV_WORDS}|in\s+(?:the|your)\s+environment)\b"),
+    re.compile(rf"\b{_ENV_WORDS}\s+(?P<name>{_UPPER_NAME})(?![\w])"),
+)
 DOTTED = re.compile(rf"(?<![\w.@/-]){IDENT}(?:\.{IDENT})+(?![\w(-]|\.\w)")
 PRIVATE = re.compile(r"(?<![\w.])_+[A-Za-z0-9]\w*")
 CONSTANT = re.compile(r"(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w])")
@@ -106,8 +118,14 @@ def known(vocabulary: Vocabulary, token: str) -> bool:
     """A token the model can name without it being a tool: an argument, a reason, a wire word."""
     return (
         token in vocabulary.tools or token in vocabulary.arguments or token in vocabulary.reasons
-        or token in WIRE_WORDS or token in CODE_NAMES or token in LITERAL_WORDS
+        or token in WIRE_WORDS or is_code_name(vocabulary, token) or token in LITERAL_WORDS
     )  # fmt: skip
+
+
+def is_code_name(vocabulary: Vocabulary, token: str) -> bool:
+    """An error code the model reads in the envelope: a member, a canonical code, a code the
+    project's contracts declare (``INVOICE_LOCKED``)."""
+    return token in CODE_NAMES or token in vocabulary.codes
 
 
 class _Text:
@@ -174,7 +192,9 @@ def _internal_kind(code: str, vocabulary: Vocabulary) -> Optional[InternalKind]:
         return None if _harmless_path(code, vocabulary) else "path"
     if PRIVATE.fullmatch(code) and not EMPHASIS.fullmatch(code):
         return "private"
-    if CONSTANT.fullmatch(code) and code not in CODE_NAMES:
+    if any(pattern.fullmatch(code) for pattern in ENV_PATTERNS[:1]):
+        return "env"
+    if CONSTANT.fullmatch(code) and not is_code_name(vocabulary, code):
         return "constant"
     return None
 
@@ -184,9 +204,15 @@ def _prose(remaining: _Text, vocabulary: Vocabulary, scan: Scan, base: int = 0) 
     for match in remaining.claim(CALL):
         if not _harmless_call(match, vocabulary):
             scan.add_internal(match.group(0), "call", base + match.start())
-    for pattern, kind in ((FILE, "file"), (FLAG, "flag"), (SETTING, "setting")):
+    for pattern, kind in ((FILE, "file"), (FLAG, "flag")):
         for match in remaining.claim(pattern):
             scan.add_internal(match.group(0), kind, base + match.start())  # type: ignore[arg-type]
+    for pattern in ENV_PATTERNS:
+        for match in remaining.claim(pattern):
+            token = match.group("name") or match.group(0).strip()
+            scan.add_internal(token, "env", base + match.start())
+    for match in remaining.claim(SETTING):
+        scan.add_internal(match.group(0), "setting", base + match.start())
     for match in remaining.claim(DOTTED):
         if not _harmless_path(match.group(0), vocabulary):
             scan.add_internal(match.group(0), "path", base + match.start())
@@ -194,7 +220,7 @@ def _prose(remaining: _Text, vocabulary: Vocabulary, scan: Scan, base: int = 0) 
         if not EMPHASIS.fullmatch(match.group(0)):
             scan.add_internal(match.group(0), "private", base + match.start())
     for match in remaining.claim(CONSTANT):
-        if match.group(0) not in CODE_NAMES:
+        if not is_code_name(vocabulary, match.group(0)):
             scan.add_internal(match.group(0), "constant", base + match.start())
     for match in remaining.claim(SNAKE):
         token = match.group(0)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import Iterator, Optional
 
-from mcp_fusion import BASELINE_CODES, FACTORY_CODES
+from mcp_fusion import BASELINE_CODES, FACTORY_CODES, JsonRpcErrorCode
 
-from ..facts.model import FailSite, Raise, Value
-from ..project.view import UNRESOLVED_KINDS, ResolvedDefinition, ResolvedEntry
+from ..facts.model import FailSite, Raise, Try, Value
+from ..project.view import UNRESOLVED_KINDS, FunctionView, ResolvedDefinition, ResolvedEntry
 from . import Finding
 
 BASELINE = frozenset(code.name for code in BASELINE_CODES)
@@ -67,6 +67,12 @@ def recovery(entry: ResolvedEntry) -> Optional[Value]:
     return value if value is not None and value.kind == "str" and str(value.value).strip() else None
 
 
+def code_spelling(code: str) -> str:
+    """How a contract writes a code it names: ``JsonRpcErrorCode.NOT_FOUND``, or ``"SERVER_BUSY"``
+    for a canonical or custom string code (DESIGN §3.1)."""
+    return f"JsonRpcErrorCode.{code}" if code in JsonRpcErrorCode.__members__ else f'"{code}"'
+
+
 def listing(items: list[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
@@ -120,3 +126,88 @@ def named_reasons(definition: ResolvedDefinition) -> set[str]:
 def handler_checkable(definition: ResolvedDefinition) -> bool:
     """§5.2 scope: a handler to compare, and a contract that resolved with its reasons and codes."""
     return definition.handler is not None and definition.contract.checkable
+
+
+# ----- what a raise reaches: the try statements around it, its callers, the framework -------------
+
+
+def _builtin(name: str) -> Optional[type]:
+    import builtins
+
+    found = getattr(builtins, name, None)
+    return found if isinstance(found, type) and issubclass(found, BaseException) else None
+
+
+def catches(types: tuple[str, ...], raised: str) -> bool:
+    """Whether an except clause naming ``types`` catches an exception of class ``raised`` (a bare
+    ``except`` catches everything; a builtin is caught by its bases; a class of the project is
+    taken to be an ``Exception``)."""
+    if not types:
+        return True
+    raised_class = _builtin(raised)
+    for name in types:
+        if name == raised:
+            return True
+        caught = _builtin(name)
+        if caught is None:
+            continue
+        if raised_class is not None and issubclass(raised_class, caught):
+            return True
+        if raised_class is None and caught in (Exception, BaseException):
+            return True
+    return False
+
+
+def caught_by(tries: tuple[Try, ...], raised: str) -> bool:
+    """Whether the try statements around a raise or a call (innermost first) stop ``raised``: the
+    first clause that catches it, in each, decides; one that re-raises lets it go on outward."""
+    for statement in tries:
+        clause = next((c for c in statement.handlers if catches(c.types, raised)), None)
+        if clause is not None and not clause.rethrows:
+            return True
+    return False
+
+
+def escapes_to(function: FunctionView, raised: str) -> list[ResolvedDefinition]:
+    """The definitions whose boundary an exception of class ``raised``, left by ``function``,
+    reaches: ``function``'s own (it is their handler), and, through every caller whose call is not
+    inside a try that catches it, theirs."""
+    found: dict[int, ResolvedDefinition] = {}
+    seen: set[int] = set()
+    stack = [function]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        for definition in current.handler_of:
+            found.setdefault(id(definition), definition)
+        for caller, name in current.callers:
+            facts = caller.function
+            guards = facts.guarded_calls.get(name, [])
+            if name in facts.unguarded_calls or any(not caught_by(tries, raised) for tries in guards):
+                stack.append(caller)
+    return list(found.values())
+
+
+def contracted(definition: ResolvedDefinition) -> bool:
+    """A definition whose failures go through the runtime's boundary: the runtime's own, or a
+    framework handler under a working ``@contract``."""
+    return definition.definition.server is None or (definition.contract.declared and not definition.contract.inert)
+
+
+def by_framework(definitions: list[ResolvedDefinition]) -> list[tuple[str, bool, bool, list[ResolvedDefinition]]]:
+    """The definitions grouped by what their framework makes of a raised exception: (framework,
+    masked, contracted, definitions), in the order of first appearance."""
+    groups: dict[tuple[str, bool, bool], list[ResolvedDefinition]] = {}
+    for definition in definitions:
+        server = definition.definition.server
+        key = (definition.definition.framework, bool(server and server.masked), contracted(definition))
+        groups.setdefault(key, []).append(definition)
+    return [(framework, masked, guarded, members) for (framework, masked, guarded), members in groups.items()]
+
+
+def tool_name(definitions: list[ResolvedDefinition]) -> str:
+    """The tool's name as a framework's message spells it (``<name>`` for several)."""
+    names = {d.definition.name for d in definitions}
+    return str(next(iter(names))) if len(names) == 1 and None not in names else "<name>"

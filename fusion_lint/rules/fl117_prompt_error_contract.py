@@ -29,7 +29,13 @@ def summarize(text: str) -> str:
     )
 
     def check_definition(self, definition, project) -> Iterable[Finding]:
-        if definition.kind == "prompt" and definition.definition.errors_arg_span is not None:
-            yield Finding(definition.definition.errors_arg_span,
+        facts = definition.definition
+        if definition.kind != "prompt":
+            return
+        if facts.server is not None and facts.contract_span is not None:
+            yield Finding(facts.contract_span, "prompts declare no error contract; remove @contract (model failures "
+                          "in the tools it uses)", definition.path)  # fmt: skip
+        elif facts.errors_arg_span is not None:
+            yield Finding(facts.errors_arg_span,
                           "prompts declare no error contract; remove errors= (model failures in the tools it uses)",
                           definition.path)  # fmt: skip

@@ -15,14 +15,22 @@ HANDLER_CHECKS = "the handler checks FL200-FL204, FL206 and FL207"
 @register
 class ErrorContractUnresolved(Rule):
     code, name, severity = "FL190", "error-contract-unresolved", "warning"
-    summary = "The contract, a field or a reason cannot be resolved statically; the rules that need it were skipped."
+    summary = (
+        "The contract, a field, a reason or the handler cannot be resolved statically; the rules that need it "
+        "were skipped."
+    )
     why = (
         "A check that cannot see the value is skipped rather than guessed: this says which, so a silent "
         "pass is never mistaken for a verified contract."
     )
     limits = (
         "Resolved statically: list and tuple literals, `A + B`, `[*SHARED, ...]`, module-level constants of the "
-        "project (imported or not), dict literals; anything computed at run time is reported here."
+        "project (imported or not), class attributes, dict literals, `ErrorContract(**BASE, ...)` with `BASE` a "
+        "module-level dict literal; fields and reasons given as module-level string constants or enum members "
+        "(`Reason.NO_MATCH`, `Reason.NO_MATCH.value`); `JsonRpcErrorCode(-32001)`. Handlers: a function, a "
+        "method of a module-level instance (`svc.handle`), `self.handle`, `functools.partial(fn, ...)`, with "
+        "methods looked up through the class's bases in MRO order. Anything computed at run time is reported "
+        "here; the kinds left are listed in docs/precision.md."
     )
     prelude = SHAPE_PRELUDE
     VALID = (
@@ -36,12 +44,35 @@ SHARED = [
 async def get_invoice(invoice_id: str):
     return {}
 ''',
+        # Enum members, class attributes, spreads of dict literals, codes built from their value and
+        # partial handlers all resolve.
+        '''
+import functools
+from enum import StrEnum
+
+class Reason(StrEnum):
+    LOCKED = "locked"
+
+COMMON = {"when": "The invoice is locked", "recovery": "Wait a minute, then call get_invoice again."}
+
+class Errors:
+    LOCKED = ErrorContract(**COMMON, reason=Reason.LOCKED, code=JsonRpcErrorCode(-32002))
+    ALL = [LOCKED]
+
+async def lookup(invoice_id: str, region: str):
+    return {}
+
+tool("get_invoice", errors=Errors.ALL)(functools.partial(lookup, region="eu"))
+''',
     )
     INVALID = (
         Example('''
 @tool("get_invoice", errors=build_errors())  # error: FL190 "FL200"
 async def get_invoice(invoice_id: str):
     return {}
+'''),
+        Example('''
+tool("get_invoice")(make_handler())  # error: FL190 "a call to make_handler()"
 '''),
         Example('''
 @tool("get_invoice", errors=[
@@ -55,6 +86,16 @@ async def get_invoice(invoice_id: str):
     )
 
     def check_definition(self, definition, project) -> Iterable[Finding]:
+        if definition.handler is None:
+            written = definition.definition
+            what = written.handler_unresolved or f"'{written.handler_ref or written.handler}'"
+            yield Finding(
+                written.span,
+                f"the handler ({what}) cannot be resolved to a function of the project, so the checks of what it "
+                "raises and returns (FL2xx, FL3xx) were skipped for this definition; register a function (or a "
+                "method of a module-level instance) defined in the linted project",
+                definition.path,
+            )
         if definition.kind == "prompt":
             return
         contract = definition.contract

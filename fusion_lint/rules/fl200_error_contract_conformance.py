@@ -4,18 +4,27 @@ from __future__ import annotations
 from typing import Iterable
 
 from . import Example, Finding, Rule, register
-from ._shared import BASELINE, CODED_RAISES, HANDLER_PRELUDE, handler_checkable, raises
+from ._shared import BASELINE, CODED_RAISES, HANDLER_PRELUDE, code_spelling, handler_checkable, raises
 
 
 @register
 class ErrorContractConformance(Rule):
     code, name, severity = "FL200", "error-contract-conformance", "warning"
     summary = "The handler, or code it calls, raises a non-baseline code the contract does not declare."
+    limits = (
+        "Codes are compared by name, whatever their spelling (`JsonRpcErrorCode.NOT_FOUND`, `-32001`, "
+        "`\"NOT_FOUND\"`); the baseline is the `JsonRpcErrorCode` members of `BASELINE_CODES` only, so a "
+        "canonical string code such as `\"SERVER_BUSY\"` must be declared although it mirrors as "
+        "SERVICE_UNAVAILABLE. A raise whose exception is computed (`raise TABLE[k](...)`) is not guessed at."
+    )
     why = (
         "Clients and agents plan around the declared failure surface; an undeclared code is a failure "
         "nobody prepared for, with no reason and no recovery hint."
     )
-    options = "`follow-calls` (default 3): how deep calls from the handler are followed."
+    options = (
+        "`follow-calls` (default 3): how deep calls from the handler are followed; the handler's direct "
+        "callee is depth 1, so 1 follows the handler's own calls and no further, 0 only the handler."
+    )
     prelude = HANDLER_PRELUDE
     VALID = (
         '''
@@ -29,6 +38,14 @@ async def get_invoice(invoice_id: str, ctx: Context):
 async def get_invoice(invoice_id: str, ctx: Context):
     from mcp_fusion import service_unavailable
     raise service_unavailable("Upstream down")
+''',
+        # What a computed exception raises is not guessed.
+        '''
+FACTORIES = {"locked": conflict}
+
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context):
+    raise FACTORIES[invoice_id]("Invoice is locked")
 ''',
     )
     INVALID = (
@@ -45,6 +62,13 @@ async def get_invoice(invoice_id: str, ctx: Context):
 def helper():
     raise McpError(JsonRpcErrorCode.FORBIDDEN, "no")  # error: FL200 "FORBIDDEN"
 '''),
+        # Both branches of a conditional raise count; a string code is the code of that name.
+        Example('''
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context):
+    raise (not_found("gone") if invoice_id else conflict("locked"))  # error: FL200 "CONFLICT"
+    raise McpError("SERVER_BUSY", "Too many calls")  # error: FL200 "SERVER_BUSY"
+'''),
     )
 
     def check_definition(self, definition, project) -> Iterable[Finding]:
@@ -57,6 +81,6 @@ def helper():
                 yield Finding(
                     site.span,
                     f"raises {site.code}, which its contract does not declare (declared: {listed}); declare an "
-                    f"ErrorContract with code=JsonRpcErrorCode.{site.code} or raise a declared failure",
+                    f"ErrorContract with code={code_spelling(site.code)} or raise a declared failure",
                     path,
                 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from . import Example, Finding, Rule, register
-from ._shared import HANDLER_PRELUDE, fail_sites, handler_checkable
+from ._shared import HANDLER_PRELUDE, handler_checkable, listing
 
 
 @register
@@ -12,6 +12,11 @@ class ErrorContractReasonUndeclared(Rule):
     code, name, severity = "FL203", "error-contract-reason-undeclared", "error"
     summary = "`ctx.fail`/`ctx.recovery_for` names a reason the contract does not declare."
     why = "At runtime an undeclared reason becomes an INTERNAL_ERROR: the modeled failure is lost."
+    limits = (
+        "Also in code the handler calls (followed per `follow-calls`), checked against the contract of each "
+        "tool that reaches it: a helper shared by several tools is reported once, naming the tools whose "
+        "contract lacks the reason. A context the class stores (`self.ctx = ctx`) counts as the context."
+    )
     prelude = HANDLER_PRELUDE
     VALID = (
         '''
@@ -26,18 +31,43 @@ async def get_invoice(invoice_id: str, ctx: Context):
 async def get_invoice(invoice_id: str, ctx: Context):
     raise ctx.fail("no_such_invoice")  # error: FL203 "'no_such_invoice'"
 '''),
+        # In a helper the handler calls, through the context its class stores.
+        Example('''
+class Lookup:
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+
+    def find(self, invoice_id: str):
+        raise self.ctx.fail("missing")  # error: FL203 "'missing'"
+
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context):
+    return Lookup(ctx).find(invoice_id)
+'''),
     )
 
-    def check_definition(self, definition, project) -> Iterable[Finding]:
-        if not handler_checkable(definition):
+    def check_function(self, function, project) -> Iterable[Finding]:
+        reaching = list({id(d): d for d, _ in function.reached_by if handler_checkable(d)}.values())
+        if not reaching:
             return
-        reasons = [entry.reason for entry in definition.contract.entries if entry.reason is not None]
-        for site, path in fail_sites(definition):
-            if site.reason is not None and site.reason not in reasons:
-                listed = ", ".join(f"'{r}'" for r in reasons) or "none"
-                yield Finding(
-                    site.span,
-                    f"ctx.{site.method}('{site.reason}') names a reason the contract does not declare (at runtime "
-                    f"an INTERNAL_ERROR); declare it or use one of: {listed}",
-                    path,
-                )
+        declared = {id(d): [e.reason for e in d.contract.entries if e.reason is not None] for d in reaching}
+        for site in function.function.fail_sites:
+            if site.reason is None:
+                continue
+            lacking = [d for d in reaching if site.reason not in declared[id(d)]]
+            if not lacking:
+                continue
+            choices = {tuple(declared[id(d)]) for d in lacking}
+            if len(choices) == 1:
+                listed = ", ".join(f"'{r}'" for r in next(iter(choices))) or "none"
+                advice = f"declare it or use one of: {listed}"
+            else:
+                advice = "declare it in each of their contracts or use a reason they declare"
+            owner = "the contract does not" if len(lacking) == 1 else f"{listing([d.label for d in lacking])} do not"
+            yield Finding(
+                site.span,
+                f"{site.written}('{site.reason}') names a reason {owner} declare (at runtime an INTERNAL_ERROR); "
+                f"{advice}",
+                function.path,
+                subjects=lacking,
+            )

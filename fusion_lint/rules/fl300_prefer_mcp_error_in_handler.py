@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from ..facts.frameworks import what_the_model_sees
 from . import Example, Finding, Rule, register
-from ._shared import HANDLER_PRELUDE
+from ._shared import HANDLER_PRELUDE, by_framework, caught_by, escapes_to, tool_name
 
 BUILTIN_EXCEPTIONS = frozenset(
     {
@@ -19,10 +20,18 @@ class PreferMcpErrorInHandler(Rule):
     code, name, severity = "FL300", "prefer-mcp-error-in-handler", "warning"
     summary = "The handler raises a plain builtin exception (`ValueError`, `KeyError`, `RuntimeError`, ...)."
     why = (
-        "The boundary masks any non-McpError as INTERNAL_ERROR so internals do not leak: the model learns "
-        "nothing. Programming-error guards (`TypeError`, `AssertionError`, `NotImplementedError`) are fine."
+        "A builtin exception carries no code, no reason and no recovery. The runtime's boundary (and a working "
+        "`@contract`) masks it as INTERNAL_ERROR so internals do not leak, and mcp 2.x MCPServer masks it too: "
+        "the model learns nothing. mcp 1.x FastMCP and fastmcp send its raw text instead, which the model cannot "
+        "act on either. Programming-error guards (`TypeError`, `AssertionError`, `NotImplementedError`) are fine."
     )
-    limits = "Re-raising what was caught (`raise`, `raise e`) is never reported."
+    limits = (
+        "Re-raising what was caught (`raise`, `raise e`) is never reported, nor a raise an enclosing `try` of "
+        "the same function, or one around the call in a caller, catches and does not re-raise. A raise in code "
+        "the handler calls is reported where it is, naming the tools it escapes from. The message says what "
+        "the server's framework sends: mcp 1.x FastMCP and fastmcp send the exception's text, MCPServer and "
+        "a working `@contract` mask it."
+    )
     prelude = HANDLER_PRELUDE
     VALID = (
         '''
@@ -35,6 +44,21 @@ async def get_invoice(invoice_id: str, ctx: Context):
     except ValueError as e:
         raise
 ''',
+        '''
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("billing")
+
+
+@mcp.tool()
+def get_invoice(invoice_id: str) -> dict:
+    try:
+        if not invoice_id:
+            raise ValueError("empty id")
+        return {"id": invoice_id}
+    except ValueError:
+        return {"id": None}
+''',
     )
     INVALID = (
         Example('''
@@ -42,16 +66,50 @@ async def get_invoice(invoice_id: str, ctx: Context):
 async def get_invoice(invoice_id: str, ctx: Context):
     raise ValueError("bad invoice id")  # error: FL300 "ValueError"
 '''),
+        Example('''
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("billing")
+
+
+def parse_id(text: str) -> int:
+    if not text.isdigit():
+        raise ValueError(f"bad invoice id {text}")  # error: FL300 "`Error executing tool get_invoice: <its text>`"
+    return int(text)
+
+
+@mcp.tool()
+def get_invoice(invoice_id: str) -> dict:
+    return {"id": parse_id(invoice_id)}
+'''),
+        Example('''
+from fastmcp import FastMCP
+
+mcp = FastMCP("billing")
+
+
+@mcp.tool
+def get_invoice(invoice_id: str) -> dict:
+    raise KeyError(invoice_id)  # error: FL300 "`Error calling tool 'get_invoice': <its text>` (fastmcp)"
+'''),
     )
 
     def check_function(self, function, project) -> Iterable[Finding]:
-        if not function.handler_of:
-            return
         for site in function.function.raises:
-            if site.kind in ("call", "name") and site.exception in BUILTIN_EXCEPTIONS:
-                yield Finding(
-                    site.span,
-                    f"raise {site.exception} reaches the model as a masked INTERNAL_ERROR; raise ctx.fail(<reason>) "
-                    "or an error factory (invalid_params, not_found, ...) instead",
-                    function.path,
-                )
+            if site.kind not in ("call", "name") or site.exception not in BUILTIN_EXCEPTIONS:
+                continue
+            if caught_by(site.tries, site.exception):
+                continue  # an enclosing try of this function catches it and does not re-raise it
+            for framework, masked, guarded, subjects in by_framework(escapes_to(function, site.exception)):
+                if guarded:
+                    sees, advice = "a masked INTERNAL_ERROR", (
+                        "raise ctx.fail(<reason>) or an error factory (invalid_params, not_found, ...) instead"
+                        if framework == "mcp_fusion" else
+                        "raise fail(<reason>) or an error factory (invalid_params, not_found, ...) instead"
+                    )  # fmt: skip
+                else:
+                    sees = what_the_model_sees(framework, masked, tool_name(subjects))  # type: ignore[arg-type]
+                    advice = ("declare the failure with @contract(errors=[...]) and raise fail(<reason>), or raise "
+                              "ToolError with a message the model can act on")  # fmt: skip
+                yield Finding(site.span, f"raise {site.exception} reaches the model as {sees}; {advice}",
+                              function.path, subjects=subjects)  # fmt: skip

@@ -14,7 +14,10 @@ from ._shared import FACTORY_FOR_CODE, HANDLER_PRELUDE
 @register
 class PreferErrorFactory(Rule):
     code, name, severity = "FL301", "prefer-error-factory", "warning"
-    summary = "`McpError(JsonRpcErrorCode.X, ...)` where a factory for X exists."
+    summary = (
+        "`McpError(JsonRpcErrorCode.X, ...)` where a factory for X exists, whatever spells the code (its int "
+        "value, its name as a string, `JsonRpcErrorCode(<int>)`)."
+    )
     why = "The factory says the same in fewer words, and keeps the code and its meaning in one place."
     fix = "Rewrites the call to the factory, adding its import in the file's own style."
     fix_safety = "safe"
@@ -38,6 +41,18 @@ async def get_invoice(invoice_id: str, ctx: Context):
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise not_found("No such invoice")  # error: FL301 "not_found("
+''',
+        ),
+        Example(
+            '''
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context):
+    raise McpError(-32002, "Invoice is locked")  # error: FL301 "conflict("
+''',
+            fixed='''
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context):
+    raise conflict("Invoice is locked")  # error: FL301 "conflict("
 ''',
         ),
     )

@@ -6,6 +6,7 @@ from typing import Iterable, Optional
 
 from ..diagnostics import Edit, Fix
 from ..edits import valid_span
+from ..facts.frameworks import TOOL_ERRORS
 from ..facts.model import Raise
 from . import Example, Finding, Rule, register
 from ._shared import HANDLER_PRELUDE
@@ -19,7 +20,7 @@ def caught_name(site: Raise) -> str:
 @register
 class PreserveCauseOnRethrow(Rule):
     code, name, severity = "FL302", "preserve-cause-on-rethrow", "warning"
-    summary = "Inside `except E as e:`, an McpError is raised without `from e` or `cause=e`."
+    summary = "Inside `except E as e:`, an McpError (or a framework's `ToolError`) is raised without `from e` or `cause=e`."
     why = "The cause is what the traceback in the server log shows; dropping it hides the real failure from whoever debugs it."
     fix = "Appends `from <e>` to the raise."
     fix_safety = "safe"
@@ -54,6 +55,36 @@ async def get_invoice(invoice_id: str, ctx: Context):
         raise ctx.fail("no_match") from e  # error: FL302 "from e"
 ''',
         ),
+        Example(
+            '''
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+
+mcp = FastMCP("billing")
+
+
+@mcp.tool
+def get_invoice(invoice_id: str) -> dict:
+    try:
+        return {"id": int(invoice_id)}
+    except ValueError as e:
+        raise ToolError("The invoice ID must be a number.")  # error: FL302 "from e"
+''',
+            fixed='''
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+
+mcp = FastMCP("billing")
+
+
+@mcp.tool
+def get_invoice(invoice_id: str) -> dict:
+    try:
+        return {"id": int(invoice_id)}
+    except ValueError as e:
+        raise ToolError("The invoice ID must be a number.") from e  # error: FL302 "from e"
+''',
+        ),
     )
 
     def check_function(self, function, project) -> Iterable[Finding]:
@@ -61,7 +92,8 @@ async def get_invoice(invoice_id: str, ctx: Context):
             return
         for site in function.function.raises:
             caught = caught_name(site)
-            if caught and site.kind in ("mcp_error", "factory", "fail") and not site.has_cause:
+            ours = site.kind in ("mcp_error", "factory", "fail") or (site.kind == "call" and site.exception in TOOL_ERRORS)
+            if caught and ours and not site.has_cause:
                 yield Finding(
                     site.span,
                     f"raising inside 'except ... as {caught}' drops the cause; add 'from {caught}' (or cause={caught})",

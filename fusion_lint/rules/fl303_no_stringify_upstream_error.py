@@ -18,7 +18,7 @@ LEAKY_CALLS = {
 def leaks(site: Raise) -> list[str]:
     """What the raised message is built from that leaks internals: a dump, a traceback, or the
     ``repr`` of what an enclosing except clause caught."""
-    if site.message is None or site.kind not in ("fail", "mcp_error", "factory"):
+    if site.message is None or site.kind not in LEAKING_KINDS:
         return []
     caught = {clause.name for clause in site.clauses if clause.name}
     found = []
@@ -32,10 +32,24 @@ def leaks(site: Raise) -> list[str]:
     return found
 
 
+def data_leaks(site: Raise) -> list[str]:
+    """What the raised data is built from that leaks internals: a dump or a traceback (DESIGN §12.3).
+    (The caught exception's own text in data is FL307's.)"""
+    if site.data is None or site.kind not in LEAKING_KINDS:
+        return []
+    return list(dict.fromkeys(LEAKY_CALLS[name] for kind, name, _ in site.data.parts if kind == "call" and name in LEAKY_CALLS))
+
+
+LEAKING_KINDS = ("fail", "mcp_error", "factory")
+
+
 @register
 class NoStringifyUpstreamError(Rule):
     code, name, severity = "FL303", "no-stringify-upstream-error", "warning"
-    summary = "A raised message built with `json.dumps(...)`, `traceback.format_exc()` or `repr(<caught>)`."
+    summary = (
+        "A raised message built with `json.dumps(...)`, `traceback.format_exc()` or `repr(<caught>)` (or "
+        "`{e!r}`), or raised data holding a `json.dumps(...)` or traceback text."
+    )
     why = "The message goes to the model and the client: stack traces and raw upstream payloads leak internals and secrets."
     prelude = "import traceback\n" + HANDLER_PRELUDE
     VALID = (
@@ -57,17 +71,21 @@ async def get_invoice(invoice_id: str, ctx: Context):
     except KeyError as e:
         raise ctx.fail("no_match", traceback.format_exc()) from e  # error: FL303 "traceback.format_exc()"
 '''),
+        Example('''
+import json
+
+@tool("get_invoice", errors=ENTRIES)
+async def get_invoice(invoice_id: str, ctx: Context, query: dict):
+    raise ctx.fail("no_match", data={"query": json.dumps(query)})  # error: FL303 "raised data holds json.dumps(...)"
+'''),
     )
 
     def check_function(self, function, project) -> Iterable[Finding]:
         if not function.handler_of:
             return
         for site in function.function.raises:
-            found = leaks(site)
-            if found:
-                yield Finding(
-                    site.span,
-                    f"the raised message is built from {', '.join(found)}, which leaks internals to the client; "
-                    "say what failed in plain words and log the details",
-                    function.path,
-                )
+            for found, part, advice in ((leaks(site), "message is built from", "say what failed in plain words"),
+                                        (data_leaks(site), "data holds", "keep structured, plain facts in data")):
+                if found:
+                    yield Finding(site.span, f"the raised {part} {', '.join(found)}, which leaks internals to the "
+                                             f"client; {advice} and log the details", function.path)  # fmt: skip

@@ -3,20 +3,20 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from ..facts.model import Except, Uses
+from ..facts.frameworks import TOOL_ERRORS, sends_exception_text
+from ..facts.model import Except, FunctionFacts, Raise, Uses
 from . import Example, Finding, Rule, register
-from ._shared import HANDLER_PRELUDE, listing
+from ._shared import HANDLER_PRELUDE, by_framework, listing
 from .fl303_no_stringify_upstream_error import leaks
 
-# Raises whose message reaches the model (any other exception is masked by the boundary).
-MODEL_FACING_RAISES = ("fail", "mcp_error", "factory", "tool_error")
+# The runtime's raises: their message reaches the model wherever they are raised.
+RUNTIME_RAISES = ("fail", "mcp_error", "factory", "tool_error")
 
 
-def exception_text(uses: Optional[Uses], clauses: tuple[Except, ...], returned: bool) -> list[str]:
-    """How the text of an exception caught by ``clauses`` goes into an expression: ``str(e)``,
-    ``f"{e}"``, ``e.args``, and, in a returned value, ``repr(e)`` or ``{e!r}`` (in a raise those
-    are FL303's)."""
-    caught = {clause.name for clause in clauses if clause.name}
+def exception_text(uses: Optional[Uses], caught: set[str], returned: bool) -> list[str]:
+    """How the text of an exception bound to a name in ``caught`` goes into an expression:
+    ``str(e)``, ``f"{e}"``, ``e.args``, and, in a returned value, ``repr(e)`` or ``{e!r}`` (in a
+    raise those are FL303's)."""
     if uses is None or not caught:
         return []
     found: list[str] = []
@@ -30,6 +30,24 @@ def exception_text(uses: Optional[Uses], clauses: tuple[Except, ...], returned: 
     return list(dict.fromkeys(found))
 
 
+def text_in(uses: Optional[Uses], clauses: tuple[Except, ...], facts: FunctionFacts, returned: bool) -> list[str]:
+    """``exception_text`` of an expression, following one local assignment made in an except
+    clause (``msg = str(e)`` ... ``return msg``)."""
+    found = exception_text(uses, {clause.name for clause in clauses if clause.name}, returned)
+    for kind, name, _ in uses.parts if uses is not None else ():
+        if kind == "name" and name in facts.assigned_in_except:
+            assigned, caught = facts.assigned_in_except[name]
+            found += [text for text in exception_text(assigned, set(caught), returned) if text not in found]
+    return found
+
+
+def reaches_the_model(site: Raise, framework: str, masked: bool, guarded: bool) -> bool:
+    """Whether the raised exception's message is what the model reads (DESIGN §12.2, measured)."""
+    if site.kind in RUNTIME_RAISES or (site.kind == "call" and site.exception in TOOL_ERRORS):
+        return True  # a declared failure, or a framework's ToolError (sent even under masking)
+    return site.kind == "call" and not guarded and sends_exception_text(framework, masked)  # type: ignore[arg-type]
+
+
 @register
 class ExceptionTextToModel(Rule):
     code, name, severity = "FL307", "exception-text-to-model", "warning"
@@ -41,8 +59,11 @@ class ExceptionTextToModel(Rule):
         "plain words, keep the exception as the cause, and log the details."
     )
     limits = (
-        "The handler's own raises and returns, inside the except clause that binds the exception. A raise "
-        "whose message uses `repr(e)`, `json.dumps` or a traceback is FL303's alone."
+        "The handler's own raises and returns, inside the except clause that binds the exception, following one "
+        "local assignment (`msg = str(e); return msg`). A raise counts where its message reaches the model: the "
+        "runtime's failures and a framework's `ToolError` always; any other exception where the framework sends "
+        "its text (mcp 1.x FastMCP, fastmcp without `mask_error_details=True`). A raise whose message uses "
+        "`repr(e)`, `json.dumps` or a traceback is FL303's alone."
     )
     prelude = HANDLER_PRELUDE
     VALID = (
@@ -53,6 +74,19 @@ async def get_invoice(invoice_id: str, ctx: Context):
         return lookup(invoice_id)
     except KeyError as e:
         raise ctx.fail("no_match", "No invoice has that id") from e
+''',
+        '''
+from mcp.server.mcpserver import MCPServer
+
+mcp = MCPServer("billing")
+
+
+@mcp.tool()
+def get_invoice(invoice_id: str) -> dict:
+    try:
+        return lookup(invoice_id)
+    except KeyError as e:
+        raise RuntimeError(f"lookup failed: {e}") from e  # MCPServer masks it (FL300 says so)
 ''',
     )
     INVALID = (
@@ -66,6 +100,23 @@ async def get_invoice(invoice_id: str, ctx: Context):
     except OSError as e:
         return {"error": str(e)}  # error: FL307 "str(e)"
 '''),
+        Example('''
+from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp.exceptions import ToolError
+
+mcp = FastMCP("billing")
+
+
+@mcp.tool()
+def get_invoice(invoice_id: str) -> str:
+    try:
+        return lookup(invoice_id)
+    except KeyError as e:
+        raise ToolError(str(e)) from e  # error: FL307 "str(e)"
+    except OSError as e:
+        message = f"Could not read the invoice: {e}"
+    return message  # error: FL307 "{e}"
+'''),
     )
 
     def check_function(self, function, project) -> Iterable[Finding]:
@@ -73,17 +124,23 @@ async def get_invoice(invoice_id: str, ctx: Context):
             return
         facts = function.function
         for site in facts.raises:
-            if site.kind not in MODEL_FACING_RAISES or leaks(site):
+            if site.kind in ("fail", "mcp_error", "factory") and leaks(site):
                 continue
-            found = exception_text(site.message, site.clauses, returned=False)
-            found += [text for text in exception_text(site.data, site.clauses, returned=False) if text not in found]
-            if found:
+            found = text_in(site.message, site.clauses, facts, returned=False)
+            found += [text for text in text_in(site.data, site.clauses, facts, returned=False) if text not in found]
+            if not found:
+                continue
+            subjects = [d for framework, masked, guarded, members in by_framework(function.handler_of)
+                        if reaches_the_model(site, framework, masked, guarded) for d in members]  # fmt: skip
+            if subjects:
                 yield Finding(site.span, f"the raised failure carries the caught exception's text ({listing(found)}); "
                               "the model reads raw upstream text instead of a reason and a recovery; say what failed "
-                              "in plain words and keep the exception as the cause", function.path)  # fmt: skip
+                              "in plain words and keep the exception as the cause", function.path,
+                              subjects=subjects)  # fmt: skip
         for returned in facts.returns:
-            found = exception_text(returned.uses, returned.clauses, returned=True)
+            found = text_in(returned.uses, returned.clauses, facts, returned=True)
             if found:
+                advice = "ctx.fail" if all(d.definition.server is None for d in function.handler_of) else "fail() under @contract"
                 yield Finding(returned.span, f"the result is built from the caught exception's text ({listing(found)}); "
-                              "the model reads raw upstream text as a success; raise a declared failure "
-                              "(ctx.fail) instead", function.path)  # fmt: skip
+                              f"the model reads raw upstream text as a success; raise a declared failure ({advice}) "
+                              "instead", function.path)  # fmt: skip

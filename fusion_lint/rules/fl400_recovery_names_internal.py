@@ -13,14 +13,16 @@ class RecoveryNamesInternal(Rule):
     code, name, severity = "FL400", "recovery-names-internal", "warning"
     summary = (
         "The recovery names code the model cannot reach: a call such as `reset_cache()`, a private `_name`, "
-        "a dotted module path, a file name, or a config flag, setting or constant."
+        "a dotted module path, a file name, an environment variable, or a config flag, setting or constant."
     )
     why = (
         "The agent reading the hint can only call this server's tools. A function, a module path, a file "
         "or a flag in the hint is a step it cannot take: at best it gives up, at worst it invents a tool "
         "call with that name. Name the tool to call next, and its arguments, in plain words. Ordinary prose "
-        "stays silent: abbreviations (e.g., i.e.), version numbers, URLs and domains, error code names, and "
-        "a dotted path that starts with one of the tools' arguments (`filters.date_from`)."
+        "stays silent: abbreviations (e.g., i.e.), version numbers, URLs and domains, error code names (the "
+        "members, the canonical codes and the codes the project's contracts declare), a registered tool "
+        "written as a call (`list_invoices()`), and a dotted path that starts with one of the tools' "
+        "arguments (`filters.date_from`)."
     )
     prelude = RECOVERY_PRELUDE
     VALID = (
@@ -30,6 +32,8 @@ class RecoveryNamesInternal(Rule):
                   recovery="Call list_invoices with the customer_id to find a valid invoice id, then retry."),
     ErrorContract(reason="ledger_down", code=JsonRpcErrorCode.SERVICE_UNAVAILABLE, when="The ledger is down",
                   recovery="Wait a few minutes, then try again; see https://status.example.com for outages."),
+    ErrorContract(reason="busy", code="SERVER_BUSY", when="Too many calls",
+                  recovery="On SERVER_BUSY wait 30 seconds (e.g. after v2.1 upgrades), then call list_invoices()."),
 ])
 async def get_invoice(invoice_id: str, ctx: Context) -> dict:
     raise ctx.fail("no_match")
@@ -44,6 +48,9 @@ async def get_invoice(invoice_id: str, ctx: Context) -> dict:
         reason="locked", code=JsonRpcErrorCode.CONFLICT, when="The invoice is locked",
         recovery="Set MAX_RETRIES in settings.py or pass --force, then call _reload_index first.",  # error: FL400 "'MAX_RETRIES' (a config constant), 'settings.py' (a file), '--force' (a command-line flag) and '_reload_index' (a private name)"
     ),
+    ErrorContract(reason="no_token", code=JsonRpcErrorCode.UNAUTHORIZED, when="No ledger token",
+                  recovery="Set the LEDGER_TOKEN environment variable or $HOME/.netrc, then retry."),  # error: FL400 "'LEDGER_TOKEN' (an environment variable)"
+
 ])
 async def get_invoice(invoice_id: str, ctx: Context) -> dict:
     raise ctx.fail("no_match")

@@ -19,7 +19,9 @@ class RecoveryUnknownTool(Rule):
         "hallucinate its arguments: a typo or a renamed tool in a recovery hint turns one failure into two. "
         "Tools are collected across every file of the project. Only backticked identifiers and identifiers "
         "with an underscore are candidates, never plain words; the tools' argument names, declared reasons "
-        "and error code names are known, and so is a word the hint calls an argument or field "
+        "and error code names (declared custom codes included) are known, a registered tool written as a "
+        "call (`list_invoices()`) is the tool, URLs, domains, version numbers and abbreviations (`e.g.`) "
+        "are prose, and so is a word the hint calls an argument or field "
         "(`page_size=50`, \"the sort_order field\"). When some tool's name is not a literal, the set of tools "
         "is unknown and the rule stays silent rather than guess."
     )
@@ -31,6 +33,8 @@ class RecoveryUnknownTool(Rule):
                   recovery="Call list_invoices to find a valid invoice id, then call get_invoice again."),
     ErrorContract(reason="bad_id", code=JsonRpcErrorCode.INVALID_PARAMS, when="Malformed id",
                   recovery="Check the `invoice_id` argument, then retry; it must come from `list_invoices`."),
+    ErrorContract(reason="locked", code="INVOICE_LOCKED", when="The invoice is locked",
+                  recovery="INVOICE_LOCKED clears after a minute: call list_invoices() (see docs.example.com), then retry."),
 ])
 async def get_invoice(invoice_id: str, ctx: Context) -> dict:
     raise ctx.fail("no_match")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
+from fusion_lint.config import Settings
 from fusion_lint.diagnostics import Diagnostic, Report
 from fusion_lint.engine import Options, Selection, lint
 from fusion_lint.fix import apply_edits
@@ -18,10 +19,16 @@ ROOT = "/memory/project"
 
 
 def lint_sources(
-    sources: dict[str, str], *, select: Optional[Iterable[str]] = None, extend_select: Iterable[str] = ()
+    sources: dict[str, str],
+    *,
+    select: Optional[Iterable[str]] = None,
+    extend_select: Iterable[str] = (),
+    settings: Optional[Settings] = None,
 ) -> Report:
-    """The report on an in-memory project: ``sources`` maps relative paths to their text."""
+    """The report on an in-memory project: ``sources`` maps relative paths to their text
+    (``settings``: a configuration, as a config file would give it)."""
     options = Options(
+        settings=settings,
         paths=[f"{ROOT}/{path}" for path in sources],
         sources={f"{ROOT}/{path}": text.encode("utf-8") for path, text in sources.items()},
         selection=Selection(select=list(select) if select is not None else None, extend_select=list(extend_select)),

@@ -99,7 +99,7 @@ def hint():
     ErrorContract(code=JsonRpcErrorCode.NOPE, when="w", recovery="Two words"),
     ErrorContract(reason="Not-Snake", code=-1, when="w", recovery="   "),
     ErrorContract(reason="ok_one", code=JsonRpcErrorCode.UNKNOWN_ERROR, when="w", recovery=f"Call {hint()} next, please ok"),
-    ErrorContract(reason="ok_two", code="NOT_FOUND", when="w", recovery=hint()),
+    ErrorContract(reason="ok_two", code=12.5, when="w", recovery=hint()),
     ErrorContract(**{"reason": "ok_three"}),
 ])
 async def get_invoice(ctx):
@@ -120,7 +120,7 @@ def test_shape_rules_point_at_the_value_or_the_entry_and_chains_are_exclusive(li
         ("FL104", *at(source, "-1")),  # FL103 -> FL104: the first that matches, only
         ("FL111", *at(source, '"   "')),  # FL110 -> FL111 -> FL112: blank is FL111 only
         ("FL105", *at(source, "JsonRpcErrorCode.UNKNOWN_ERROR")),
-        ("FL103", *at(source, '"NOT_FOUND"')),
+        ("FL103", *at(source, "12.5")),  # a string code is a code (§3.1); a float is not
         # FL190 at what could not be resolved: an f-string recovery is not passed silently either
         ("FL190", *at(source, 'f"Call')),
         ("FL190", *at(source, "hint()),")),

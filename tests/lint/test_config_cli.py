@@ -161,7 +161,7 @@ def test_exit_codes(run_cli, project: Path) -> None:
     assert run_cli("check", ".", "--no-cache", "--exit-zero").exit_code == 0
     assert run_cli("check", ".", "--no-cache", "--select", "FL9").exit_code == 0  # FL900/FL999 only
     clean = run_cli("check", "pkg", "--no-cache", "--select", "FL3")
-    assert (clean.exit_code, clean.stdout) == (0, "All checks passed (1 file checked).\n")
+    assert (clean.exit_code, clean.stdout) == (0, "All checks passed (2 tools; 1 file checked).\n")
     missing = run_cli("check", "nope.py", "--no-cache")
     assert missing.exit_code == 2
     assert missing.stderr == "fusion-lint: error: nope.py: no such file or directory\n"
@@ -198,14 +198,14 @@ def test_text_output_exactly(run_cli, project: Path) -> None:
         "declares no contract (at runtime an INTERNAL_ERROR); declare errors=[ErrorContract(...)] on the "
         "definition\n"
         "\n"
-        "Found 1 error, 2 warnings in 2 files (2 files checked).\n"
+        "Found 1 error, 2 warnings in 2 files (3 tools; 2 files checked).\n"
         "1 fixable with --fix --unsafe-fixes.\n"
     )
 
 
 def test_text_summary_singular(run_cli, project: Path) -> None:
     outcome = run_cli("check", "app.py", "--no-cache", "--select", "FL300")
-    assert outcome.stdout.splitlines()[-1] == "Found 0 errors, 1 warning in 1 file (1 file checked)."
+    assert outcome.stdout.splitlines()[-1] == "Found 0 errors, 1 warning in 1 file (1 tool; 1 file checked)."
 
 
 def test_quiet_prints_diagnostics_only(run_cli, project: Path) -> None:

@@ -242,7 +242,7 @@ def test_shared_contract_findings_are_reported_once(lint_project) -> None:
 )
 def test_unknown_reason_or_code_skips_the_handler_rules(lint_project, entry: str, fragment: str) -> None:
     # With the reason or code unknown, 'no_match' may well be declared: FL203/FL202 would guess.
-    source = tool_module(f"[{entry}]", "class Reasons:\n    GONE = 'no_match'\n",
+    source = tool_module(f"[{entry}]", "class Reasons:\n    GONE = compute('no_match')\n",
                          body="    raise ctx.fail('no_match')\n")
     linted = lint_project({"app.py": source}, dedent=False)
     assert linted.codes() == ["FL190"], linted.summary()

@@ -169,7 +169,7 @@ def test_github_annotations_carry_the_findings(project: Path, run_cli) -> None:
     # The reason with '%', ',' and ':' went through the message escaping intact.
     assert any("50%_off, really: no" in message for _, _, message in annotations)
     # Plain log lines after the annotations: the runner shows them, it does not parse them.
-    assert lines[-2:] == ["Found 2 errors, 0 warnings in 1 file (3 files checked).", "1 fixable with --fix."]
+    assert lines[-2:] == ["Found 2 errors, 0 warnings in 1 file (2 tools; 3 files checked).", "1 fixable with --fix."]
 
 
 def test_github_quiet_prints_annotations_only(project: Path, run_cli) -> None:
@@ -270,11 +270,11 @@ def test_text_statistics_then_summary(project: Path, run_cli) -> None:
         "    1  FL203  error-contract-reason-undeclared",
         "    1  FL204  fail-not-raised",
         "",
-        "Found 2 errors, 0 warnings in 1 file (3 files checked).",
+        "Found 2 errors, 0 warnings in 1 file (2 tools; 3 files checked).",
         "1 fixable with --fix.",
     ]
     clean = _lint(run_cli, "--statistics", "app/clean.py").stdout
-    assert clean == "All checks passed (1 file checked).\n"
+    assert clean == "All checks passed (1 tool; 1 file checked).\n"
 
 
 def test_exit_zero_with_every_format(project: Path, run_cli) -> None:

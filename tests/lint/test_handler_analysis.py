@@ -493,7 +493,11 @@ BODY_CASES = {
     "FL300-reraise-not-flagged": (
         "    try:\n        pass\n    except ValueError as e:\n        raise e\n", [], "",
     ),
-    "FL300-not-in-helpers": ("    helper()\n", [], ""),
+    # A raise in a helper escapes to the handler that calls it unguarded: reported at the raise.
+    "FL300-escapes-from-helpers": ("    helper()\n", [8], "ValueError"),
+    "FL300-caught-around-the-helper": (
+        "    try:\n        helper()\n    except ValueError:\n        raise ctx.fail('no_match')\n", [], "",
+    ),
     "FL301-fires": ("    raise McpError(JsonRpcErrorCode.NOT_FOUND, 'gone')\n", [4], "is not_found(...)"),
     "FL301-baseline-too": ("    raise McpError(JsonRpcErrorCode.TIMEOUT, 'slow')\n", [4], "is timeout(...)"),
     "FL301-no-factory": ("    raise McpError(JsonRpcErrorCode.METHOD_NOT_FOUND, 'x')\n", [], ""),
@@ -514,14 +518,32 @@ BODY_CASES = {
     ),
     "FL303-plain-message": ("    raise ctx.fail('no_match', 'No item with that id')\n", [], ""),
     "FL304-fires-base-exception": (
-        "    try:\n        pass\n    except BaseException:\n        return None\n", [6], "catches BaseException",
+        "    try:\n        await asyncio.sleep(0)\n    except BaseException:\n        return None\n", [6],
+        "catches BaseException",
     ),
     "FL304-tuple": (
-        "    try:\n        pass\n    except (ValueError, asyncio.CancelledError):\n        return None\n",
+        "    try:\n        await asyncio.sleep(0)\n    except (ValueError, asyncio.CancelledError):\n        return None\n",
         [6], "CancelledError",
     ),
-    "FL304-reraises": ("    try:\n        pass\n    except BaseException:\n        cleanup()\n        raise\n", [], ""),
-    "FL304-exception-is-fine": ("    try:\n        pass\n    except Exception:\n        return None\n", [], ""),
+    "FL304-no-await-no-cancellation": ("    try:\n        pass\n    except BaseException:\n        return None\n", [], ""),
+    "FL304-async-with-awaits": (
+        "    try:\n        async with lock:\n            pass\n    except BaseException:\n        return None\n", [7],
+        "BaseException",
+    ),
+    "FL304-async-for-awaits": (
+        "    try:\n        async for x in feed():\n            pass\n    except BaseException:\n        return None\n",
+        [7], "BaseException",
+    ),
+    "FL304-raising-another-error-still-swallows": (
+        "    try:\n        await asyncio.sleep(0)\n    except BaseException:\n        raise RuntimeError('x')\n", [6],
+        "BaseException",
+    ),
+    "FL304-reraises": (
+        "    try:\n        await asyncio.sleep(0)\n    except BaseException:\n        cleanup()\n        raise\n", [], "",
+    ),
+    "FL304-exception-is-fine": (
+        "    try:\n        await asyncio.sleep(0)\n    except Exception:\n        return None\n", [], "",
+    ),
     "FL305-fires": ("    raise MCPError(-32001, 'gone')\n", [4], "the SDK's MCPError"),
     "FL305-our-error-is-fine": ("    raise ctx.fail('no_match')\n", [], ""),
 }
@@ -546,7 +568,7 @@ def test_body_rules_apply_without_a_contract(lint_project) -> None:
 
 
 def test_fl304_reports_the_except_header(lint_project) -> None:
-    body = "    try:\n        pass\n    except asyncio.CancelledError:\n        return None\n"
+    body = "    try:\n        await asyncio.sleep(0)\n    except asyncio.CancelledError:\n        return None\n"
     linted = lint_project({"app.py": module(body, errors=f"[{NO_MATCH}]", before="import asyncio\n")}, dedent=False)
     (found,) = linted.of("FL304")
     assert (found.span.line, found.span.col, found.span.end_line) == (7, 4, 7)

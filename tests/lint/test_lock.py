@@ -280,6 +280,32 @@ def test_static_lock_matches_the_runtime_lock_of_the_same_code(project, run_cli:
     assert (tmp_path / LOCKFILE_NAME).read_text(encoding="utf-8") == dumps_lock(live)
 
 
+def test_string_and_constructed_codes_lock_by_name_and_mirror_like_the_runtime(
+    project, run_cli: RunCli, tmp_path: Path
+) -> None:
+    """Closed-then-open codes (DESIGN §3.1, issue 16): a member's name as a string is the member; a
+    canonical code locks with the number it mirrors as; a custom one with none."""
+    entries = [
+        entry("busy").replace("JsonRpcErrorCode.NOT_FOUND", '"SERVER_BUSY"'),
+        entry("gone").replace("JsonRpcErrorCode.NOT_FOUND", '"NOT_FOUND"'),
+        entry("locked").replace("JsonRpcErrorCode.NOT_FOUND", '"INVOICE_LOCKED"'),
+        entry("taken").replace("JsonRpcErrorCode.NOT_FOUND", "JsonRpcErrorCode(-32002)"),
+    ]
+    project({"served.py": module(tool_source("get_invoice", *entries))})
+    assert lock(run_cli).exit_code == 0
+
+    errors = json.loads((tmp_path / LOCKFILE_NAME).read_text())["tools"]["get_invoice"]["errors"]
+    assert {reason: (e["code"], e["code_value"]) for reason, e in errors.items()} == {
+        "busy": ("SERVER_BUSY", -32000), "gone": ("NOT_FOUND", -32001),
+        "locked": ("INVOICE_LOCKED", None), "taken": ("CONFLICT", -32002),
+    }
+    spec = importlib.util.spec_from_file_location("served_codes_for_lock_test", tmp_path / "served.py")
+    served = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(served)  # type: ignore[union-attr]
+    live = build_lock(records_from_definitions([served.get_invoice], []))
+    assert (tmp_path / LOCKFILE_NAME).read_text(encoding="utf-8") == dumps_lock(live)
+
+
 # -- stability: same code, same bytes; paths are not identity --------------------------------------
 
 
@@ -434,7 +460,7 @@ UNLOCKABLE = {
     ),
     "unknown code": (
         module(tool_source("get_invoice", entry("a", "NOPE"))),
-        "entry 'a': code is JsonRpcErrorCode.NOPE, not a JsonRpcErrorCode member or its value",
+        "entry 'a': code is JsonRpcErrorCode.NOPE, which is no error code",
     ),
     "missing recovery": (
         HEADER + "@tool('get_invoice', errors=[ErrorContract(reason='a', code=-32001, when='x')])\n"

@@ -61,7 +61,7 @@ def test_a_clean_buffer_over_a_broken_file_is_clean(tmp_path: Path, run_cli) -> 
     _project(tmp_path, tools=UNDECLARED)
     outcome = run_cli("--stdin-filename", "app/tools.py", "--no-cache", input=CLEAN)
     assert outcome.exit_code == 0, outcome.stdout
-    assert "All checks passed (1 file checked)." in outcome.stdout
+    assert "All checks passed (1 tool; 1 file checked)." in outcome.stdout
 
 
 def test_a_new_file_resolves_its_siblings(tmp_path: Path, run_cli) -> None:

@@ -1,0 +1,82 @@
+"""The MCP frameworks as the extractor recognises them (DESIGN §12.2): by qualified name, never by a
+variable's spelling. What each framework sends the model for a raised exception is measured
+(``bench/framework_messages.py``, recorded in ``bench/corpus-survey.md`` §9)."""
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+# The framework a definition is registered with. ``mcp_fusion``: the runtime's own definitions.
+Framework = Literal["mcp_fusion", "mcp1", "mcp2", "fastmcp", "lowlevel1", "lowlevel2", "unknown"]
+
+#: Server classes, with the framework each one is (any import spelling resolves to these).
+SERVER_CLASSES: dict[str, Framework] = {
+    "mcp.server.fastmcp.FastMCP": "mcp1",
+    "mcp.server.fastmcp.server.FastMCP": "mcp1",
+    "mcp.server.mcpserver.MCPServer": "mcp2",
+    "mcp.server.mcpserver.server.MCPServer": "mcp2",
+    "fastmcp.FastMCP": "fastmcp",
+    "fastmcp.server.FastMCP": "fastmcp",
+    "fastmcp.server.server.FastMCP": "fastmcp",
+    # fastmcp 3's component providers and mcp 2.x's Apps extension register like a server does.
+    "fastmcp.server.providers.LocalProvider": "fastmcp",
+    "fastmcp.server.providers.local_provider.LocalProvider": "fastmcp",
+    "mcp.server.apps.Apps": "mcp2",
+    # The low-level server: its definitions are its dispatchers (``@server.call_tool()`` in 1.x,
+    # ``Server(name, on_call_tool=...)`` in 2.x); which one is told by the form, not the class.
+    "mcp.server.lowlevel.Server": "lowlevel1",
+    "mcp.server.lowlevel.server.Server": "lowlevel1",
+    "mcp.server.Server": "lowlevel1",
+}
+
+#: ``Tool.from_function(fn, ...)``: a tool object (a definition wherever it then goes).
+TOOL_CLASSES = frozenset({
+    "mcp.server.fastmcp.tools.Tool", "mcp.server.fastmcp.tools.base.Tool", "mcp.server.mcpserver.tools.Tool",
+    "mcp.server.mcpserver.tools.base.Tool", "fastmcp.tools.Tool", "fastmcp.tools.tool.Tool",
+    "fastmcp.tools.function_tool.FunctionTool", "fastmcp.tools.FunctionTool",
+})  # fmt: skip
+
+#: The frameworks' own error for a tool: its message reaches the model (DESIGN §12.2).
+TOOL_ERRORS = frozenset({
+    "mcp.server.fastmcp.exceptions.ToolError", "mcp.server.mcpserver.exceptions.ToolError",
+    "fastmcp.exceptions.ToolError",
+})  # fmt: skip
+
+#: The SDK's JSON-RPC error, in both spellings (mcp 1.x ``McpError``, 2.x ``MCPError``).
+SDK_ERRORS = frozenset({
+    "mcp.McpError", "mcp.shared.exceptions.McpError", "mcp.MCPError", "mcp.shared.exceptions.MCPError",
+})  # fmt: skip
+
+#: What a handler's registering call is named on a server, by kind of definition.
+REGISTERING = {"tool": "tool", "resource": "resource", "prompt": "prompt", "add_tool": "tool",
+               "add_resource": "resource", "add_prompt": "prompt"}  # fmt: skip
+
+#: Module prefixes whose import makes a module a framework module (the pre-scan's needles and the
+#: unannotated-receiver rule): import-precise, never the bare word ``mcp``.
+FRAMEWORK_MODULES = ("mcp.server", "mcp.types", "mcp_types", "fastmcp")
+
+
+def framework_of_class(qname: Optional[str]) -> Optional[Framework]:
+    return SERVER_CLASSES.get(qname) if qname is not None else None
+
+
+def imports_a_framework(imported: set[str]) -> bool:
+    """Whether a module importing these qualified names is a framework module."""
+    return any(name == module or name.startswith(module + ".") for name in imported for module in FRAMEWORK_MODULES)
+
+
+def what_the_model_sees(framework: Framework, masked: bool, tool: str) -> str:
+    """What a raised builtin exception becomes, as a message says it."""
+    if framework == "mcp_fusion" or masked and framework == "fastmcp":
+        return "a masked INTERNAL_ERROR" if framework == "mcp_fusion" else f"`Error calling tool '{tool}'` (masked)"
+    return {
+        "mcp1": f"`Error executing tool {tool}: <its text>` (mcp 1.x FastMCP): no code, no reason, no recovery",
+        "mcp2": f"`Error executing tool {tool}` (MCPServer masks it): no code, no reason, no recovery",
+        "fastmcp": f"`Error calling tool '{tool}': <its text>` (fastmcp): no code, no reason, no recovery",
+        "lowlevel1": "its text as the error result (the low-level server): no code, no reason, no recovery",
+        "lowlevel2": "a JSON-RPC 'Internal error' (the low-level server): the model sees no result at all",
+    }.get(framework, "its text (FastMCP and fastmcp send it; MCPServer masks it): no code, no reason, no recovery")
+
+
+def sends_exception_text(framework: Framework, masked: bool) -> bool:
+    """Whether a raised exception's text reaches the model under this framework (FL307)."""
+    return framework in ("mcp1", "lowlevel1", "unknown") or (framework == "fastmcp" and not masked)
