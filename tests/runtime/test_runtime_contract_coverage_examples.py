@@ -3,7 +3,8 @@
 Each suite runs in a pytest subprocess, as the README's quickstart runs it, against the contracts
 fusion-lint reads from the server's own files. The clean server reaches 100%; leaving one test out
 makes that reason missing and fails ``--contract-coverage-fail-under=100``. The example server with
-its deliberate mistakes reaches every reason but the three its ``# demo:`` markers break.
+its deliberate mistakes reaches every reason but the three its ``# demo:`` markers break. The framework
+servers' suite is measured in ``test_runtime_contract_coverage_static.py``.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from framework_clients import FRAMEWORKS, MCP_MAJOR, REPO_ROOT
+from framework_clients import MCP_MAJOR, REPO_ROOT
 
 pytestmark = pytest.mark.slow  # a pytest subprocess each (3-5 s)
 #: The FusionServer examples serve with mcp 2.x; the matrix's mcp 1.x environments run the framework suite only.
@@ -96,17 +97,3 @@ def report_lines(output: str) -> list[str]:
     start = next(i for i, line in enumerate(lines) if line.startswith("-") and "contract coverage" in line)
     end = next(i for i in range(start, len(lines)) if re.search(r"\d+ passed|^Contract coverage report written", lines[i]))
     return lines[start:end]
-
-
-@pytest.mark.skipif(not FRAMEWORKS, reason="no MCP framework installed (mcp, fastmcp)")
-def test_the_framework_servers_reasons_reach_the_boundary(tmp_path: Path) -> None:
-    completed, data = run_suite("test_contracts_billing.py", "--contract-coverage-paths=fixtures/frameworks",
-                                report=tmp_path / "billing.json")  # fmt: skip
-    assert completed.returncode == 0, completed.stdout + completed.stderr
-    seen = {(d["kind"], d["name"]): [(r["reason"], r["status"]) for r in d["reasons"]] for d in data["outside_universe"]}
-    for name in ("get_invoice", "get_invoice_total", "void_invoice"):
-        assert seen.pop(("tool", name)) == [("invoice_not_found", "exercised")]
-    assert seen.pop(("tool", "refund_invoice")) == [("invoice_locked", "exercised")]
-    # The resource: by its URI where an integration names it, else by its function (mcp 1.x FastMCP).
-    ((kind, _), reasons), = seen.items()
-    assert (kind, reasons) == ("resource", [("invoice_not_found", "exercised")])

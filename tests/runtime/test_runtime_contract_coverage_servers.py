@@ -3,8 +3,8 @@
 ``run_tool_contract``, an in-memory client, an HTTP server running in the test's process, each
 framework of the matrix under ``@contract`` (``tests/framework_matrix.sh`` runs this file once per
 combination): every declared outcome is one observation with its code and whether the recovery
-reached the wire. The universe these are counted against is the static one (``fusion-lint``); the
-framework tools are read statically from issue 19 on (``test_runtime_contract_coverage_static.py``).
+reached the wire. The universe these are counted against is the static one (``fusion-lint``; for the
+framework tools, ``test_runtime_contract_coverage_static.py``).
 """
 from __future__ import annotations
 
@@ -115,11 +115,14 @@ async def test_each_framework_under_contract_is_recorded(framework: str) -> None
     }
     ((resource, count),) = resources.items()
     assert (resource.reason, resource.code, resource.declared_code, count) == ("invoice_not_found", "NOT_FOUND", "NOT_FOUND", 1)
+    # Named by its URI, as the linter names it: the one read where an integration tells it, else (mcp 1.x
+    # FastMCP, no hook) the template of the resource object running the read; never by its function.
+    assert resource.name == ("billing://invoices/{invoice_id}" if framework == "mcp1" else "billing://invoices/inv_404")
     # mcp 1.x FastMCP and fastmcp 2.x keep only a resource failure's message: its recovery never reaches the client.
     from test_runtime_frameworks import passes_protocol_errors
 
     assert resource.recovery_on_wire is passes_protocol_errors(framework)
-    # The running contracts fill in what the static universe does not know yet (the framework tools).
+    # A tool outside the universe (paths that leave its file out) is listed with the contract it runs with.
     report = build_report({"tools": {}, "resources": {}}, observations, source={"source": "linter", "paths": []},
                           running_contracts=recorder.running_contracts)  # fmt: skip
     outside = {(d.kind, d.name): [(r.reason, r.status) for r in d.reasons] for d in report.outside}

@@ -1,9 +1,10 @@
 """Contract coverage of framework tools against the contracts the linter reads statically (issues 22 and 19).
 
-The runtime side works on every framework today (``test_runtime_contract_coverage_servers.py``). The
-static universe of framework tools (``@app.tool()`` over ``@contract(errors=[...])``) comes with
-issue 19, which teaches the linter to read them: until it lands, these tests are expected to fail.
-The lead removes the marks when merging issue 19.
+The runtime records framework tools on every framework (``test_runtime_contract_coverage_servers.py``);
+here the universe they are counted against is the linter's reading of ``@app.tool()`` over
+``@contract(errors=[...])`` (mcp 1.x ``FastMCP``, mcp 2.x ``MCPServer``, fastmcp), so a framework
+tool no test imports counts at 0% and the framework servers' suite is measured against the contracts
+their files declare. ``tests/framework_matrix.sh`` runs this file once per framework combination.
 """
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ from pathlib import Path
 
 import pytest
 from framework_clients import FRAMEWORKS, REPO_ROOT
+from test_runtime_frameworks import passes_protocol_errors
 
 pytest_plugins = ["pytester"]
 
-LINTER_READS_FRAMEWORKS = pytest.mark.xfail(strict=True, reason="the linter reads framework tools from issue 19 on")
 needs_framework = pytest.mark.skipif(not FRAMEWORKS, reason="no MCP framework installed (mcp, fastmcp)")
 
 #: What the framework fixtures declare: the same contracts on each framework.
@@ -33,7 +34,6 @@ BILLING_CONTRACTS = {
 }
 
 
-@LINTER_READS_FRAMEWORKS
 def test_the_universe_holds_the_framework_fixtures_contracts() -> None:
     from fusion_lint.lock import project_contracts
 
@@ -52,7 +52,6 @@ UNTESTED = {
 }
 
 
-@LINTER_READS_FRAMEWORKS
 @needs_framework
 @pytest.mark.slow  # a pytest run inside the test
 @pytest.mark.parametrize("framework", FRAMEWORKS)
@@ -77,7 +76,6 @@ def test_a_framework_tool_no_test_imports_counts_at_zero(pytester: pytest.Pytest
     result.stdout.fnmatch_lines(["tool get_item * 1 * 0 * 0%  item_missing", "TOTAL * 1 * 0 * 0%"])
 
 
-@LINTER_READS_FRAMEWORKS
 @needs_framework
 @pytest.mark.slow  # a pytest subprocess
 def test_the_framework_servers_suite_against_their_static_contracts(tmp_path: Path) -> None:
@@ -90,9 +88,16 @@ def test_the_framework_servers_suite_against_their_static_contracts(tmp_path: Pa
     assert completed.returncode == 0, completed.stdout + completed.stderr
     data = json.loads(report.read_text())
     statuses = {(d["kind"], d["name"], r["reason"]): r["status"] for d in data["definitions"] for r in d["reasons"]}
-    assert {key: status for key, status in statuses.items() if status != "exercised"} == {
+    not_covered = {
         ("tool", "export_invoices", "ExportTooLarge"): "missing",  # nothing raises it
         ("tool", "slow_report", "invoice_not_found"): "missing",  # the shared contract; it never fails
     }
-    assert data["totals"]["declared"] == 7 and data["totals"]["exercised"] == 5
+    # mcp 1.x FastMCP and fastmcp 2.x keep only a resource failure's message: where no framework of this
+    # environment passes the envelope on, the resource's reason happened but its recovery never reached the wire.
+    resource_on_wire = any(passes_protocol_errors(framework) for framework in FRAMEWORKS)
+    if not resource_on_wire:
+        not_covered[("resource", "billing://invoices/{invoice_id}", "invoice_not_found")] = "flagged"
+    assert {key: status for key, status in statuses.items() if status != "exercised"} == not_covered
+    assert data["totals"]["declared"] == 7 and data["totals"]["exercised"] == 5 - (not resource_on_wire)
+    # Every framework names what it served as the linter does (mcp 1.x FastMCP's resource by its URI too).
     assert data["outside_universe"] == []
