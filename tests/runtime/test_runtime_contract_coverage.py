@@ -4,7 +4,7 @@ The project declares reasons on ``mcp_fusion`` tools; its tests make some of the
 counts what reached the boundary against the contracts fusion-lint reads (or a lockfile): exercised,
 missing, flagged (raised with another code), a tool no test imports at 0%; the table, the JSON
 report, ``--contract-coverage-fail-under``; and with the plugin off nothing changes. Each run of the
-project takes a second or two: all but the table's are marked slow.
+project takes two seconds or more: those are marked slow.
 """
 from __future__ import annotations
 
@@ -101,6 +101,7 @@ def table_of(result: pytest.RunResult) -> str:
     return "\n".join(lines[start + 1 : end])
 
 
+@pytest.mark.slow  # a pytest run inside the test (2-3 s)
 def test_the_table_counts_exercised_missing_and_flagged_reasons(project: pytest.Pytester) -> None:
     result = project.runpytest("--contract-coverage")
     assert result.ret == 0

@@ -15,7 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from framework_clients import FRAMEWORKS, REPO_ROOT
+from framework_clients import FRAMEWORKS, REPO_ROOT, fixture_app
 from test_runtime_frameworks import passes_protocol_errors
 
 pytest_plugins = ["pytester"]
@@ -44,36 +44,93 @@ def test_the_universe_holds_the_framework_fixtures_contracts() -> None:
     assert {key: value for key, value in found.items() if value} == BILLING_CONTRACTS
 
 
-#: One small server per framework: a contracted tool no test imports.
-UNTESTED = {
+#: One small server per framework (the import and the server class).
+SERVERS = {
     "mcpserver": ("from mcp.server.mcpserver import MCPServer", "MCPServer"),
     "mcp1": ("from mcp.server.fastmcp import FastMCP", "FastMCP"),
     "fastmcp": ("from fastmcp import FastMCP", "FastMCP"),
 }
 
+SERVER = """
+{imports}
+from mcp_fusion import ErrorContract, JsonRpcErrorCode, conflict, contract, fail
+
+RETRY = "Call list_items to find a real item ID, then retry."
+app = {server}("items")
+
+
+def lock_service(item_id):
+    \"\"\"The service layer raises the declared reason itself, with another code than declared.\"\"\"
+    raise conflict(f"Item {{item_id}} is locked", {{"reason": "item_locked"}})
+
+
+@app.tool()
+@contract(errors=[
+    ErrorContract(reason="item_missing", code=JsonRpcErrorCode.NOT_FOUND, when="No item", recovery=RETRY),
+    ErrorContract(reason="item_locked", code=JsonRpcErrorCode.FORBIDDEN, when="Locked", recovery=RETRY,
+                  thrown_by="service"),
+])
+def get_item(item_id: str) -> str:
+    if item_id == "locked":
+        lock_service(item_id)
+    raise fail("item_missing")
+
+
+@app.tool()
+@contract(errors=[ErrorContract(reason="item_pinned", code=JsonRpcErrorCode.CONFLICT, when="Pinned", recovery=RETRY)])
+def delete_item(item_id: str) -> str:
+    raise fail("item_pinned")
+"""
+
+TESTS = """
+from mcp_fusion.testing import run_tool_contract_sync
+import server
+
+
+def test_missing():
+    assert run_tool_contract_sync(server.app, "get_item", {"item_id": "x"}).failure.reason == "item_missing"
+
+
+def test_locked():
+    assert run_tool_contract_sync(server.app, "get_item", {"item_id": "locked"}).failure.code == "CONFLICT"
+
+
+def test_pinned():
+    assert run_tool_contract_sync(server.app, "delete_item", {"item_id": "x"}).failure.reason == "item_pinned"
+"""
+
 
 @needs_framework
-@pytest.mark.slow  # a pytest run inside the test
+@pytest.mark.slow  # three pytest runs inside the test
 @pytest.mark.parametrize("framework", FRAMEWORKS)
-def test_a_framework_tool_no_test_imports_counts_at_zero(pytester: pytest.Pytester, framework: str) -> None:
-    imports, server = UNTESTED[framework]
-    pytester.makepyfile(server=textwrap.dedent(
-        f"""
-        {imports}
-        from mcp_fusion import ErrorContract, JsonRpcErrorCode, contract, fail
-
-        app = {server}("items")
-
-
-        @app.tool()
-        @contract(errors=[ErrorContract(reason="item_missing", code=JsonRpcErrorCode.NOT_FOUND, when="No item",
-                                        recovery="Call list_items to find a real item ID, then retry.")])
-        def get_item(item_id: str) -> str:
-            raise fail("item_missing")
-        """
-    ), test_nothing="def test_nothing():\n    pass\n")
-    result = pytester.runpytest("--contract-coverage")
-    result.stdout.fnmatch_lines(["tool get_item * 1 * 0 * 0%  item_missing", "TOTAL * 1 * 0 * 0%"])
+def test_framework_tools_untested_flagged_and_covered(pytester: pytest.Pytester, framework: str) -> None:
+    # The framework loaded (a server built) in this process first: pytester's in-process runs unload what
+    # they import, and the SDK's cryptography bindings cannot be imported a second time.
+    fixture_app(framework)
+    imports, server = SERVERS[framework]
+    pytester.makepyfile(server=SERVER.format(imports=imports, server=server), test_items=TESTS,
+                        test_nothing="def test_nothing():\n    pass\n")  # fmt: skip
+    # No test calls a tool, none even imports the server: every declared reason counts, at 0%.
+    untested = pytester.runpytest("--contract-coverage", "--contract-coverage-fail-under=100", "test_nothing.py")
+    assert untested.ret == pytest.ExitCode.TESTS_FAILED
+    untested.stdout.fnmatch_lines([
+        "tool delete_item * 1 * 0 * 0%  item_pinned", "tool get_item * 2 * 0 * 0%  item_missing, item_locked",
+        "TOTAL * 3 * 0 * 0%", "FAIL Required contract coverage of 100% not reached. Total contract coverage: 0.00%",
+    ])
+    # The service raises item_locked as CONFLICT where the contract says FORBIDDEN: flagged, not covered.
+    flagged = pytester.runpytest("--contract-coverage", "--contract-coverage-fail-under=100", "-k", "not pinned")
+    assert flagged.ret == pytest.ExitCode.TESTS_FAILED
+    flagged.stdout.fnmatch_lines([
+        "tool delete_item * 1 * 0 * 0%  item_pinned",
+        "tool get_item * 2 * 1 * 50%  item_locked FLAGGED (raised as CONFLICT, declared FORBIDDEN)",
+        "TOTAL * 3 * 1 * 33%",
+    ])
+    # The service fixed to raise it as declared: every reason happens, 100% reached.
+    pytester.makepyfile(server=SERVER.format(imports=imports, server=server).replace("conflict", "forbidden"),
+                        test_items=TESTS.replace('"CONFLICT"', '"FORBIDDEN"'))  # fmt: skip
+    covered = pytester.runpytest("--contract-coverage", "--contract-coverage-fail-under=100")
+    assert covered.ret == pytest.ExitCode.OK
+    covered.stdout.fnmatch_lines(["TOTAL * 3 * 3 * 100%", "Required contract coverage of 100% reached. *"])
 
 
 @needs_framework
