@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from framework_clients import FRAMEWORKS, REPO_ROOT, fixture_app
+from test_runtime_contract_coverage_examples import readme_output, report_lines
 from test_runtime_frameworks import passes_protocol_errors
 
 pytest_plugins = ["pytester"]
@@ -158,3 +159,7 @@ def test_the_framework_servers_suite_against_their_static_contracts(tmp_path: Pa
     assert data["totals"]["declared"] == 7 and data["totals"]["exercised"] == 5 - (not resource_on_wire)
     # Every framework names what it served as the linter does (mcp 1.x FastMCP's resource by its URI too).
     assert data["outside_universe"] == []
+    if FRAMEWORKS == ["mcpserver"]:  # the README shows this run's output under mcp 2.x MCPServer: the real one
+        command = ("python -m pytest tests/contracts/test_contracts_billing.py --contract-coverage "
+                   "--contract-coverage-paths fixtures/frameworks")  # fmt: skip
+        assert readme_output(command) == report_lines(completed.stdout)
