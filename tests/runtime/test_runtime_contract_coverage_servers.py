@@ -1,6 +1,6 @@
 """Contract coverage records what reaches the boundary however the test drives the server (issue 22).
 
-``run_tool_contract``, an in-memory client, an HTTP server running in the test's process, each
+``run_tool_contract``, an in-memory client, a stdio or HTTP server running in the test's process, each
 framework of the matrix under ``@contract`` (``tests/framework_matrix.sh`` runs this file once per
 combination): every declared outcome is one observation with its code and whether the recovery
 reached the wire. The universe these are counted against is the static one (``fusion-lint``; for the
@@ -8,6 +8,7 @@ framework tools, ``test_runtime_contract_coverage_static.py``).
 """
 from __future__ import annotations
 
+import json
 import socket
 
 import anyio
@@ -77,6 +78,50 @@ async def test_an_in_memory_client_and_an_http_server_in_the_process_are_recorde
                 http.should_exit = True
     assert result.is_error is True
     assert recorder.observations == {observed("tool", "get_item", "item_missing", "NOT_FOUND", "NOT_FOUND"): 2}
+
+
+class StdioWire:
+    """The client's end of a stdio transport in this process: JSON-RPC lines in, the server's lines out."""
+
+    def __init__(self, requests: list[dict]) -> None:
+        self.requests, self.responses, self.answered = requests, [], anyio.Event()
+
+    def __aiter__(self):  # the server's stdin: the requests, then EOF once the last one is answered
+        return self._lines()
+
+    async def _lines(self):
+        for request in self.requests:
+            yield json.dumps(request) + "\n"
+        await self.answered.wait()
+
+    async def write(self, line: str) -> None:  # the server's stdout
+        self.responses.append(json.loads(line))
+        if self.responses[-1].get("id") == self.requests[-1]["id"]:
+            self.answered.set()
+
+    async def flush(self) -> None:
+        pass
+
+
+@needs_fusion_server
+async def test_a_stdio_server_in_the_process_is_recorded() -> None:
+    from mcp.server.stdio import stdio_server
+    from mcp_types import LATEST_PROTOCOL_VERSION
+
+    from mcp_fusion import FusionServer
+
+    server = FusionServer("items", tools=[get_item]).sdk_server
+    wire = StdioWire([
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": LATEST_PROTOCOL_VERSION, "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "get_item", "arguments": {"item_id": "x"}}},
+    ])  # fmt: skip
+    with CoverageRecorder() as recorder, anyio.fail_after(60):
+        async with stdio_server(stdin=wire, stdout=wire) as (read_stream, write_stream):  # type: ignore[arg-type]
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    assert wire.responses[-1]["result"]["isError"] is True
+    assert recorder.observations == {observed("tool", "get_item", "item_missing", "NOT_FOUND", "NOT_FOUND"): 1}
 
 
 @needs_fusion_server
