@@ -7,6 +7,7 @@ from typing import Any, Optional
 from ..client import parse_tool_result
 from ..envelope import ERROR_META_KEY
 from ..failure import EnvelopeParseError, ToolFailure
+from ..wire import ToolResultParts
 
 #: The fields of a ``CallToolResult`` as MCP spells them on the wire.
 _WIRE_KEYS = ("content", "structuredContent", "isError", "_meta")
@@ -69,12 +70,7 @@ class ContractResult:
     @property
     def wire(self) -> dict[str, Any]:
         """The result as MCP spells it: ``content``, ``isError`` and, when set, ``structuredContent``, ``_meta``."""
-        wire: dict[str, Any] = {"content": self.content, "isError": self.is_error}
-        if self.structured_content is not None:
-            wire["structuredContent"] = self.structured_content
-        if self.meta is not None:
-            wire["_meta"] = self.meta
-        return wire
+        return ToolResultParts(self.content, self.structured_content, self.is_error, self.meta).to_wire()
 
     @property
     def result(self) -> Any:

@@ -9,11 +9,10 @@ framework tools, ``test_runtime_contract_coverage_static.py``).
 from __future__ import annotations
 
 import json
-import socket
 
 import anyio
 import pytest
-from framework_clients import FRAMEWORKS, MCP_MAJOR, fixture_app, in_memory
+from framework_clients import FRAMEWORKS, MCP_MAJOR, fixture_app, in_memory, served_over_http
 
 from mcp_fusion import ErrorContract, JsonRpcErrorCode, tool
 from mcp_fusion.testing import CoverageRecorder, Observation, run_tool_contract
@@ -56,26 +55,15 @@ async def test_nothing_is_recorded_once_uninstalled() -> None:
 @needs_fusion_server
 async def test_an_in_memory_client_and_an_http_server_in_the_process_are_recorded() -> None:
     import mcp
-    import uvicorn
 
     from mcp_fusion import FusionServer
 
     server = FusionServer("items", tools=[get_item])
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    http = uvicorn.Server(uvicorn.Config(server.asgi_app(), host="127.0.0.1", port=port, log_level="warning"))
     with CoverageRecorder() as recorder:
         async with mcp.Client(server.sdk_server) as client:
             await client.call_tool("get_item", {"item_id": "in-memory"})
-        with anyio.fail_after(60):
-            async with anyio.create_task_group() as group:
-                group.start_soon(http.serve)
-                while not http.started:
-                    await anyio.sleep(0.05)
-                async with mcp.Client(f"http://127.0.0.1:{port}/mcp") as client:
-                    result = await client.call_tool("get_item", {"item_id": "over-http"})
-                http.should_exit = True
+        async with served_over_http(server.asgi_app()) as url, mcp.Client(url) as client:
+            result = await client.call_tool("get_item", {"item_id": "over-http"})
     assert result.is_error is True
     assert recorder.observations == {observed("tool", "get_item", "item_missing", "NOT_FOUND", "NOT_FOUND"): 2}
 
