@@ -207,6 +207,20 @@ def test_ini_keys_configure_it(project: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["Contracts read by fusion-lint from server.py: *", "FAIL Required contract coverage of 80% not reached. *"])
 
 
+@pytest.mark.slow  # a pytest run inside the test (about 2 s)
+def test_pyproject_turns_it_on_for_good(project: pytest.Pytester) -> None:
+    # docs/adopting.md's snippet: on for every run, against one folder, with a threshold.
+    project.mkdir("helpdesk")
+    (project.path / "server.py").rename(project.path / "helpdesk" / "server.py")
+    project.makepyprojecttoml('[tool.pytest.ini_options]\naddopts = "--contract-coverage"\n'
+                              'contract_coverage_paths = ["helpdesk"]\ncontract_coverage_fail_under = "100"\n')  # fmt: skip
+    project.syspathinsert(project.path / "helpdesk")
+    result = project.runpytest()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["Contracts read by fusion-lint from helpdesk: 2 tools, 0 resources, 3 declared reasons",
+                                 "FAIL Required contract coverage of 100% not reached. *"])  # fmt: skip
+
+
 @pytest.mark.parametrize(("arguments", "message"), [
     (["--contract-coverage-fail-under=120"], "*expected a percentage between 0 and 100, got '120'*"),
     (["--contract-coverage-paths=nowhere"], "*--contract-coverage-paths: *nowhere: no such file or directory*"),
