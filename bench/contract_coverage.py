@@ -54,10 +54,11 @@ def main() -> None:
         for name in names[shift:] + names[:shift]:
             times[name].append(run_once(args.suite, WAYS[name]))
     print(f"pytest {' '.join(args.suite)}: {args.rounds} rounds, Python {sys.version.split()[0]}")
-    print(f"{'way':<10} {'median':>9}  {'ratio to unloaded':>18}")
+    print(f"{'way':<10} {'median':>9}  {'ratio to unloaded: median (range)':>34}")
     for name in names:
         ratios = [mine / base for mine, base in zip(times[name], times["unloaded"])]
-        print(f"{name:<10} {statistics.median(times[name]):8.2f}s  {statistics.median(ratios):17.2f}×")
+        spread = f"({min(ratios):.2f}–{max(ratios):.2f})"
+        print(f"{name:<10} {statistics.median(times[name]):8.2f}s  {statistics.median(ratios):20.2f}× {spread}")
 
 
 if __name__ == "__main__":
