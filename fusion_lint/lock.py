@@ -38,7 +38,7 @@ from mcp_fusion.lockfile import (
     write_lock,
 )
 
-from .config import LoadedConfig
+from .config import LoadedConfig, find_config
 from .diagnostics import Span
 from .engine import Analysis, Options, analyse, configure
 from .facts.model import Value
@@ -127,7 +127,38 @@ def build_static_lock(options: Options, lockfile: Optional[str] = None) -> Stati
     ``ConfigError`` as ``lint`` does.
     """
     config, settings = configure(options)
-    analysis = analyse(options, config, settings)
+    records, problems = _records(analyse(options, config, settings))
+    if problems:
+        raise LockRefused(problems)
+    return StaticLock(build_lock(records), lockfile_location(config, options.paths, lockfile))
+
+
+@dataclass
+class ProjectContracts:
+    """Every contract the linter reads in some paths, without refusing: what it cannot read is listed."""
+
+    document: dict[str, Any]  # the lock document of the definitions that could be read
+    problems: list[Unlockable]  # their places are left out of ``document``
+    paths: list[str]
+
+
+def project_contracts(paths: Sequence[str] = (), *, start: str = ".", use_cache: bool = True) -> ProjectContracts:
+    """The declared reasons of every tool and resource in ``paths``, as ``fusion-lint lock`` reads them.
+
+    Without ``paths``, the project found from ``start`` (the directory of its fusion-lint config, else
+    ``start``), as ``fusion-lint lock`` does. Contract coverage (``pytest --contract-coverage``) counts
+    these reasons; a definition that cannot be read statically is in ``problems`` instead of refusing
+    the whole project. ``UsageError``/``ConfigError`` as ``fusion-lint check``.
+    """
+    chosen = list(paths) or default_paths(find_config(Path(start)))
+    options = Options(paths=chosen, use_cache=use_cache)
+    config, settings = configure(options)
+    records, problems = _records(analyse(options, config, settings))
+    return ProjectContracts(build_lock(records), problems, chosen)
+
+
+def _records(analysis: Analysis) -> tuple[list[LockRecord], list[Unlockable]]:
+    """The lock record of every definition reported on, and the places that cannot be locked."""
     problems = _unreadable_files(analysis)
     found: dict[tuple[str, str], list[tuple[LockRecord, str, int]]] = {}
     for resolved in analysis.resolved().definitions:
@@ -147,9 +178,7 @@ def build_static_lock(options: Options, lockfile: Optional[str] = None) -> Stati
             problems += [Unlockable(path, line, f"{kind} '{name}'", why) for _, path, line in places]
         else:
             records.append(places[0][0])
-    if problems:
-        raise LockRefused(sorted(set(problems), key=lambda p: (p.path, p.line, p.what, p.why)))
-    return StaticLock(build_lock(records), lockfile_location(config, options.paths, lockfile))
+    return records, sorted(set(problems), key=lambda p: (p.path, p.line, p.what, p.why))
 
 
 def _disagree(records: Sequence[LockRecord]) -> bool:
@@ -326,11 +355,13 @@ def _plural(count: int, word: str) -> str:
 
 __all__ = [
     "LockRefused",
+    "ProjectContracts",
     "StaticLock",
     "Unlockable",
     "build_static_lock",
     "check",
     "default_paths",
     "lockfile_location",
+    "project_contracts",
     "write",
 ]

@@ -31,7 +31,7 @@ import sys
 import traceback
 from dataclasses import dataclass
 from collections.abc import Mapping
-from typing import Any, Optional, Protocol, Union
+from typing import Any, Callable, Optional, Protocol, Union
 
 from pydantic import ValidationError
 
@@ -60,6 +60,13 @@ INTERNAL_RECOVERY = (
 )
 #: A logged traceback keeps its head and its tail within this many characters.
 MAX_TRACEBACK_CHARS = 8192
+
+#: Contract coverage (``pytest --contract-coverage``, issue 22) listens here. Each observer is called
+#: once per failure or warning the boundary builds from a declared outcome — an ``McpError``, a
+#: ``tool_error(...)``, an undeclared ``fail()`` — with the target, the envelope the model reads and
+#: what was raised (``None`` for a returned ``tool_error``). Empty unless a test session asks.
+FailureObserver = Callable[["BoundaryTarget", ToolErrorEnvelope, Optional[BaseException]], None]
+failure_observers: list[FailureObserver] = []
 
 
 class BoundaryTarget(Protocol):
@@ -183,6 +190,8 @@ def outcome_of_exception(
         return _from_builder(target, exc, arguments)
     if isinstance(exc, UndeclaredReasonError):
         envelope = unexpected_failure(target)
+        if failure_observers:
+            _observe(target, envelope, exc)
         declared = ", ".join(exc.declared_reasons) or "none"
         log_failure(
             target, logging.ERROR, envelope.code_name, UNEXPECTED_REASON,
@@ -279,6 +288,8 @@ def _entry_for(target: BoundaryTarget, reason: str | None) -> ErrorContract | No
 def _from_mcp_error(target: BoundaryTarget, error: McpError, arguments: Mapping[str, Any]) -> ToolErrorEnvelope:
     entry = _entry_for(target, error.reason)
     envelope = ToolErrorEnvelope.from_mcp_error(error, **contract_defaults(entry, error.code))
+    if failure_observers:
+        _observe(target, envelope, error)
     level = python_log_level(entry.severity if entry else None)
     log_failure(target, level, envelope.code_name, envelope.reason, envelope.message, arguments)
     return envelope
@@ -288,6 +299,8 @@ def _from_builder(target: BoundaryTarget, built: ToolErrorBuilder, arguments: Ma
     reason = built.reason_value
     entry = _entry_for(target, reason if isinstance(reason, str) else None)
     envelope = built.envelope(**contract_defaults(entry, built.code))
+    if failure_observers:
+        _observe(target, envelope, None)
     if not envelope.is_error:
         log_failure(
             target, logging.WARNING, envelope.code_name, envelope.reason, envelope.message, arguments,
@@ -297,6 +310,14 @@ def _from_builder(target: BoundaryTarget, built: ToolErrorBuilder, arguments: Ma
     level = python_log_level(entry.severity if entry else None)
     log_failure(target, level, envelope.code_name, envelope.reason, envelope.message, arguments)
     return envelope
+
+
+def _observe(target: BoundaryTarget, envelope: ToolErrorEnvelope, raised: Optional[BaseException]) -> None:
+    for observer in tuple(failure_observers):
+        try:
+            observer(target, envelope, raised)
+        except Exception:  # noqa: BLE001 - an observer never changes what the model reads
+            failure_logger.debug("a failure observer raised", exc_info=True)
 
 
 def bounded_traceback(exc: BaseException) -> str:

@@ -67,8 +67,22 @@ def _from_the_stack(mcp1: bool) -> Optional[ServedTool]:
                 metadata = getattr(candidate, "fn_metadata", None)
                 return ServedTool(candidate.name, getattr(metadata, "output_schema", None) is not None)
         elif code.co_name in _RESOURCE_FRAMES and _is_framework_file(code.co_filename):
-            return ServedTool(None, False, "resource")
+            return ServedTool(_resource_uri(frame.f_locals.get("self")), False, "resource")
         frame = frame.f_back
+    return None
+
+
+def _resource_uri(resource: Any) -> Optional[str]:
+    """The URI a framework's resource object is registered under (a template's, else a static one's).
+
+    mcp 1.x ``FastMCP`` has no hook: its ``ResourceTemplate.create_resource`` (``uri_template``) or
+    ``FunctionResource.read`` (``uri``) on the stack names the resource as ``FusionServer`` does, by
+    its URI, not by its function. A frame whose ``self`` is the server itself names nothing.
+    """
+    for attribute in ("uri_template", "uri"):
+        value = getattr(resource, attribute, None)
+        if isinstance(value, str) or (value is not None and type(value).__name__ in ("AnyUrl", "Url")):
+            return str(value)
     return None
 
 

@@ -14,7 +14,11 @@ COMBINATIONS=(
   "mcp2-fastmcp4|mcp>=2.3,<3 mcp-types>=2.3,<3 fastmcp>=4,<5"
   "mcp1.19-oldest|mcp==1.19.0 pydantic>=2.11,<2.12"
 )
-ADAPTER_TESTS=(tests/runtime/test_runtime_frameworks.py tests/runtime/test_runtime_contract_api.py)
+ADAPTER_TESTS=(tests/runtime/test_runtime_frameworks.py tests/runtime/test_runtime_contract_api.py
+  # Issue 22: run_tool_contract and contract coverage on each framework.
+  tests/runtime/test_runtime_run_tool_contract.py tests/runtime/test_runtime_contract_coverage.py
+  tests/runtime/test_runtime_contract_coverage_servers.py tests/runtime/test_runtime_contract_coverage_examples.py
+  tests/runtime/test_runtime_contract_coverage_static.py tests/contracts/test_contracts_billing.py)
 PYTHON="${PYTHON:-python3}"
 
 status=0

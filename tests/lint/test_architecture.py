@@ -28,7 +28,7 @@ STAGES = [
     ("engine", {"fusion_lint.selection", "fusion_lint.scopes", "fusion_lint.suppression", "fusion_lint.engine"}),
     ("fix", {"fusion_lint.fix"}),
     ("reporting", {"fusion_lint.output", "fusion_lint.docs", "fusion_lint.lock", "fusion_lint.show"}),
-    ("front ends", {"fusion_lint.lsp", "fusion_lint.cli", "fusion_lint.__main__"}),
+    ("front ends", {"fusion_lint.lsp", "fusion_lint.cli", "fusion_lint.__main__", "fusion_lint.pytest_plugin"}),
 ]  # fmt: skip
 
 

@@ -126,3 +126,26 @@ async def over_stdio(framework: str, env: dict[str, str] | None = None) -> Async
 
         async with mcp.Client(stdio_client(params)) as client:
             yield Caller(framework, client)
+
+
+@asynccontextmanager
+async def served_over_http(asgi_app: Any) -> AsyncIterator[str]:
+    """``asgi_app`` served by uvicorn in this process on a free port; yields its MCP endpoint's URL."""
+    import socket
+
+    import anyio
+    import uvicorn
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(asgi_app, host="127.0.0.1", port=port, log_level="warning"))
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as group:
+            group.start_soon(server.serve)
+            while not server.started:
+                await anyio.sleep(0.05)
+            try:
+                yield f"http://127.0.0.1:{port}/mcp"
+            finally:
+                server.should_exit = True

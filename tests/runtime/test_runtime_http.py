@@ -19,6 +19,7 @@ from typing import Any, AsyncIterator, Iterator
 import anyio
 import mcp
 import pytest
+from framework_clients import served_over_http
 from runtime_testing import REPO_ROOT, connected, envelope_text
 
 from mcp_fusion import Context, FusionServer, tool
@@ -208,23 +209,12 @@ def test_lifespan_must_be_an_async_context_manager() -> None:
 
 
 async def test_asgi_app_in_an_asgi_server_of_your_own() -> None:
-    import uvicorn
-
     @tool("ping")
     def ping() -> str:
         return "pong"
 
-    app = FusionServer("s", tools=[ping]).asgi_app()
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    with anyio.fail_after(60):
-        async with anyio.create_task_group() as group:
-            group.start_soon(server.serve)
-            while not server.started:
-                await anyio.sleep(0.05)
-            async with mcp.Client(f"http://127.0.0.1:{port}/mcp") as client:
-                result = await client.call_tool("ping", {})
-            server.should_exit = True
+    async with served_over_http(FusionServer("s", tools=[ping]).asgi_app()) as url, mcp.Client(url) as client:
+        result = await client.call_tool("ping", {})
     assert result.content[0].text == "pong"
 
 
