@@ -54,12 +54,13 @@ async def get_invoice(invoice_id: str, ctx: Context):
         if any(site.reason is None for site, _ in fail_sites(definition)):
             return  # a dynamic reason: FL190 says so instead of guessing
         named = named_reasons(definition)
+        spelled = "fail" if definition.definition.server is not None else "ctx.fail"
         for entry in definition.contract.entries:
             if entry.reason is None or entry.thrown_by == "service" or entry.reason in named:
                 continue
             yield Finding(
                 entry.get("reason").span,  # type: ignore[union-attr]
-                f"reason '{entry.reason}' is declared but nothing raises it; raise ctx.fail('{entry.reason}') where "
+                f"reason '{entry.reason}' is declared but nothing raises it; raise {spelled}('{entry.reason}') where "
                 "it happens, mark it thrown_by=\"service\" if a service layer raises it, or remove it",
                 entry.path,
             )
