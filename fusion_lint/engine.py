@@ -71,6 +71,9 @@ class Analysis:
     index: ProjectIndex
     read: Callable[[str], Optional[bytes]]  # a file's bytes as this run sees them (overrides first)
     memo: Optional[RunMemo] = None  # the whole-run cache, when this run may use it
+    # Files the index loaded on demand (parsed without the pre-scan), in order: what the cost
+    # benchmark counts as reached (bench/corpus_bench.py).
+    loaded: list[str] = field(default_factory=list)
 
     def text(self, path: str) -> Optional[str]:
         """The decoded text of a file, as the run saw it (what a fix's offsets point into)."""
@@ -154,7 +157,10 @@ def analyse(
         results = _admit_reexport_users(results, settings, options.use_cache, root, overrides)
     files = {result.path: result.facts for result in results if result.facts is not None}
 
+    loaded: list[str] = []
+
     def load(path: str) -> Optional[FileFacts]:
+        loaded.append(path)
         return run_files([path], settings, jobs=1, use_cache=options.use_cache, cache_root=root, prescan=False,
                          overrides=overrides)[0].facts  # fmt: skip
 
@@ -165,7 +171,8 @@ def analyse(
         return data if isinstance(data, bytes) else None
 
     index = ProjectIndex(files, load, import_roots(files, root), settings.follow_calls)
-    return Analysis(config, settings, root, report_set, list(reported.problems), results, files, index, read, memo)
+    return Analysis(config, settings, root, report_set, list(reported.problems), results, files, index, read, memo,
+                    loaded)  # fmt: skip
 
 
 def import_roots(files: Iterable[str], root: Path) -> list[Path]:

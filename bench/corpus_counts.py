@@ -1,0 +1,143 @@
+"""Which files a lint reads and parses, and why it parses each (the counting half of ``corpus_bench``).
+
+The linter is run in this process once, through its engine (``fusion_lint.engine.analyse``, then the
+project resolution every lint performs), so every file it handles can be named:
+
+* *discovered*: the files the walk yields (every one is read, for the pre-scan);
+* *parsed*: the files handed to libcst: admitted by the pre-scan, by its second look (a file that
+  imports a project module re-exporting the runtime or binding a server), or loaded on demand while
+  the project is resolved (a service, a shared contract module);
+* of the parsed files, the ones that *define* a tool, resource or prompt (or bind a contract), the
+  ones *reached* from a definition (its handler's reach, the files its contract is written in), the
+  ones *consulted* while a definition was resolved (its server's module, a re-export, a constant:
+  every lookup of the project index is made on behalf of a definition), and the ones that are
+  *neither*: parsed for nothing. Issue 19 asks for none of those.
+
+Consultations are seen by wrapping ``ProjectIndex.module_facts`` on the run's own index (every
+cross-file lookup goes through it); the files loaded on demand are ``Analysis.loaded``.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from fusion_lint.engine import Analysis, Options, analyse, configure
+from fusion_lint.facts.model import ConcatExpr, Entry, EntryItem, FileFacts, ListExpr
+from fusion_lint.memory import gc_paused
+from fusion_lint.pipeline import mentions_runtime, read_source
+
+PRESCAN, SECOND_LOOK, ON_DEMAND = "pre-scan", "second look", "loaded on demand"
+
+
+@dataclass
+class FileCounts:
+    discovered: int
+    read: int  # distinct files whose bytes were read: the walk's, plus any loaded from outside it
+    skipped: int  # read and left by the pre-scan
+    unreadable: list[str]  # FL001: not read, or not decodable
+    parsed: list[str]  # distinct files handed to libcst
+    parse_operations: int  # files parsed, a file parsed twice counted twice
+    admitted: dict[str, str]  # parsed file -> PRESCAN, SECOND_LOOK or ON_DEMAND
+    failed: dict[str, str]  # parsed file -> FL000/FL999 (parsed, or tried to, without facts)
+    defines: list[str]
+    reached: list[str]  # reached and defining nothing
+    consulted: list[str]  # consulted only
+    neither: list[str]
+    definitions: dict[str, int]  # kind -> count
+    lines_parsed: int
+    seconds: dict[str, float] = field(default_factory=dict)  # in-process phases (for the record)
+
+    def as_json(self) -> dict:
+        return asdict(self)
+
+
+def binds_contract(facts: FileFacts) -> bool:
+    """A module-level contract: one ``ErrorContract(...)``/dict entry, or a list (or sum) holding one."""
+    def holds_entry(binding: object) -> bool:
+        if isinstance(binding, Entry):
+            return True
+        if isinstance(binding, ListExpr):
+            return any(isinstance(item, EntryItem) for item in binding.items)
+        if isinstance(binding, ConcatExpr):
+            return any(holds_entry(part) for part in binding.parts)
+        return False
+
+    return any(holds_entry(binding) for binding in facts.bindings.values())
+
+
+def count_files(tree: Path, jobs: Optional[int] = None) -> FileCounts:
+    """Lint ``tree`` in this process (no cache: nothing is written) and name what it read and parsed."""
+    options = Options(paths=[str(tree)], jobs=jobs, use_cache=False)
+    config, settings = configure(options)
+    started = time.perf_counter()
+    with gc_paused():
+        analysis = analyse(options, config, settings)
+        analysed = time.perf_counter()
+        consulted = _recording_lookups(analysis)
+        view = analysis.resolved()
+    resolved = time.perf_counter()
+
+    unreadable = [r.path for r in analysis.results if r.problem is not None and r.problem.code == "FL001"]
+    main_parsed = [r for r in analysis.results if not r.skipped and r.path not in unreadable]
+    runtime_modules = tuple(settings.runtime_modules)
+    admitted: dict[str, str] = {}
+    for result in main_parsed:
+        data = read_source(result.path)
+        first_look = isinstance(data, bytes) and mentions_runtime(data, runtime_modules)
+        admitted[result.path] = PRESCAN if first_look else SECOND_LOOK
+    failed = {r.path: r.problem.code for r in main_parsed if r.facts is None and r.problem is not None}
+    for path in analysis.loaded:
+        admitted.setdefault(path, ON_DEMAND)
+        if path not in analysis.files:
+            failed[path] = "FL000"  # the index got no facts for it: it could not be parsed
+    consulted.update(analysis.loaded)
+
+    defines = {d.path for d in view.definitions}
+    defines |= {path for path, facts in analysis.files.items() if path in admitted and binds_contract(facts)}
+    reached = {r.path for d in view.definitions for r in d.reach}
+    reached |= {path for d in view.definitions for path in d.contract.files}
+    parsed = sorted(admitted)
+    walked = {r.path for r in analysis.results}
+    kinds: dict[str, int] = {}
+    for definition in view.definitions:
+        kinds[definition.kind] = kinds.get(definition.kind, 0) + 1
+    return FileCounts(
+        discovered=len(analysis.results),
+        read=len(walked | set(analysis.loaded)) - len(unreadable),
+        skipped=sum(1 for r in analysis.results if r.skipped),
+        unreadable=sorted(unreadable),
+        parsed=parsed,
+        parse_operations=len(main_parsed) + len(analysis.loaded),
+        admitted=admitted,
+        failed=failed,
+        defines=sorted(p for p in parsed if p in defines),
+        reached=sorted(p for p in parsed if p in reached and p not in defines),
+        consulted=sorted(p for p in parsed if p in consulted and p not in defines | reached),
+        neither=sorted(p for p in parsed if p not in defines | reached | consulted),
+        definitions=dict(sorted(kinds.items())),
+        lines_parsed=sum(_lines(p) for p in parsed),
+        seconds={"analyse": round(analysed - started, 3), "resolve": round(resolved - analysed, 3)},
+    )
+
+
+def _recording_lookups(analysis: Analysis) -> set[str]:
+    """The files the index hands out from now on (every cross-file lookup asks ``module_facts``)."""
+    index = analysis.index
+    seen: set[str] = set()
+    lookup = index.module_facts
+
+    def recorded(module: str) -> Optional[FileFacts]:
+        facts = lookup(module)
+        if facts is not None:
+            seen.add(facts.path)
+        return facts
+
+    index.module_facts = recorded  # type: ignore[method-assign]  (this run's index only)
+    return seen
+
+
+def _lines(path: str) -> int:
+    data = read_source(path)
+    return data.count(b"\n") if isinstance(data, bytes) else 0
