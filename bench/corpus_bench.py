@@ -45,7 +45,7 @@ from typing import Optional, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus_measure import Floor, MemorySamples, ProcessRun, parse_floor, proc_available, run_measured, run_sampled  # noqa: E402
+from corpus_measure import MemorySamples, ProcessRun, parse_floor, proc_available, run_measured, run_sampled  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 _DIAGNOSTIC = re.compile(r"^.+:\d+:\d+: (FL\d{3}) ", re.MULTILINE)
@@ -106,7 +106,7 @@ class Checks:
     differing: list[str] = field(default_factory=list)  # runs whose diagnostics differ from the first's
     reference: Optional[list[str]] = None
 
-    def see(self, label: str, run: ProcessRun) -> None:
+    def see(self, label: str, run: ProcessRun, compare: bool = True) -> None:
         self.runs += 1
         if run.exit_code not in (0, 1):
             self.bad_exits.append(f"{label}: exit {run.exit_code}")
@@ -115,6 +115,8 @@ class Checks:
         elif run.stderr.strip():
             self.stderr.append(f"{label}: {run.stderr.strip()[:2000]}")
         lines = diagnostic_lines(run.stdout)
+        if not compare:
+            return
         if self.reference is None:
             self.reference = lines
         elif lines != self.reference:
@@ -134,6 +136,13 @@ class Bench:
         run = run_measured([sys.executable, "-m", "fusion_lint", str(self.tree), *flags], self.cwd, self.env)
         self.checks.see(label, run)
         self.first = self.first or run
+        return run
+
+    def lint_all_rules(self) -> ProcessRun:
+        """Every rule, opt-in ones included (``--select ALL``): where an internal error would show."""
+        run = run_measured([sys.executable, "-m", "fusion_lint", str(self.tree), "--no-cache", "--select", "ALL"],
+                           self.cwd, self.env)  # fmt: skip
+        self.checks.see("--select ALL, --no-cache", run, compare=False)
         return run
 
     def cache_config(self, number: int) -> Path:
@@ -208,10 +217,12 @@ def print_counts(counts, tree: Path) -> None:  # noqa: ANN001 (corpus_counts.Fil
     print(f"files: {counts.discovered} discovered, {counts.read} read, {counts.skipped} skipped by the pre-scan, "
           f"{len(counts.parsed)} parsed by libcst ({', '.join(f'{n} {w}' for w, n in sorted(ways.items()))}; "
           f"{counts.lines_parsed:,} lines; {counts.parse_operations} parses)")  # fmt: skip
-    kinds = ", ".join(f"{n} {k}s" for k, n in counts.definitions.items()) or "no definitions"
+    kinds = _kinds_text(counts.definitions) or "no definitions"
     print(f"  of the parsed: {len(counts.defines)} define a tool/resource/prompt/contract ({kinds}), "
           f"{len(counts.reached)} are reached from one, {len(counts.consulted)} consulted while one is resolved, "
           f"{len(counts.neither)} neither (target: 0)")  # fmt: skip
+    for framework, per in counts.by_framework.items():
+        print(f"    {framework}: {_kinds_text(per)}")
     if counts.unreadable:
         print(f"  unreadable (FL001): {len(counts.unreadable)}")
     if counts.failed:
@@ -219,23 +230,27 @@ def print_counts(counts, tree: Path) -> None:  # noqa: ANN001 (corpus_counts.Fil
               + ", ".join(f"{_relative(tree, p)} ({c})" for p, c in sorted(counts.failed.items())[:LIST_SHOWN]))
     if counts.neither:
         why = Counter(counts.admitted[p] for p in counts.neither)
-        tests = sum(1 for p in counts.neither if _is_test(p))
-        print(f"  parsed for nothing, by why they were parsed: {dict(why)}; {tests} of them are test files")
+        what = Counter(counts.nothing.values())
+        print(f"  parsed for nothing, by why they were admitted: {dict(why)}; by what they are: "
+              + "; ".join(f"{n} {kind}" for kind, n in what.most_common()))  # fmt: skip
         for path in counts.neither[:LIST_SHOWN]:
-            print(f"    {_relative(tree, path)} ({counts.admitted[path]})")
+            print(f"    {_relative(tree, path)} ({counts.admitted[path]}: {counts.nothing[path]})")
         if len(counts.neither) > LIST_SHOWN:
             print(f"    ... and {len(counts.neither) - LIST_SHOWN} more (--json names them all)")
     print(f"  in-process phases of that counting run: analyse {counts.seconds['analyse']:.2f} s, "
           f"resolve {counts.seconds['resolve']:.2f} s (on-demand loads included)")  # fmt: skip
 
 
-def _is_test(path: str) -> bool:
-    parts = Path(path).parts
-    name = parts[-1]
-    return "tests" in parts or "test" in parts or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+def _codes_text(codes: Counter) -> str:
+    return f"{sum(codes.values())} ({', '.join(f'{c} {n}' for c, n in sorted(codes.items())) or 'none'})"
 
 
-def markdown(counts, summary: dict, memory: Optional[MemorySamples], codes: Counter, checks: Checks, jobs: int) -> str:  # noqa: ANN001
+def _kinds_text(kinds: dict[str, int]) -> str:
+    return ", ".join(f"{n} {k}s" for k, n in kinds.items())
+
+
+def markdown(counts, summary: dict, memory: Optional[MemorySamples], codes: Counter, all_codes: Counter,  # noqa: ANN001
+             checks: Checks, jobs: int) -> str:  # fmt: skip
     parsed = len(counts.parsed)
     rows = [
         ("files discovered / read / parsed", f"{counts.discovered} / {counts.read} / {parsed} ({counts.lines_parsed:,} lines)",
@@ -243,6 +258,8 @@ def markdown(counts, summary: dict, memory: Optional[MemorySamples], codes: Coun
         ("parsed: define / reached / consulted / neither",
          f"{len(counts.defines)} / {len(counts.reached)} / {len(counts.consulted)} / {len(counts.neither)}", "-",
          "neither = 0"),
+        ("definitions", _kinds_text(counts.definitions),
+         "; ".join(f"{f}: {_kinds_text(per)}" for f, per in counts.by_framework.items()), "-"),
         (f"default --jobs ({jobs}), no cache, wall", _fmt(summary["wall_default"]),
          f"libcst parse of the {parsed} parsed files, {jobs} processes: {_fmt(summary['floor_wall'])}",
          f"{summary['wall_ratio']['min']:.2f}x floor (target <= 1.5x)"),
@@ -253,8 +270,9 @@ def markdown(counts, summary: dict, memory: Optional[MemorySamples], codes: Coun
         ("peak memory", _memory_text(summary, memory), "-", "< 1 GB"),
         ("ruff check --select ALL --no-cache", _fmt(summary["ruff"]) if "ruff" in summary else "ruff not installed",
          "reference", "-"),
-        ("diagnostics", f"{sum(codes.values())} ({', '.join(f'{c} {n}' for c, n in sorted(codes.items()))})",
-         f"FL999: {codes.get('FL999', 0)}, tracebacks: {len(checks.tracebacks)}", "0 FL999, no traceback"),
+        ("diagnostics, default rules", _codes_text(codes), f"FL999: {codes.get('FL999', 0)}", "0 FL999"),
+        ("diagnostics, every rule (--select ALL)", _codes_text(all_codes),
+         f"FL999: {all_codes.get('FL999', 0)}, tracebacks: {len(checks.tracebacks)}", "0 FL999, no traceback"),
     ]  # fmt: skip
     lines = ["| corpus | fusion-lint | floor / anchor | target |", "|---|---|---|---|"]
     return "\n".join(lines + [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows])
@@ -317,6 +335,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         bench = Bench(tree, work, jobs)
         rounds = [bench.round(number, counts.parsed, ruff) for number in range(1, max(1, args.rounds) + 1)]
+        every_rule = bench.lint_all_rules()
         memory = None
         if proc_available():
             sampled, memory = run_sampled([sys.executable, "-m", "fusion_lint", str(tree), "--no-cache"], bench.cwd, bench.env)
@@ -326,16 +345,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     summary = summarise(rounds)
     assert bench.first is not None
     codes = diagnostic_codes(bench.first.stdout)
+    all_codes = diagnostic_codes(every_rule.stdout)
     summary_line = next((line for line in reversed(bench.first.stdout.splitlines()) if line.strip()), "")
     print_report(summary, memory, codes, bench.checks, jobs, len(rounds), summary_line)
+    print(f"every rule (--select ALL): {_codes_text(all_codes)}; FL999: {all_codes.get('FL999', 0)} (target 0)")
     if args.markdown:
-        print("\n" + markdown(counts, summary, memory, codes, bench.checks, jobs))
+        print("\n" + markdown(counts, summary, memory, codes, all_codes, bench.checks, jobs))
     if args.json:
         payload = {
             "corpus": str(tree), "python": platform.python_version(), "cores": os.cpu_count(), "jobs": jobs,
             "libcst": version("libcst"), "ruff": ruff_version, "counts": counts.as_json(),
             "rounds": [asdict(r) for r in rounds], "summary": summary,
             "memory": asdict(memory) if memory is not None else None, "diagnostics": dict(sorted(codes.items())),
+            "diagnostics_all_rules": dict(sorted(all_codes.items())),
             "summary_line": summary_line,
             "checks": {k: v for k, v in asdict(bench.checks).items() if k != "reference"},
         }  # fmt: skip

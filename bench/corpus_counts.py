@@ -18,6 +18,7 @@ cross-file lookup goes through it); the files loaded on demand are ``Analysis.lo
 """
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -45,7 +46,10 @@ class FileCounts:
     reached: list[str]  # reached and defining nothing
     consulted: list[str]  # consulted only
     neither: list[str]
-    definitions: dict[str, int]  # kind -> count
+    definitions: dict[str, int]  # kind -> count (a low-level server's call_tool handler is a "dispatcher")
+    by_framework: dict[str, dict[str, int]]  # framework -> kind -> count
+    # Each file parsed for nothing, with what it is (``nothing_kind``): why the pre-scan could not tell.
+    nothing: dict[str, str]
     lines_parsed: int
     seconds: dict[str, float] = field(default_factory=dict)  # in-process phases (for the record)
 
@@ -101,8 +105,13 @@ def count_files(tree: Path, jobs: Optional[int] = None) -> FileCounts:
     parsed = sorted(admitted)
     walked = {r.path for r in analysis.results}
     kinds: dict[str, int] = {}
+    frameworks: dict[str, dict[str, int]] = {}
     for definition in view.definitions:
-        kinds[definition.kind] = kinds.get(definition.kind, 0) + 1
+        kind = "dispatcher" if definition.definition.dispatcher else definition.kind
+        kinds[kind] = kinds.get(kind, 0) + 1
+        per = frameworks.setdefault(definition.definition.framework, {})
+        per[kind] = per.get(kind, 0) + 1
+    neither = sorted(p for p in parsed if p not in defines | reached | consulted)
     return FileCounts(
         discovered=len(analysis.results),
         read=len(walked | set(analysis.loaded)) - len(unreadable),
@@ -115,11 +124,42 @@ def count_files(tree: Path, jobs: Optional[int] = None) -> FileCounts:
         defines=sorted(p for p in parsed if p in defines),
         reached=sorted(p for p in parsed if p in reached and p not in defines),
         consulted=sorted(p for p in parsed if p in consulted and p not in defines | reached),
-        neither=sorted(p for p in parsed if p not in defines | reached | consulted),
+        neither=neither,
         definitions=dict(sorted(kinds.items())),
+        by_framework={name: dict(sorted(per.items())) for name, per in sorted(frameworks.items())},
+        nothing={p: nothing_kind(p, analysis.files.get(p)) for p in neither},
         lines_parsed=sum(_lines(p) for p in parsed),
         seconds={"analyse": round(analysed - started, 3), "resolve": round(resolved - analysed, 3)},
     )
+
+
+#: Why a file parsed for nothing was parsed, in the order they are tested (``nothing_kind``).
+TEST_FILE = "a test file"
+BINDS_SERVER = "binds a server (its tools registered elsewhere, or none)"
+REGISTERS = "mentions a registration it does not make (a helper taking a server, a client, a docstring)"
+IMPORTS_ONLY = "imports a framework or a server hub for other names (types, errors, Context, run())"
+
+
+def nothing_kind(path: str, facts: Optional[FileFacts]) -> str:
+    """What a file parsed for nothing is: the pre-scan reads text, so each of these imports a
+    framework (or a project module binding a server) and only the parse can tell it defines nothing."""
+    if is_test(path):
+        return TEST_FILE
+    if facts is not None and facts.servers:
+        return BINDS_SERVER
+    data = read_source(path)
+    if isinstance(data, bytes) and _REGISTRATION.search(data):
+        return REGISTERS
+    return IMPORTS_ONLY
+
+
+_REGISTRATION = re.compile(rb"\.(?:tool|resource|prompt|add_tool|add_resource|add_prompt|from_function|call_tool)\b")
+
+
+def is_test(path: str) -> bool:
+    parts = Path(path).parts
+    name = parts[-1]
+    return "tests" in parts or "test" in parts or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
 
 
 def _recording_lookups(analysis: Analysis) -> set[str]:
