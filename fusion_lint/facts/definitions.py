@@ -209,12 +209,20 @@ class Definitions:
         elif isinstance(target, (cst.Name, cst.Attribute)):
             qname = self.names.qualify(target, scope)
             module = self.names.module_name
-            if qname is not None and qname.startswith(module + "."):
+            if qname is not None and qname.startswith(module + ".") and not self._through_import(target):
                 handler = qname[len(module) + 1 :]
             else:
                 handler_ref = qname
         shown = target.value if isinstance(target, cst.Name) else target.attr.value if isinstance(target, cst.Attribute) else None
         return handler, handler_ref, shown
+
+    def _through_import(self, target: cst.CSTNode) -> bool:
+        """Whether ``target``'s first name was bound by an import (``session`` of ``from . import
+        session``): then it names another module's function, even where its qualified name starts
+        with this package's (a package ``__init__`` importing its submodules)."""
+        while isinstance(target, cst.Attribute):
+            target = target.value
+        return isinstance(target, cst.Name) and target.value in self.names.import_bound
 
     def call_form(self, node: cst.Call, at: Cursor, scope: Optional[Scope], walker: Optional[Enclosing] = None) -> bool:
         """A registering call: ``tool("x", ...)(handler)``, ``server.tool(...)(fn)``, ``server.tool(fn)``,

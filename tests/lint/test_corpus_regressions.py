@@ -1,0 +1,105 @@
+"""Defects the corpus benchmark found on real servers (issue 19), each as the smallest project that
+shows it. Each test failed before its fix."""
+from __future__ import annotations
+
+import textwrap
+
+from harness import lint_sources
+
+SESSION = """
+    from mcp.server.fastmcp import FastMCP
+
+    async def start_session() -> str:
+        raise ValueError("no session")
+
+    async def stop_session() -> str:
+        raise ValueError("no session to stop")
+"""
+
+
+def _dedented(sources: dict[str, str]) -> dict[str, str]:
+    return {path: textwrap.dedent(text) for path, text in sources.items()}
+
+
+def test_a_package_init_registering_its_submodules_functions_resolves_them():
+    # awslabs amazon-bedrock-agentcore-mcp-server, tools/code_interpreter/__init__.py: the package's
+    # ``__init__`` imports its submodules and registers their functions. ``session.start_session``
+    # qualifies to ``pkg.session.start_session``, which starts with the package's own name, and was
+    # taken for a function of ``__init__`` itself: FL190 "cannot be resolved", and no FL300.
+    report = lint_sources(_dedented({
+        "pkg/__init__.py": """
+            from . import session
+            from .session import stop_session
+
+            def register(mcp):
+                mcp.tool()(session.start_session)
+                mcp.tool()(stop_session)
+        """,
+        "pkg/session.py": SESSION,
+    }))  # fmt: skip
+    found = sorted((d.code, d.path.rsplit("/", 1)[1], d.span.line) for d in report.diagnostics)
+    assert found == [("FL300", "session.py", 5), ("FL300", "session.py", 8)]
+
+
+def test_a_package_init_still_resolves_its_own_functions_and_instances():
+    # The other side of the fix: a name defined in the ``__init__`` itself (a function, an
+    # instance of its own class) stays this module's.
+    report = lint_sources(_dedented({
+        "pkg/__init__.py": """
+            from mcp.server.fastmcp import FastMCP
+
+            mcp = FastMCP("demo")
+
+            class Service:
+                async def handle(self) -> str:
+                    raise KeyError("missing")
+
+            service = Service()
+
+            async def ping() -> str:
+                raise ValueError("down")
+
+            mcp.tool()(ping)
+            mcp.tool()(service.handle)
+        """,
+    }))  # fmt: skip
+    found = sorted((d.code, d.span.line) for d in report.diagnostics)
+    assert found == [("FL300", 8), ("FL300", 13)]
+
+
+def _write(root, files: dict[str, str]) -> None:  # noqa: ANN001 (a pathlib.Path)
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def test_a_namespace_package_resolves_from_a_folder_above_its_project(tmp_path):
+    # awslabs documentdb-mcp-server: ``awslabs/`` has no ``__init__.py`` (a PEP 420 namespace), and
+    # ``server.py`` imports ``awslabs.documentdb_mcp_server.query_tools``. Linted from its project
+    # folder this resolved; from the folder above (the whole corpus, a monorepo's root) or named
+    # alone, ``awslabs.`` matched no import root and all 16 tools were FL190, their raises unseen.
+    from fusion_lint.engine import Options, lint
+
+    project = tmp_path / "monorepo" / "src" / "documentdb-mcp-server"
+    _write(project, {
+        "awslabs/documentdb_mcp_server/__init__.py": "",
+        "awslabs/documentdb_mcp_server/query_tools.py": """
+            async def find(collection: str) -> list:
+                raise ValueError(f"no collection {collection}")
+        """,
+        "awslabs/documentdb_mcp_server/server.py": """
+            from awslabs.documentdb_mcp_server.query_tools import find
+            from mcp.server.fastmcp import FastMCP
+
+            mcp = FastMCP("documentdb")
+            mcp.tool(name="find")(find)
+        """,
+    })  # fmt: skip
+    server = project / "awslabs/documentdb_mcp_server/server.py"
+    for named in (tmp_path / "monorepo", project, server):
+        report = lint(Options(paths=[str(named)], use_cache=False, jobs=1))
+        found = sorted((d.code, d.path.rsplit("/", 1)[1]) for d in report.diagnostics)
+        expected = [] if named == server else [("FL300", "query_tools.py")]  # named alone: its own file only
+        assert found == expected, named
+        assert report.definitions == {"tool": 1}
