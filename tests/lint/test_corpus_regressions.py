@@ -103,3 +103,63 @@ def test_a_namespace_package_resolves_from_a_folder_above_its_project(tmp_path):
         expected = [] if named == server else [("FL300", "query_tools.py")]  # named alone: its own file only
         assert found == expected, named
         assert report.definitions == {"tool": 1}
+
+
+def test_a_nested_def_registered_by_a_call_in_its_function_is_the_handler():
+    # The SDK's examples/stories: ``build_server()`` defines ``call_tool`` inside and returns
+    # ``Server(..., on_call_tool=call_tool)``; another registers a nested ``search`` with
+    # ``mcp.add_tool(search)``. The handler was looked up at module level only: FL190, body unseen.
+    report = lint_sources(_dedented({
+        "stories.py": """
+            from mcp.server.lowlevel import Server
+            from mcp.server.mcpserver import MCPServer
+
+            def build_server():
+                async def call_tool(ctx, params):
+                    raise KeyError(params.name)
+
+                return Server("demo", on_call_tool=call_tool)
+
+            def build_other():
+                mcp = MCPServer("other")
+
+                def search(query: str) -> list:
+                    raise ValueError("no index")
+
+                mcp.add_tool(search)
+                return mcp
+
+            class Registry:
+                def search(self) -> str:
+                    return "a method, not the nested def a bare name means"
+
+                def register(self, mcp: MCPServer) -> None:
+                    mcp.add_tool(search)  # a module-level ``search``: there is none
+        """,
+    }))  # fmt: skip
+    found = sorted((d.code, d.span.line) for d in report.diagnostics)
+    assert found == [("FL190", 25), ("FL300", 7), ("FL300", 15)], found
+
+
+def test_a_prompt_registered_by_a_bare_call_is_a_prompt():
+    # awslabs aws-bedrock-custom-model-import-mcp-server, prompts.py: ``mcp.prompt(self.method)`` in
+    # ``__init__(self, mcp: FastMCP)`` (fastmcp's bare form, as ``mcp.tool(self.method)`` beside it)
+    # registered nothing: its six prompts went unchecked and the file was parsed for nothing.
+    report = lint_sources(_dedented({
+        "prompts.py": """
+            from fastmcp import FastMCP
+
+            class Prompts:
+                def __init__(self, mcp: FastMCP) -> None:
+                    mcp.prompt(self.create_job)
+                    mcp.prompt(name="jobs")(self.list_jobs)
+
+                def create_job(self) -> str:
+                    raise ValueError("no template")
+
+                def list_jobs(self) -> str:
+                    return "List the jobs"
+        """,
+    }))  # fmt: skip
+    assert report.definitions == {"prompt": 2}
+    assert sorted((d.code, d.span.line) for d in report.diagnostics) == [("FL300", 10)]
