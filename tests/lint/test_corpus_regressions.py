@@ -163,3 +163,34 @@ def test_a_prompt_registered_by_a_bare_call_is_a_prompt():
     }))  # fmt: skip
     assert report.definitions == {"prompt": 2}
     assert sorted((d.code, d.span.line) for d in report.diagnostics) == [("FL300", 10)]
+
+
+def test_a_checkout_root_with_an_init_is_no_package(tmp_path):
+    # GongRzhe/Office-Word-MCP-Server has an ``__init__.py`` at its root. Linted from the folder above
+    # (the corpus, a folder of checkouts), every module was named ``Office-Word-MCP-Server.word_...``,
+    # so ``from word_document_server.tools import format_tools`` matched no import root: the
+    # handlers' callees were never reached (their raises unseen, their files parsed for nothing).
+    from fusion_lint.engine import Options, lint
+
+    checkout = tmp_path / "corpus" / "Office-Word-MCP-Server"
+    _write(checkout, {
+        "__init__.py": "",
+        "word_server/__init__.py": "",
+        "word_server/format_tools.py": """
+            def format_text(filename: str) -> str:
+                raise ValueError(f"cannot open {filename}")
+        """,
+        "word_server/main.py": """
+            from fastmcp import FastMCP
+            from word_server import format_tools
+
+            mcp = FastMCP("word")
+
+            @mcp.tool()
+            def format_text(filename: str) -> str:
+                return format_tools.format_text(filename)
+        """,
+    })  # fmt: skip
+    for named in (tmp_path / "corpus", checkout):
+        report = lint(Options(paths=[str(named)], use_cache=False, jobs=1))
+        assert sorted((d.code, d.path.rsplit("/", 1)[1]) for d in report.diagnostics) == [("FL300", "format_tools.py")]
