@@ -11,7 +11,7 @@ temporary folder, given by ``--config`` with ``cache-dir``; the per-user cache k
 
 1. which files the linter discovers, reads and parses, and for each parsed file whether it defines a tool,
    resource, prompt or contract, is reached from one, is consulted while one is resolved, or is neither
-   (``corpus_counts``: the engine run in this process; issue 19 wants no file parsed for nothing);
+   (``corpus_counts``: the engine run in a child process; issue 19 wants no file parsed for nothing);
 2. in rounds that alternate them (the machine is shared and noisy; min and median are reported):
    ``python -m fusion_lint TREE --no-cache`` with the default jobs (wall time) against libcst's parse of
    exactly the files it parsed over as many processes; the same with ``--jobs 1`` (CPU time) against the
@@ -320,7 +320,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if tree is None:
         print(f"corpus benchmark: the corpus ({args.corpus or '../shared/corpus'}) is absent: nothing to measure")
         return 0
-    from corpus_counts import count_files  # imports fusion_lint: only when there is something to count
+    from corpus_counts import count_in_subprocess  # imports fusion_lint: only when there is something to count
     from fusion_lint.runner import default_jobs
 
     jobs = default_jobs()
@@ -329,7 +329,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(f"fusion-lint corpus benchmark: {tree}")
     print(f"python {platform.python_version()}, {os.cpu_count()} cores (default --jobs {jobs}), libcst "
           f"{version('libcst')}, {ruff_version or 'ruff not installed'}", flush=True)  # fmt: skip
-    counts = count_files(tree)
+    counts = count_in_subprocess(tree)
     print_counts(counts, tree)
     work = Path(tempfile.mkdtemp(prefix="fusion-lint-corpus-bench-"))
     try:

@@ -18,7 +18,11 @@ cross-file lookup goes through it); the files loaded on demand are ``Analysis.lo
 """
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -181,3 +185,18 @@ def _recording_lookups(analysis: Analysis) -> set[str]:
 def _lines(path: str) -> int:
     data = read_source(path)
     return data.count(b"\n") if isinstance(data, bytes) else 0
+
+
+def count_in_subprocess(tree: Path) -> FileCounts:
+    """``count_files`` in a fresh interpreter: the benchmark's own process stays small, so the peak
+    memory ``wait4`` reports for the linter runs it starts is theirs (Linux keeps a process's peak
+    across ``exec``: a child forked from a 1 GB parent would report 1 GB)."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "counts.json"
+        subprocess.run([sys.executable, __file__, str(tree), str(out)], check=True)
+        return FileCounts(**json.loads(out.read_text(encoding="utf-8")))
+
+
+if __name__ == "__main__":
+    tree_arg, out_arg = sys.argv[1:3]
+    Path(out_arg).write_text(json.dumps(count_files(Path(tree_arg)).as_json()), encoding="utf-8")

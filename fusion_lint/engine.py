@@ -24,7 +24,7 @@ from .project.index import ProjectIndex
 from .project.resolve import resolve
 from .project.view import ProjectView, ResolvedDefinition
 from .rules import Finding, FixBuilder, Rule, all_rules
-from .runner import run_files
+from .runner import KeptWorker, run_files
 from .selection import Selection, expand_rule_keys, select
 from .source import Decoded, decode
 
@@ -74,6 +74,7 @@ class Analysis:
     # Files the index loaded on demand (parsed without the pre-scan), in order: what the cost
     # benchmark counts as reached (bench/corpus_bench.py).
     loaded: list[str] = field(default_factory=list)
+    kept: Optional[KeptWorker] = None  # the worker those loads share, ended once the project is resolved
 
     def text(self, path: str) -> Optional[str]:
         """The decoded text of a file, as the run saw it (what a fix's offsets point into)."""
@@ -84,7 +85,11 @@ class Analysis:
         return decoded.text if isinstance(decoded, Decoded) else None
 
     def resolved(self) -> ProjectView:
-        return resolve(self.index, self.settings.recovery_min_words, tuple(self.settings.runtime_modules))
+        try:
+            return resolve(self.index, self.settings.recovery_min_words, tuple(self.settings.runtime_modules))
+        finally:
+            if self.kept is not None:
+                self.kept.close()
 
 
 def configure(options: Options) -> tuple[LoadedConfig, Settings]:
@@ -158,11 +163,12 @@ def analyse(
     files = {result.path: result.facts for result in results if result.facts is not None}
 
     loaded: list[str] = []
+    kept = KeptWorker(settings.runtime_modules)
 
     def load(path: str) -> Optional[FileFacts]:
         loaded.append(path)
         return run_files([path], settings, jobs=1, use_cache=options.use_cache, cache_root=root, prescan=False,
-                         overrides=overrides)[0].facts  # fmt: skip
+                         overrides=overrides, kept=kept)[0].facts  # fmt: skip
 
     def read(path: str) -> Optional[bytes]:
         if path in overrides:
@@ -172,7 +178,7 @@ def analyse(
 
     index = ProjectIndex(files, load, import_roots(files, root), settings.follow_calls)
     return Analysis(config, settings, root, report_set, list(reported.problems), results, files, index, read, memo,
-                    loaded)  # fmt: skip
+                    loaded, kept)  # fmt: skip
 
 
 def import_roots(files: Iterable[str], root: Path) -> list[Path]:

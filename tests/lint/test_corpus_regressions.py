@@ -194,3 +194,27 @@ def test_a_checkout_root_with_an_init_is_no_package(tmp_path):
     for named in (tmp_path / "corpus", checkout):
         report = lint(Options(paths=[str(named)], use_cache=False, jobs=1))
         assert sorted((d.code, d.path.rsplit("/", 1)[1]) for d in report.diagnostics) == [("FL300", "format_tools.py")]
+
+
+def test_files_loaded_on_demand_share_one_worker(tmp_path, monkeypatch):
+    # On the corpus, each of the 198 files the index loads while it resolves (a handler's callees in
+    # modules that import no framework) started a worker of its own: a fork of a parent holding the
+    # whole run's facts, ~1 s a file on a busy machine, most of the run's time. They share one now.
+    from fusion_lint import workers
+    from fusion_lint.engine import Options, lint
+
+    helpers = {f"app/helper_{n}.py": f"def work_{n}(key):\n    raise ValueError(key)\n" for n in range(4)}
+    calls = "\n".join(f"    helper_{n}.work_{n}(key)" for n in range(4))
+    _write(tmp_path, {
+        "app/__init__.py": "",
+        **helpers,
+        "app/server.py": "from mcp.server.fastmcp import FastMCP\n"
+                         + "".join(f"from app import helper_{n}\n" for n in range(4))
+                         + f"\nmcp = FastMCP('demo')\n\n@mcp.tool()\ndef run(key: str) -> None:\n{calls}\n",
+    })  # fmt: skip
+    started = []
+    start = workers.WorkerPool._start
+    monkeypatch.setattr(workers.WorkerPool, "_start", lambda pool: started.append(pool) or start(pool))
+    report = lint(Options(paths=[str(tmp_path)], use_cache=False, jobs=1))
+    assert sorted(d.path.rsplit("/", 1)[1] for d in report.diagnostics) == sorted(p.rsplit("/", 1)[1] for p in helpers)
+    assert len(started) <= 2, started  # the pre-scanned files' worker, then one for every load
