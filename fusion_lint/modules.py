@@ -12,7 +12,9 @@ def module_name_for(path: Path) -> tuple[str, bool, Path]:
     is_package = path.name == "__init__.py"
     parts = [] if is_package else [path.stem]
     directory = path.parent
-    while (directory / "__init__.py").is_file() and directory.parent != directory:
+    # A folder whose name is no identifier (``Office-Word-MCP-Server/__init__.py``, a checkout's
+    # root) cannot be imported as a package: the names inside it are relative to it.
+    while (directory / "__init__.py").is_file() and directory.parent != directory and directory.name.isidentifier():
         parts.insert(0, directory.name)
         directory = directory.parent
     if not parts:  # a top-level __init__.py outside any package

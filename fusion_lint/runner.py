@@ -118,6 +118,28 @@ def _kept_pool(runtime_modules: Sequence[str], context: multiprocessing.context.
     return pool
 
 
+class KeptWorker:
+    """One worker kept across many one-file ``run_files`` calls: the files the project index loads
+    on demand while it resolves (a service, a callee's module), one at a time. A worker started
+    per file would cost each a fork of the whole parent, holding every fact of the run (measured
+    on ../shared/corpus: ~1 s a file on a busy machine, 198 files)."""
+
+    def __init__(self, runtime_modules: Sequence[str]):
+        self.runtime_modules = tuple(runtime_modules)
+        self.pool: Optional[WorkerPool] = None
+
+    def pool_for(self, context: multiprocessing.context.BaseContext) -> WorkerPool:
+        if self.pool is None or self.pool.context is not context:
+            self.close()
+            self.pool = WorkerPool(analyze_one, self.runtime_modules, 1, context, keep=True)
+        return self.pool
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
+
 def close_kept_pools() -> None:
     """End the workers ``always_isolated`` kept (the language server, at shutdown)."""
     with _all_kept_lock:
@@ -144,6 +166,7 @@ def run_files(
     overrides: Optional[dict[str, bytes]] = None,
     probe: Optional[Callable[[list[FileResult]], bool]] = None,
     isolate: bool = True,
+    kept: Optional[KeptWorker] = None,
 ) -> list[FileResult]:
     """Results in the order of ``paths``, whatever the number of processes. Without ``isolate``
     (snippets we wrote ourselves, such as the rule examples), files are parsed in this process.
@@ -205,6 +228,8 @@ def run_files(
         workers = min(jobs or default_jobs(), len(items)) if len(items) >= PARALLEL_THRESHOLD else 1
         if deadline is not None:
             pool = _kept_pool(runtime_modules, context, deadline)
+        elif kept is not None and workers == 1:
+            pool = kept.pool_for(context)
         else:
             pool = WorkerPool(analyze_one, runtime_modules, workers, context)
         with gc_paused():  # the parent unpickles every result the workers send

@@ -33,6 +33,7 @@ class Enclosing(Protocol):
     servers: dict[str, ServerRef]  # local names bound to a server (a variable, an annotated parameter)
     loose_params: set[str]  # unannotated parameters: a server when the module imports a framework
     param_names: set[str]  # every parameter of the enclosing functions
+    qualprefix: str  # the enclosing function's qualified name and a dot (``build_server.``)
 
 
 @dataclass
@@ -223,22 +224,48 @@ class Definitions:
 
     # ----- call forms -------------------------------------------------------------------------------
 
-    def _handler_of(self, target: cst.CSTNode, scope: Optional[Scope]) -> tuple[Optional[str], Optional[str], Optional[str]]:
+    def _handler_of(self, target: cst.CSTNode, scope: Optional[Scope], walker: Optional[Enclosing] = None,
+                    ) -> tuple[Optional[str], Optional[str], Optional[str]]:  # fmt: skip
         """(qualname in this module, qualified name elsewhere, the name a framework gives it) of the
         function ``target`` names."""
         target = self.values.handler_target(target, scope)  # ``functools.partial(fn)`` is ``fn``
         handler = handler_ref = None
-        if isinstance(target, cst.Name) and target.value in self.facts.functions:
+        nested = self._nested_def(target, scope, walker)
+        if nested is not None:
+            handler = nested
+        elif isinstance(target, cst.Name) and target.value in self.facts.functions:
             handler = target.value
         elif isinstance(target, (cst.Name, cst.Attribute)):
             qname = self.names.qualify(target, scope)
             module = self.names.module_name
-            if qname is not None and qname.startswith(module + "."):
+            if qname is not None and qname.startswith(module + ".") and not self._through_import(target):
                 handler = qname[len(module) + 1 :]
             else:
                 handler_ref = qname
         shown = target.value if isinstance(target, cst.Name) else target.attr.value if isinstance(target, cst.Attribute) else None
         return handler, handler_ref, shown
+
+    def _nested_def(self, target: cst.CSTNode, scope: Optional[Scope], walker: Optional[Enclosing]) -> Optional[str]:
+        """The qualname of the nested ``def`` a name registered inside a function means: the
+        innermost enclosing function defining it (``build_server.call_tool`` for ``Server(...,
+        on_call_tool=call_tool)`` in ``build_server``), as Python looks the name up."""
+        if walker is None or not isinstance(target, cst.Name) or (scope is not None and target.value in scope):
+            return None
+        prefix = walker.qualprefix.rstrip(".")
+        while prefix:
+            # A class body is no enclosing scope of its methods: ``x`` in ``C.m`` is never ``C.x``.
+            if prefix not in self.facts.classes and f"{prefix}.{target.value}" in self.facts.functions:
+                return f"{prefix}.{target.value}"
+            prefix = prefix.rpartition(".")[0]
+        return None
+
+    def _through_import(self, target: cst.CSTNode) -> bool:
+        """Whether ``target``'s first name was bound by an import (``session`` of ``from . import
+        session``): then it names another module's function, even where its qualified name starts
+        with this package's (a package ``__init__`` importing its submodules)."""
+        while isinstance(target, cst.Attribute):
+            target = target.value
+        return isinstance(target, cst.Name) and target.value in self.names.import_bound
 
     def call_form(self, node: cst.Call, at: Cursor, scope: Optional[Scope], walker: Optional[Enclosing] = None) -> bool:
         """A registering call: ``tool("x", ...)(handler)``, ``server.tool(...)(fn)``, ``server.tool(fn)``,
@@ -267,7 +294,8 @@ class Definitions:
                 return True
         if isinstance(func, cst.Attribute):
             method = func.attr.value
-            if method in ("tool", "add_tool") and node.args and node.args[0].keyword is None:
+            # ``server.tool(fn)``, ``server.add_tool(fn)``, ``server.prompt(fn)`` (fastmcp's bare forms)
+            if method in ("tool", "add_tool", "prompt") and node.args and node.args[0].keyword is None:
                 target = node.args[0].value
                 if not isinstance(target, (cst.SimpleString, cst.ConcatenatedString)):
                     server = self.receiver(func.value, walker)
@@ -278,7 +306,8 @@ class Definitions:
                         name = name_node.value if name_node is not None else (
                             node.args[1].value if method == "add_tool" and len(node.args) > 1 and node.args[1].keyword is None else None
                         )  # fmt: skip
-                        self._register(Registration("tool", server, node, node, name_node=name), target, at, scope, node,
+                        kind = "prompt" if method == "prompt" else "tool"
+                        self._register(Registration(kind, server, node, node, name_node=name), target, at, scope, node,
                                        walker)  # fmt: skip
                         return True
             if method == "from_function" and self._tool_object(node, scope) is not None and node.args:
@@ -329,7 +358,7 @@ class Definitions:
                     if self._tool_object(element, scope) is None:  # a ``Tool.from_function`` is one already
                         self._register(registration, element, at, scope, node, walker)
                 return
-        handler, handler_ref, shown = self._handler_of(target, scope)
+        handler, handler_ref, shown = self._handler_of(target, scope, walker)
         if isinstance(target, cst.Name) and target.value in self.loop_elements:
             shown = None  # a dynamic loop's variable: the tool's name is not its name
         contract_at = None

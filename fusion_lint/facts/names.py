@@ -44,6 +44,10 @@ class Names:
         self.server_classes: dict[str, Framework] = {}  # classes of this module that subclass a server
         self.server_factories: dict[str, ServerRef] = {}  # functions of this module returning a new server
         self.imported: set[str] = set()  # every module or name the module imports (qualified)
+        # Local names an import statement binds: in a package's ``__init__``, ``from . import session``
+        # makes ``session.start`` look like a name of this module (``pkg.session.start``), yet it is
+        # another module's function.
+        self.import_bound: set[str] = set()
 
     # ----- imports ------------------------------------------------------------------------------
 
@@ -71,9 +75,11 @@ class Names:
                 self.imported.add(name)
                 if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                     table[alias.asname.name.value] = name
+                    self.import_bound.add(alias.asname.name.value)
                 else:
                     head = name.split(".")[0]
                     table[head] = head
+                    self.import_bound.add(head)
             return
         module = self.absolute_module(node)
         if module is None:
@@ -93,6 +99,7 @@ class Names:
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = alias.asname.name.value
             table[local] = f"{module}.{name}"
+            self.import_bound.add(local)
 
     # ----- the first pass: what each module-level name means ----------------------------------
 
@@ -129,6 +136,7 @@ class Names:
 
     def _bind_local(self, name: str) -> None:
         self.local_names.add(name)
+        self.import_bound.discard(name)
         self.aliases.pop(name, None)  # ``def tool(...)`` after ``from mcp_fusion import tool`` shadows it
 
     def _bind_assigned(self, name: str, value: cst.BaseExpression) -> None:
@@ -143,6 +151,7 @@ class Names:
         if cls is not None:
             self.aliases[name] = cls
             self.local_names.discard(name)
+            self.import_bound.discard(name)
             return
         # ``t = tool``, ``define = mf.tool``: a rebinding of an imported name keeps its meaning.
         source = dotted(value) if isinstance(value, (cst.Name, cst.Attribute)) else None

@@ -68,11 +68,18 @@ class ProjectIndex:
         return facts
 
     def _find_module_file(self, module: str) -> Optional[str]:
-        relative = Path(*module.split("."))
+        parts = module.split(".")
         for root in self.search_roots:
-            for candidate in (root / relative.with_suffix(".py"), root / relative / "__init__.py"):
-                if self._is_file(candidate):
-                    return str(candidate)
+            # An import root named like the module's first part is a namespace package (PEP 420:
+            # ``awslabs/`` without ``__init__.py``, its packages' names relative to it): there
+            # ``awslabs.x.y`` is ``x/y.py``, whichever folder above it the run started from.
+            within = [root / Path(*parts)]
+            if root.name == parts[0] and len(parts) > 1:
+                within.append(root / Path(*parts[1:]))
+            for relative in within:
+                for candidate in (relative.with_suffix(".py"), relative / "__init__.py"):
+                    if self._is_file(candidate):
+                        return str(candidate)
         return None
 
     def _module_and_name(self, qname: str) -> Optional[tuple[FileFacts, str]]:
