@@ -278,8 +278,9 @@ class FunctionWalker(ParameterReading):
             self.expression(value, at)
             if self.clauses:  # ``msg = str(e)`` inside an except clause: what ``msg`` is built from
                 caught = tuple(clause.name for clause in self.clauses if clause.name)
+                span = self.spans.at(small, at)  # filled once the module is rendered
                 for name in names:
-                    self.facts_stack[0].assigned_in_except[name] = (uses(value, self.names, self.scope), caught)
+                    self.facts_stack[0].assigned_in_except[name] = (uses(value, self.names, self.scope), caught, span)
 
     def raise_statement(self, node: cst.Raise, at: Cursor) -> None:
         if isinstance(node.exc, cst.IfExp):  # ``raise (a(...) if c else b(...))``: each branch is a raise

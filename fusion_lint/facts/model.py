@@ -313,9 +313,10 @@ class FunctionFacts:
     guarded_calls: dict[str, list[tuple["Try", ...]]] = field(default_factory=dict)
     unguarded_calls: set[str] = field(default_factory=set)  # callees called at least once outside any try
     suppressing: list["Suppressing"] = field(default_factory=list)  # ``with contextlib.suppress(...)`` blocks
-    # A name assigned inside an except clause: what its value is built from (``msg = str(e)``) and
-    # the names the enclosing clauses bind (``e``), the last such assignment of each name.
-    assigned_in_except: dict[str, tuple[Uses, tuple[str, ...]]] = field(default_factory=dict)
+    # A name assigned inside an except clause: what its value is built from (``msg = str(e)``),
+    # the names the enclosing clauses bind (``e``) and the assignment's span (a use above it, in
+    # the try body, sees another value), the last such assignment of each name.
+    assigned_in_except: dict[str, tuple[Uses, tuple[str, ...], Span]] = field(default_factory=dict)
 
 
 # ----- definitions ------------------------------------------------------------------------------
