@@ -438,6 +438,7 @@ class FunctionWalker(ParameterReading):
         elif self.ex.definitions.call_form(node, at, self.scope, self):
             pass
         else:
+            self._wrapper_call(node.func)
             qname = self.names.qualify(node.func, self.scope) or self._method_of_instance(node.func)
             api, assumes = self.names.api_of(qname)
             if api == "McpError":

@@ -27,7 +27,9 @@ class PreferMcpErrorInHandler(Rule):
     )
     limits = (
         "Re-raising what was caught (`raise`, `raise e`) is never reported, nor a raise an enclosing `try` of "
-        "the same function, or one around the call in a caller, catches and does not re-raise. A raise in code "
+        "the same function, or one around the call in a caller, catches and does not re-raise, nor one a "
+        "decorator of the project between the framework and the handler catches around its call of the "
+        "handler (`@mcp.tool()` over `@handle_exceptions`, whose wrapper returns the error). A raise in code "
         "the handler calls is reported where it is, naming the tools it escapes from. The message says what "
         "the server's framework sends: mcp 1.x FastMCP and fastmcp send the exception's text, MCPServer and "
         "a working `@contract` mask it."
@@ -58,6 +60,31 @@ def get_invoice(invoice_id: str) -> dict:
         return {"id": invoice_id}
     except ValueError:
         return {"id": None}
+''',
+        '''
+from functools import wraps
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("cache")
+
+
+def handle_exceptions(func):
+    @wraps(func)
+    async def wrapper(*args, **kwargs):
+        try:
+            return await func(*args, **kwargs)
+        except Exception as e:
+            return {"error": str(e)}
+    return wrapper
+
+
+@mcp.tool()
+@handle_exceptions
+async def flush_cache(name: str) -> dict:
+    if not name:
+        raise ValueError("A cache name is required")  # the wrapper catches it: FastMCP never sees it
+    return {"flushed": name}
 ''',
     )
     INVALID = (
@@ -91,6 +118,31 @@ mcp = FastMCP("billing")
 @mcp.tool
 def get_invoice(invoice_id: str) -> dict:
     raise KeyError(invoice_id)  # error: FL300 "`Error calling tool 'get_invoice': <its text>` (fastmcp)"
+'''),
+        Example('''
+from functools import wraps
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("cache")
+
+
+def handle_exceptions(func):
+    @wraps(func)
+    async def wrapper(*args, **kwargs):
+        try:
+            return await func(*args, **kwargs)
+        except Exception as e:
+            return {"error": str(e)}
+    return wrapper
+
+
+@handle_exceptions  # above the registration: FastMCP registered the unwrapped function
+@mcp.tool()
+async def flush_cache(name: str) -> dict:
+    if not name:
+        raise ValueError("A cache name is required")  # error: FL300 "Error executing tool flush_cache"
+    return {"flushed": name}
 '''),
     )
 
