@@ -6,6 +6,8 @@ statement, which keeps it at a few percent of the parse.
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 from dataclasses import dataclass
 from typing import Optional, Protocol, Union
 
@@ -33,7 +35,7 @@ from .model import (
     Uses,
     Usage,
 )
-from .expressions import data_reason, shape as value_shape, uses
+from .expressions import data_reason, literal_text, shape as value_shape, uses
 from .names import Names, Scope
 from .parameters import ParameterReading
 from .values import Values
@@ -139,15 +141,16 @@ class FunctionWalker(ParameterReading):
         if isinstance(stmt, cst.With) and self._suppressing(stmt, here):
             return
         # Any other compound statement: its header expressions, then its blocks.
-        for child in children(stmt):
-            if isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite)):
-                self.block(child, here)
-            elif isinstance(child, cst.If):
-                self.statement(child, here)
-            elif isinstance(child, (cst.Else, cst.MatchCase, cst.Finally)):
-                self._clause(child, here)
-            else:
-                self.expression(child, here)
+        with self.ex.definitions.looping(stmt) if isinstance(stmt, cst.For) else nullcontext():
+            for child in children(stmt):
+                if isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+                    self.block(child, here)
+                elif isinstance(child, cst.If):
+                    self.statement(child, here)
+                elif isinstance(child, (cst.Else, cst.MatchCase, cst.Finally)):
+                    self._clause(child, here)
+                else:
+                    self.expression(child, here)
 
     def _suppressing(self, stmt: cst.With, at: Cursor) -> bool:
         """``with contextlib.suppress(<types>):``: what it silences, and (after its body is walked, by
@@ -332,6 +335,7 @@ class FunctionWalker(ParameterReading):
                 message=uses(raised.message, self.names, self.scope) if raised.message is not None else None,
                 data=uses(raised.data, self.names, self.scope) if raised.data is not None else None,
                 assumes=raised.assumes,
+                text=literal_text(raised.message, self.names, self.scope),
             ),
         )
 

@@ -5,8 +5,9 @@ and ``tool(...)(fn)``, and every framework's registrations — ``@server.tool()`
 on_call_tool=fn)`` — on servers recognised by what they are, with ``@contract(errors=...)``."""
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Optional, Protocol
+from typing import Iterator, Optional, Protocol
 
 import libcst as cst
 
@@ -55,6 +56,29 @@ class Definitions:
         # Functions under ``@contract(...)`` and no registering decorator: a call such as
         # ``app.add_tool(fn)`` or ``Tool.from_function(fn)`` registers them later in the file.
         self.contracted: dict[str, tuple[cst.Call, Cursor]] = {}
+        # The variables of the enclosing ``for`` loops: the elements of a literal list or tuple it
+        # runs over (registering the variable registers each, DESIGN §12.2), or None (dynamic).
+        self.loop_elements: dict[str, Optional[tuple[cst.BaseExpression, ...]]] = {}
+
+    @contextmanager
+    def looping(self, stmt: cst.For) -> Iterator[None]:
+        """While the body of ``for <name> in ...:`` is walked."""
+        if not isinstance(stmt.target, cst.Name):
+            yield
+            return
+        name, iterated = stmt.target.value, stmt.iter
+        elements = None
+        if isinstance(iterated, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement) for e in iterated.elements):
+            elements = tuple(element.value for element in iterated.elements)
+        saved = self.loop_elements.get(name, False)
+        self.loop_elements[name] = elements
+        try:
+            yield
+        finally:
+            if saved is False:
+                del self.loop_elements[name]
+            else:
+                self.loop_elements[name] = saved  # type: ignore[assignment]
 
     # ----- the runtime's definers -----------------------------------------------------------------
 
@@ -298,7 +322,16 @@ class Definitions:
             contract = target.func  # ``server.tool()(contract(errors=...)(fn))``
             assert isinstance(contract, cst.Call)
             target = target.args[0].value
+        if isinstance(target, cst.Name) and target.value in self.loop_elements:
+            elements = self.loop_elements[target.value]
+            if elements is not None:  # ``for fn in [a, b]: server.add_tool(fn)``: one definition each
+                for element in elements:
+                    if self._tool_object(element, scope) is None:  # a ``Tool.from_function`` is one already
+                        self._register(registration, element, at, scope, node, walker)
+                return
         handler, handler_ref, shown = self._handler_of(target, scope)
+        if isinstance(target, cst.Name) and target.value in self.loop_elements:
+            shown = None  # a dynamic loop's variable: the tool's name is not its name
         contract_at = None
         if contract is None and handler in self.contracted:  # ``@contract`` on the def, registered by a call
             contract, contract_at = self.contracted[handler]
@@ -320,6 +353,13 @@ class Definitions:
                 stack.extend(reversed(current.args[1:]))
                 continue
             if isinstance(current, (cst.FunctionDef, cst.Lambda)):
+                continue
+            if isinstance(current, cst.For):
+                self.scan_module_expression(current.iter, at)
+                with self.looping(current):
+                    for part in (current.body, current.orelse):
+                        if part is not None:
+                            self.scan_module_expression(part, at)
                 continue
             stack.extend(reversed(list(children(current))))
 

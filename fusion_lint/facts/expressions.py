@@ -52,6 +52,14 @@ def uses(node: cst.CSTNode, names: Names, scope: Optional[Scope]) -> Uses:
     return Uses(tuple(parts))
 
 
+def literal_text(node: Optional[cst.BaseExpression], names: Names, scope: Optional[Scope]) -> Optional[str]:
+    """A message's literal text (an f-string's up to its first placeholder), or None."""
+    if node is None:
+        return None
+    found = shape(node, 0, names, scope)
+    return found.text if found.kind in ("str", "fstring") else None
+
+
 def shape(node: cst.BaseExpression, depth: int, names: Names, scope: Optional[Scope]) -> Shape:
     """``model.Shape`` of ``node``, ``depth`` levels deep."""
     while isinstance(node, cst.Await):

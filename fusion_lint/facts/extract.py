@@ -22,6 +22,8 @@ from .model import FileFacts, FileNames, FromImport, FunctionFacts, ImportedName
 from .names import Names
 from .values import Values
 
+DRAFT_NAMES = ("contract", "ErrorContract", "JsonRpcErrorCode")  # what a drafted contract names
+
 
 class ModuleExtractor:
     """Builds ``FileFacts`` for one module; see ``extract``."""
@@ -50,6 +52,8 @@ class ModuleExtractor:
                 self._module_statement(stmt, at)
         self.facts.runtime_names = self.names.runtime_exports()
         self.facts.imports_framework = self.names.imports_framework
+        if any(d.server is not None and d.errors is None and d.contract_span is None for d in self.facts.definitions):
+            self.needs_names = True  # FL208's fix may add ``@contract`` and its import
         return self.facts
 
     def _class(self, stmt: cst.ClassDef, at: Cursor) -> None:
@@ -180,7 +184,7 @@ class ModuleExtractor:
             return None
         factories = {FACTORY_FOR_CODE[made.code] for facts in self.facts.functions.values() for made in facts.constructions}
         modules = {m for name in self.names.runtime_modules for m in (name, f"{name}.errors")}
-        wanted = factories | {
+        wanted = factories | set(DRAFT_NAMES) | {
             local for local, qname in self.names.aliases.items()
             if qname in modules or (qname.rpartition(".")[2] in factories and self.names.is_runtime(qname))
         }  # fmt: skip
@@ -263,7 +267,12 @@ def file_names(tree: ast.Module, source: str, wanted: Optional[set[str]] = None)
                         bound[name] += 1
     starts = _line_starts(source)
     imports = []
-    for node in tree.body:
+    import_end = 0
+    for index, node in enumerate(tree.body):
+        docstring = index == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        if docstring or isinstance(node, (ast.Import, ast.ImportFrom)):
+            last = node.end_lineno or node.lineno
+            import_end = starts[last] if last < len(starts) else len(source)
         if not isinstance(node, ast.ImportFrom):
             continue
         star = node.names[0].name == "*"
@@ -276,7 +285,7 @@ def file_names(tree: ast.Module, source: str, wanted: Optional[set[str]] = None)
             end = _offset(source, starts, alias.end_lineno or alias.lineno, alias.end_col_offset or 0)
             names.append(ImportedName(alias.name, alias.asname, start, end, alias.lineno))
         imports.append(FromImport(node.module, node.level, tuple(names), node.lineno, star))
-    return FileNames(tuple(imports), dict(bound))
+    return FileNames(tuple(imports), dict(bound), import_end)
 
 
 def _line_starts(text: str) -> list[int]:

@@ -227,6 +227,7 @@ class Raise:
     message: Optional[Uses] = None  # what the message is built from
     data: Optional[Uses] = None  # what its data argument is built from
     assumes: Assumptions = ()  # the factory/``McpError``/code came through a project module
+    text: Optional[str] = None  # the message's literal text (an f-string's up to its first placeholder)
 
 
 @dataclass(slots=True)
@@ -402,10 +403,11 @@ class FromImport:
 class FileNames:
     """The file's top-level ``from`` imports and how often each name is bound anywhere in it
     (every scope, every binding form). Recorded only for files where a fix may add a name
-    (an ``McpError(...)`` FL301 rewrites to its factory)."""
+    (an ``McpError(...)`` FL301 rewrites to its factory, a tool FL208 drafts a contract for)."""
 
     from_imports: tuple[FromImport, ...]
     bound: dict[str, int]
+    import_end: int = 0  # the offset just after the last top-level import statement's line (0: none)
 
 
 @dataclass(slots=True)
@@ -440,5 +442,4 @@ class FileFacts:
     imports_framework: bool = False  # the module imports from ``mcp.server``, ``mcp.types`` or ``fastmcp``
     mount_prefixes: list[str] = field(default_factory=list)  # literal ``mount(prefix=...)``: tool names gain it
     listed_tools: list[str] = field(default_factory=list)  # low-level ``Tool(name="...")`` literals it lists
-    last_import_end: Optional[int] = None  # where a fix adds an import line (after the last top-level one)
     classes: dict[str, ClassFacts] = field(default_factory=dict)  # module-level classes by name

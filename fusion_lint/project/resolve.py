@@ -7,9 +7,9 @@ contract module, a service) are loaded here, through the index — never later, 
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Iterable, Optional
 
-from ..facts.model import FunctionFacts, Try
+from ..facts.model import FileFacts, FunctionFacts, Try
 from .contracts import ContractResolver
 from .index import ProjectIndex
 from .view import FunctionView, ProjectView, Reached, ResolvedDefinition, Vocabulary
@@ -49,7 +49,7 @@ def resolve(index: ProjectIndex, recovery_min_words: int, runtime_modules: tuple
         definitions=definitions,
         entries=list(contracts.entries.values()),
         functions=list(functions.values()),
-        vocabulary=vocabulary(definitions),
+        vocabulary=vocabulary(definitions, index.files.values()),
         files=index.files,
         recovery_min_words=recovery_min_words,
         runtime_modules=runtime_modules,
@@ -67,8 +67,10 @@ def wrappers(index: ProjectIndex, handler: FunctionFacts) -> list[list[tuple[Try
     return found
 
 
-def vocabulary(definitions: list[ResolvedDefinition]) -> Vocabulary:
-    """What the model can name: every tool's name, its handler's arguments, the declared reasons and codes."""
+def vocabulary(definitions: list[ResolvedDefinition], files: Iterable[FileFacts] = ()) -> Vocabulary:
+    """What the model can name: every tool's name (with the prefixes a literal ``mount(prefix=...)``
+    gives them, and the names a low-level server lists), its handler's arguments, the declared
+    reasons and codes."""
     tools: set[str] = set()
     arguments: set[str] = set()
     reasons: set[str] = set()
@@ -88,4 +90,9 @@ def vocabulary(definitions: list[ResolvedDefinition]) -> Vocabulary:
         reasons.update(entry.reason for entry in resolved.contract.entries if entry.reason is not None)
         codes.update(entry.code for entry in resolved.contract.entries if entry.code is not None)
     arguments -= {"self", "cls"}
+    prefixes: set[str] = set()
+    for facts in files:
+        tools.update(facts.listed_tools)
+        prefixes.update(facts.mount_prefixes)
+    tools |= {f"{prefix}_{name}" for prefix in prefixes for name in list(tools)}  # fastmcp's ``<prefix>_<tool>``
     return Vocabulary(frozenset(tools), frozenset(arguments), frozenset(reasons), all_named, codes=frozenset(codes))

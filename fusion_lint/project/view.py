@@ -176,6 +176,14 @@ class ProjectView:
     recovery_min_words: int = 5
     runtime_modules: tuple[str, ...] = ("mcp_fusion",)
 
+    @cached_property
+    def _views(self) -> dict[int, FunctionView]:
+        return {id(view.function): view for view in self.functions}
+
+    def function_view(self, function: FunctionFacts) -> Optional[FunctionView]:
+        """The view of a reached function (its callers, the definitions it serves)."""
+        return self._views.get(id(function))
+
 
 UNRESOLVED_KINDS = ("ref", "expr")  # values a field holds that could not be resolved statically
 CODE_NAMES = {int(member): member.name for member in JsonRpcErrorCode}

@@ -1,0 +1,80 @@
+"""What a returned value says about failure (FL306 reads it, FL208 counts it as a way to fail)."""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from ..facts.model import Return, Shape
+
+# The first word of a message that reports a failure (DESIGN §12.2), not followed by ``(`` (code).
+ERROR_WORDS = re.compile(r"\s*(error|failed|failure|exception|unable|cannot|could not)\b(?!\s*\()", re.IGNORECASE)
+# Results that are failures on the wire already: never FL306.
+ERROR_RESULTS = ("CallToolResult", "ToolResult")
+# A key saying the result is informational (the corpus's ``"status": "info"`` next to an ``error`` key).
+INFO_STATUS = frozenset({"info", "ok", "success", "empty", "not_found"})
+
+
+def error_text(shape: Shape) -> Optional[str]:
+    """The text of a string that reads as a failure: its first word is an error word. A whole
+    upper-case status word (``"FAILED"``) is data, not a message."""
+    if shape.kind not in ("str", "fstring") or not shape.text:
+        return None
+    text = shape.text.strip()
+    if shape.kind == "str" and text.isupper() and " " not in text:
+        return None
+    return text if ERROR_WORDS.match(text) else None
+
+
+def _message(shape: Shape) -> bool:
+    """A value that holds a message: a non-empty string, ``str(...)``/``repr(...)``/``format``, or
+    an object with a ``message``/``detail`` key (never ``[]``, a number, a list or a bare name)."""
+    if shape.kind in ("str", "fstring"):
+        return bool(shape.text) or shape.kind == "fstring"
+    if shape.kind == "call":
+        return (shape.callee or "").rpartition(".")[2] in ("str", "repr", "format")
+    if shape.kind == "dict":
+        return any(key in ("message", "detail", "msg") and _message(value) for key, value in shape.keys)
+    return False
+
+
+def failure(shape: Shape) -> Optional[str]:
+    """How ``shape`` reports a failure as a success, for the message, or None."""
+    text = error_text(shape)
+    if text is not None:
+        return f"a string starting {text.split()[0]!r}"
+    if shape.kind == "dict":
+        keys = dict(shape.keys)
+        status = keys.get("status")
+        if status is not None and status.kind == "str" and (status.text or "").lower() in INFO_STATUS:
+            return None
+        for key in ("error", "errors"):
+            if key in keys and _message(keys[key]):
+                return f"a dict with an {key!r} message"
+        return None
+    if shape.kind == "call":
+        callee = (shape.callee or "").rpartition(".")[2]
+        if callee in ERROR_RESULTS:
+            return None
+        if shape.callee in ("json.dumps", "dumps") and shape.items:
+            inner = failure(shape.items[0])
+            return f"JSON of {inner}" if inner else None
+        if callee == "TextContent":
+            texts = [value for key, value in shape.keys if key == "text"] + list(shape.items)
+            return next((f"TextContent starting {t.split()[0]!r}" for s in texts if (t := error_text(s))), None)
+        return None
+    if shape.kind == "list" and shape.items:
+        inner = failure(shape.items[0])
+        return f"[{inner}]" if inner and inner.startswith("TextContent") else None
+    return None
+
+
+def built_from_caught(returned: Return) -> Optional[str]:
+    """The caught exception a value returned inside its except clause is built from."""
+    caught = {clause.name for clause in returned.clauses if clause.name}
+    if not caught or returned.value.kind == "call" and (returned.value.callee or "").rpartition(".")[2] in ERROR_RESULTS:
+        return None
+    for kind, name, detail in returned.uses.parts:
+        root = (detail if kind == "call" else name) or ""
+        if root.partition(".")[0] in caught:
+            return root.partition(".")[0]
+    return None

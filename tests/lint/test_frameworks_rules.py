@@ -1,0 +1,281 @@
+"""The rules on framework servers (DESIGN §12.2): what each framework makes of a failure, the
+forms real servers use (FL306's traps, FL307's one assignment, FL305's two spellings), FL208's
+draft, loops over literal lists, mount prefixes, prompts, and the honest summary."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from fusion_lint.fix import apply_edits
+from fusion_lint.output.common import summary
+
+from harness import ROOT, lint_sources
+
+FASTMCP1 = "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('billing')\n"
+
+
+def findings(source: str, *codes: str, extra: tuple[str, ...] = ()) -> list[tuple[str, int, str]]:
+    report = lint_sources({"app.py": textwrap.dedent(source)}, extend_select=extra)
+    return [(d.code, d.span.line, d.message) for d in report.diagnostics if not codes or d.code in codes]
+
+
+# ----- FL306: failures returned as successes, and what is not one ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "returned, fires",
+    [
+        ('"Error: no such invoice"', True),
+        ('f"Failed to load {invoice_id}"', True),
+        ('"could not reach the billing API"', True),
+        ('{"error": "Invoice not found"}', True),
+        ('json.dumps({"error": "Invoice not found"})', True),
+        ('[TextContent(type="text", text="Error: not found")]', True),
+        ('{"status": "info", "error": "No error details for this job"}', False),
+        ('{"valid": False, "errors": []}', False),
+        ('"FAILED"', False),
+        ('"Exception(\'x\') is how you build one"', False),  # call-like: code, not a message
+        ('"Errors found: none"', False),
+        ('CallToolResult(content=[TextContent(type="text", text="Error: x")], isError=True)', False),
+        ('"exception_count: 3"', False),
+    ],
+)
+def test_fl306_what_reads_as_a_failure(returned: str, fires: bool) -> None:
+    source = FASTMCP1 + textwrap.dedent(f"""
+        import json
+        from mcp.types import TextContent, CallToolResult
+
+        @mcp.tool()
+        def get_invoice(invoice_id: str):
+            return {returned}
+    """)
+    assert bool(findings(source, "FL306")) is fires, returned
+
+
+def test_fl306_a_value_built_from_the_caught_exception() -> None:
+    source = FASTMCP1 + textwrap.dedent("""
+        @mcp.tool()
+        def get_invoice(invoice_id: str) -> dict:
+            try:
+                return load(invoice_id)
+            except KeyError as e:
+                return {"missing": e.args[0]}
+    """)
+    [(code, _, message)] = findings(source, "FL306")
+    assert "caught exception 'e'" in message
+
+
+# ----- FL307: the exception's text, through one local assignment ---------------------------------
+
+
+def test_fl307_follows_one_local_assignment() -> None:
+    source = FASTMCP1 + textwrap.dedent("""
+        @mcp.tool()
+        def get_invoice(invoice_id: str) -> str:
+            try:
+                return load(invoice_id)
+            except Exception as e:
+                msg = str(e)
+                return msg
+    """)
+    assert [code for code, _, _ in findings(source, "FL307")] == ["FL307"]
+
+
+def test_fl307_not_for_text_that_does_not_come_from_the_exception() -> None:
+    source = FASTMCP1 + textwrap.dedent("""
+        @mcp.tool()
+        def get_invoice(invoice_id: str) -> str:
+            try:
+                return load(invoice_id)
+            except Exception as e:
+                msg = "the invoice could not be loaded"
+                log(e)
+                return msg
+    """)
+    assert findings(source, "FL307") == []
+
+
+# ----- FL305: both spellings, each framework's message ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "imports, raised, says",
+    [
+        ("from mcp.server.fastmcp import FastMCP\nfrom mcp.shared.exceptions import McpError\nfrom mcp.types import ErrorData",
+         "McpError(ErrorData(code=-32602, message='bad id'))", "FastMCP"),
+        ("from mcp.server.mcpserver import MCPServer as FastMCP\nfrom mcp.shared.exceptions import MCPError",
+         "MCPError(-32602, 'bad id')", "MCPServer"),
+    ],
+)  # fmt: skip
+def test_fl305_both_spellings_say_what_their_framework_sends(imports: str, raised: str, says: str) -> None:
+    source = imports + textwrap.dedent(f"""
+        mcp = FastMCP("billing")
+
+        @mcp.tool()
+        def get_invoice(invoice_id: str) -> dict:
+            raise {raised}
+    """)
+    found = findings(source, "FL305")
+    assert len(found) == 1, found
+    assert says in found[0][2]
+
+
+# ----- FL208: opt-in, and its draft ---------------------------------------------------------------
+
+
+DRAFTABLE = FASTMCP1 + textwrap.dedent('''
+    import json
+
+
+    class InvoiceLocked(Exception):
+        pass
+
+
+    def load(invoice_id):
+        if invoice_id == "x":
+            raise InvoiceLocked(invoice_id)
+        return {}
+
+
+    @mcp.tool()
+    def get_invoice(invoice_id: str) -> str:
+        if not invoice_id:
+            raise ValueError("Invoice id is required")
+        if invoice_id == "?":
+            return "Error: invoice not found"
+        return json.dumps(load(invoice_id))
+
+
+    @mcp.tool()
+    def add(a: int, b: int) -> int:
+        if not isinstance(a, int):
+            raise TypeError("a must be an int")
+        return a + b
+''')
+
+
+def test_fl208_is_opt_in() -> None:
+    assert findings(DRAFTABLE, "FL208") == []
+    found = findings(DRAFTABLE, "FL208", extra=("FL208",))
+    assert [(code, "get_invoice" in message) for code, _, message in found] == [("FL208", True)]
+    assert "3 failure modes" in found[0][2]  # a guard (TypeError) is not a failure mode: add is clean
+
+
+def test_fl208_draft_is_a_contract_the_linter_then_reads() -> None:
+    report = lint_sources({"app.py": DRAFTABLE}, extend_select=("FL208",))
+    [finding] = [d for d in report.diagnostics if d.code == "FL208"]
+    assert finding.fix is not None and finding.fix.applicability == "unsafe"
+    fixed = apply_edits(DRAFTABLE, finding.fix.edits)
+    assert "from mcp_fusion import ErrorContract, JsonRpcErrorCode, contract\n" in fixed
+    assert '@mcp.tool()\n@contract(errors=[\n    ErrorContract(reason="invoice_id_is_required", code=JsonRpcErrorCode.INVALID_PARAMS' in fixed
+    assert 'reason="invoice_locked", code=JsonRpcErrorCode.CONFLICT' in fixed
+    assert 'reason="invoice_not_found", code=JsonRpcErrorCode.NOT_FOUND, when="Error: invoice not found"' in fixed
+    compile(fixed, "app.py", "exec")
+    after = lint_sources({"app.py": fixed}, extend_select=("FL208",))
+    codes = [d.code for d in after.diagnostics]
+    assert "FL208" not in codes  # the tool has a contract now
+    assert codes.count("FL111") == 3  # every empty recovery is pointed at, for the author to write
+
+
+def test_fl208_not_with_fail_nor_when_the_handler_catches_everything() -> None:
+    source = FASTMCP1 + textwrap.dedent("""
+        from mcp_fusion import fail
+
+        @mcp.tool()
+        def void(invoice_id: str) -> dict:
+            raise fail("already_void")
+
+        @mcp.tool()
+        def safe(invoice_id: str) -> dict:
+            try:
+                raise ValueError("bad")
+            except ValueError:
+                return {"ok": False}
+    """)
+    codes = [code for code, _, _ in findings(source, "FL205", "FL208", extra=("FL208",))]
+    assert codes == ["FL205"]
+
+
+# ----- registrations in a loop, mount prefixes, prompts ---------------------------------------
+
+
+def test_a_loop_over_a_literal_list_registers_each_element() -> None:
+    source = FASTMCP1 + textwrap.dedent("""
+        from mcp.server.fastmcp.tools import Tool
+
+        def alpha(a: str) -> str:
+            raise ValueError("bad alpha")
+
+        def beta(a: str) -> str:
+            raise KeyError(a)
+
+        for fn in [alpha, beta]:
+            mcp.add_tool(fn)
+
+        for made in (Tool.from_function(alpha, name="alpha_two"),):
+            mcp.add_tool(made)
+
+        def register(server: FastMCP) -> None:
+            for handler in (beta,):
+                server.tool(name="beta_two")(handler)
+
+        for dynamic in discover():
+            mcp.add_tool(dynamic)
+    """)
+    found = findings(source, "FL300", "FL190")
+    tools = {code: message for code, _, message in found}
+    fl300 = [message for code, _, message in found if code == "FL300"]
+    assert any("alpha" in m and "alpha_two" in m for m in fl300) and any("beta_two" in m for m in fl300), fl300
+    assert [code for code, _, _ in found].count("FL190") == 1  # only the dynamic loop
+    assert "'dynamic'" in tools["FL190"]
+
+
+def test_a_mount_prefix_names_tools_a_recovery_may_name() -> None:
+    source = textwrap.dedent("""
+        from fastmcp import FastMCP
+        from mcp_fusion import contract, ErrorContract, JsonRpcErrorCode
+
+        sub = FastMCP("sub")
+        main = FastMCP("main")
+        main.mount(sub, prefix="billing")
+
+        @sub.tool
+        @contract(errors=[ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice",
+                                        recovery="Call billing_list_invoices to find a valid invoice id.")])
+        def get_invoice(invoice_id: str) -> dict:
+            return {}
+
+        @sub.tool
+        def list_invoices() -> list:
+            return []
+    """)
+    assert findings(source, "FL401") == []
+    assert findings(source.replace("billing_list_invoices", "billing_list_bills"), "FL401") != []
+
+
+def test_prompts_get_the_handler_rules() -> None:
+    source = FASTMCP1 + textwrap.dedent("""
+        @mcp.prompt()
+        def summarise(topic: str) -> str:
+            if not topic:
+                raise ValueError("topic required")
+            try:
+                return render(topic)
+            except Exception as e:
+                return f"Error: {e}"
+    """)
+    codes = {code for code, _, _ in findings(source)}
+    assert {"FL300", "FL306", "FL307"} <= codes, codes
+
+
+# ----- the honest summary ---------------------------------------------------------------------
+
+
+def test_the_summary_counts_definitions_and_says_when_nothing_was_checked() -> None:
+    report = lint_sources({"app.py": DRAFTABLE}, select=["FL3"])
+    assert summary(report).endswith("(2 tools; 1 file checked).")
+    none = lint_sources({"plain.py": "from mcp.server.fastmcp import FastMCP\nx = 1\n"})
+    assert summary(none).startswith("No MCP tools, resources or prompts found in 1 file: nothing was checked")
+    assert "mcp 1.x FastMCP" in summary(none)
+    assert ROOT  # the harness lints in memory
