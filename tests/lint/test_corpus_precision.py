@@ -62,6 +62,11 @@ def findings(code: str, sources: dict[str, str]) -> list[tuple[str, int, str]]:
     return [(d.path.rpartition("/")[2], d.span.line, d.message) for d in report.diagnostics]
 
 
+def subject(message: str) -> str:
+    """``tool 'x'`` / ``resource 'uri'``: what a message is about."""
+    return message.split("': ", 1)[0] + "'"
+
+
 def test_fl300_a_catch_all_decorator_in_another_module_absorbs_the_raise() -> None:
     """elasticache-mcp-server: ``@mcp.tool(...)`` over ``@handle_exceptions`` (common/decorators.py),
     whose wrapper returns ``{"error": str(e)}``: the helper's ValueError never reaches FastMCP. A
@@ -98,3 +103,37 @@ async def run_query(query: str) -> str:
     return error_msg
 '''})
     assert [(name, line) for name, line, _ in found] == [("server.py", 16)]
+
+
+def test_fl300_a_resource_is_not_told_it_is_a_tool() -> None:
+    """amazon-neptune-mcp-server: one helper's ValueError escapes to two resources and two tools;
+    elevenlabs-mcp: a resource template raises FileNotFoundError. FastMCP answers a resource read
+    with a JSON-RPC error, not `Error executing tool ...`: one finding says that, naming the
+    resources; the other names the tools with the tool message."""
+    found = findings("FL300", {"server.py": '''
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("graph")
+
+
+def graph():
+    if not connected():
+        raise ValueError("The graph is not connected")
+    return GRAPH
+
+
+@mcp.resource("graph://status")
+def status() -> str:
+    return graph().status()
+
+
+@mcp.tool()
+def run_query(query: str) -> str:
+    return graph().run(query)
+'''})
+    assert sorted((line, subject(message)) for _, line, message in found) == [
+        (9, "resource 'graph://status'"), (9, "tool 'run_query'")]
+    by_subject = {subject(message): message for _, _, message in found}
+    assert "a JSON-RPC error carrying its text (mcp 1.x FastMCP), not a resource" in by_subject["resource 'graph://status'"]
+    assert "Error executing tool" not in by_subject["resource 'graph://status'"]
+    assert "`Error executing tool run_query: <its text>`" in by_subject["tool 'run_query'"]
