@@ -188,5 +188,6 @@ async def flush_cache(name: str) -> dict:
                     sees = what_the_model_sees(framework, masked, tool_name(subjects))  # type: ignore[arg-type]
                     advice = ("declare the failure with @contract(errors=[...]) and raise fail(<reason>), or raise "
                               "ToolError with a message the model can act on")  # fmt: skip
-                yield Finding(site.span, f"raise {site.exception} reaches the model as {sees}; {advice}",
+                reader = "the model" if kind == "tool" else "the client"
+                yield Finding(site.span, f"raise {site.exception} reaches {reader} as {sees}; {advice}",
                               function.path, subjects=subjects)  # fmt: skip
