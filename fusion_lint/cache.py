@@ -201,11 +201,14 @@ class RunMemo:
         results: list,
         enabled: Iterable[str],
         report_unused_suppressions: bool,
+        configs: Iterable[str] = (),
     ) -> Optional["RunMemo"]:
         """The memo of a run over files on disk (a run over buffers or ``--fix`` rounds, whose
-        text is not on disk, is not opened: the caller does not ask)."""
+        text is not on disk, is not opened: the caller does not ask). ``configs``: what else the
+        report depends on (each reported file's config, the command line's settings)."""
         parts = [
             f"settings={settings.model_dump_json()}",
+            *configs,
             f"root={root}",
             f"enabled={','.join(sorted(enabled))}",
             f"unused-suppressions={report_unused_suppressions}",

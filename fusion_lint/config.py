@@ -1,11 +1,11 @@
-"""Configuration: ``[tool.fusion-lint]`` in ``pyproject.toml`` or ``fusion-lint.toml`` (DESIGN §6).
+"""Configuration: ``[tool.fusion-lint]`` in ``pyproject.toml``, or ``fusion-lint.toml`` /
+``.fusion-lint.toml`` with the keys at the top level (DESIGN §6, §12.4).
 
 A config file is data, never code: parsed with tomllib/tomli, validated by a pydantic model; a bad
 key or value is a ``ConfigError`` naming the file, the key and what was expected (exit 2).
 """
 from __future__ import annotations
 
-import fnmatch
 import keyword
 import os
 import re
@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .discovery import pattern_problem
+from .discovery import glob_problem, pattern_problem
 from .files import FileTooLarge, read_regular
 
 if sys.version_info >= (3, 11):
@@ -23,15 +23,20 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-CONFIG_FILES = ("fusion-lint.toml", "pyproject.toml")
+#: The config files of one folder, the first found winning (the dedicated files before
+#: ``pyproject.toml``, as ruff puts ``.ruff.toml`` and ``ruff.toml`` before it). A
+#: ``pyproject.toml`` without a ``[tool.fusion-lint]`` table is no config.
+CONFIG_FILES = (".fusion-lint.toml", "fusion-lint.toml", "pyproject.toml")
 #: A configuration file larger than this is refused (real ones are a few kB).
 CONFIG_MAX_BYTES = 10_000_000
 
-#: Directories nobody wants linted (ruff's list); ``exclude`` replaces it, ``extend-exclude`` adds.
+#: Directories nobody wants linted (ruff's list, and our cache's default folder); ``exclude``
+#: replaces it, ``extend-exclude`` adds.
 DEFAULT_EXCLUDE = (
-    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".mypy_cache", ".nox", ".pants.d",
-    ".pytype", ".ruff_cache", ".svn", ".tox", ".venv", "__pypackages__", "_build", "buck-out",
-    "dist", "node_modules", "venv", ".fusion_lint_cache",
+    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache",
+    ".nox", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".venv",
+    ".vscode", "__pypackages__", "_build", "buck-out", "dist", "node_modules", "site-packages", "venv",
+    ".fusion_lint_cache",
 )  # fmt: skip
 
 
@@ -84,10 +89,9 @@ class Settings(BaseModel):
     @classmethod
     def _globs(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
         for pattern in value:
-            try:
-                re.compile(fnmatch.translate(pattern))
-            except re.error as exc:
-                raise ValueError(f"cannot parse the pattern {pattern!r}: {exc.msg}") from None
+            problem = glob_problem(pattern)
+            if problem is not None:
+                raise ValueError(f"cannot parse the pattern {pattern!r}: {problem}")
         return value
 
 
@@ -153,7 +157,8 @@ def read_config_file(path: Path) -> Optional[Settings]:
         if table is None:
             return None
         return parse_settings(table, str(path))
-    # fusion-lint.toml holds the keys at the top level (a [tool.fusion-lint] table works too).
+    # fusion-lint.toml and .fusion-lint.toml hold the keys at the top level (a [tool.fusion-lint]
+    # table works too).
     nested = document.get("tool", {}).get("fusion-lint") if isinstance(document.get("tool"), dict) else None
     if nested is not None:
         return parse_settings(nested, str(path))
@@ -203,18 +208,33 @@ def _deepest_line(text: str) -> int:
     return 1
 
 
+DEFAULTS = LoadedConfig(settings=Settings(), path=None)
+
+
+def config_in(directory: Path) -> Optional[LoadedConfig]:
+    """The config file of one folder, if it has one (``CONFIG_FILES`` says which wins)."""
+    for name in CONFIG_FILES:
+        path = directory / name
+        try:
+            is_file = path.is_file()
+        except OSError:  # a path longer than the system allows: nothing can be read there
+            is_file = False
+        if is_file:
+            settings = read_config_file(path)
+            if settings is not None:
+                return LoadedConfig(settings=settings, path=path)
+    return None
+
+
 def find_config(start: Path) -> LoadedConfig:
     """The nearest config at or above ``start`` (a file or directory)."""
     directory = start if start.is_dir() else start.parent
     directory = Path(os.path.abspath(directory))
     for candidate in (directory, *directory.parents):
-        for name in CONFIG_FILES:
-            path = candidate / name
-            if path.is_file():
-                settings = read_config_file(path)
-                if settings is not None:
-                    return LoadedConfig(settings=settings, path=path)
-    return LoadedConfig(settings=Settings(), path=None)
+        found = config_in(candidate)
+        if found is not None:
+            return found
+    return DEFAULTS
 
 
 def load_explicit(path: Path) -> LoadedConfig:

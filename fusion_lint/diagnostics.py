@@ -78,6 +78,7 @@ class Report:
     enabled: frozenset[str] = frozenset()  # codes of the rules that ran (SARIF lists them)
     # What the reported files define, by kind (tool, resource, prompt, dispatcher): what was checked.
     definitions: dict[str, int] = field(default_factory=dict)
+    fixed: int = 0  # findings --fix fixed (in the files written, or in the buffer it returns)
 
     @property
     def errors(self) -> int:

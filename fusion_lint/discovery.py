@@ -9,9 +9,11 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase, translate
 from functools import lru_cache
+from glob import escape
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional, Sequence
 
 from .files import read_regular
 
@@ -76,6 +78,44 @@ def pattern_problem(pattern: str) -> Optional[str]:
     return None
 
 
+def anchored_rules(base: Path, patterns: Iterable[str]) -> list["IgnoreRules"]:
+    """Exclude patterns written in a config in ``base`` (or on the command line, ``base`` the working
+    directory), as gitignore rules: ``./x`` is ``x`` at the top of ``base`` (as ``/x`` is), and a
+    full path (``/home/me/project/build``) is that path. A leading ``/`` is a full path only when
+    its first part is a folder at the file system's top and not one in ``base``."""
+    relative: list[str] = []
+    absolute: list[str] = []
+    for written in patterns:
+        negated, pattern = ("!", written[1:]) if written.startswith("!") else ("", written)
+        while pattern.startswith("./"):
+            pattern = "/" + pattern[2:].lstrip("/")
+        if pattern.startswith("/") and _names_a_full_path(base, pattern):
+            inside = _inside(base, pattern)
+            if inside is None:
+                absolute.append(negated + pattern)
+            elif inside:  # (``base`` itself is the walk's start, never excluded by its own config)
+                relative.append(negated + "/" + inside)
+            continue
+        relative.append(negated + pattern)
+    rules = [IgnoreRules(base, relative)] if relative else []
+    if absolute:  # matched against full paths
+        rules.append(IgnoreRules(Path(os.sep), absolute))
+    return rules
+
+
+def _names_a_full_path(base: Path, pattern: str) -> bool:
+    first = pattern.lstrip("/").split("/", 1)[0]
+    return bool(first) and os.path.isdir(os.path.join(os.sep, first)) and not os.path.exists(base / first)
+
+
+def _inside(base: Path, pattern: str) -> Optional[str]:
+    """``pattern`` (a full path) relative to ``base`` when it lies inside it, else None."""
+    prefix = str(base).rstrip(os.sep) + os.sep
+    if pattern.rstrip("/") == str(base):
+        return ""
+    return pattern[len(prefix):] if pattern.startswith(prefix) else None
+
+
 @dataclass
 class IgnoreRules:
     """Patterns relative to ``base``; the last matching pattern decides (gitignore semantics)."""
@@ -116,6 +156,64 @@ def _read_gitignore(directory: Path) -> Optional[IgnoreRules]:
     return IgnoreRules(directory, patterns) if patterns else None
 
 
+@dataclass(frozen=True)
+class PathGlob:
+    """A ``per-file-ignores`` pattern, as ruff reads one: relative to ``base`` (the folder of the
+    config it is written in; ``./x`` too) or a full path; a pattern without a slash also matches
+    the file's name; ``legacy/`` matches every file below that folder; ``**/`` matches any number
+    of folders; ``!pattern`` matches every file the pattern does not."""
+
+    written: str
+    base: str
+
+    @property
+    def negated(self) -> bool:
+        return self.written.startswith("!")
+
+    @property
+    def _pattern(self) -> str:
+        return self.written[1:] if self.negated else self.written
+
+    def _full(self) -> str:
+        pattern = self._pattern
+        return pattern if os.path.isabs(pattern) else os.path.join(escape(self.base), pattern)
+
+    def matches(self, path: str) -> bool:
+        pattern = self._pattern
+        full = os.path.normpath(self._full()) + ("/" if pattern.endswith("/") else "")
+        if full.endswith("/"):
+            hit = path.startswith(full) or fnmatchcase(path, full + "*")
+        else:
+            hit = any(fnmatchcase(path, candidate) for candidate in {full, full.replace("/**/", "/")})
+        if not hit and "/" not in pattern:
+            hit = fnmatchcase(os.path.basename(path), pattern)
+        return hit != self.negated
+
+
+def glob_problem(pattern: str) -> Optional[str]:
+    """Why a ``per-file-ignores`` pattern cannot be used (as ruff's globs refuse them: an empty
+    pattern, a ``[`` never closed, a reversed range), or None."""
+    body = pattern[1:] if pattern.startswith("!") else pattern
+    if not body.strip():
+        return "an empty pattern matches no file"
+    index = body.find("[")
+    while index != -1:
+        first = index + 2 if body.startswith("[!", index) else index + 1
+        close = body.find("]", first + 1 if body.startswith("]", first) else first)
+        if close == -1:
+            return f"the '[' at {index + 1} is never closed"
+        members = body[first:close]
+        for at in range(1, len(members) - 1):
+            if members[at] == "-" and members[at - 1] > members[at + 1]:
+                return f"bad character range {members[at - 1]}-{members[at + 1]}"
+        index = body.find("[", close + 1)
+    try:
+        re.compile(translate(body))
+    except re.error as exc:  # pragma: no cover (translate escapes what it does not understand)
+        return re.sub(r" at position \d+$", "", str(exc))
+    return None
+
+
 @dataclass
 class Discovery:
     """The result of walking the paths: files in a stable order, and what could not be read."""
@@ -124,10 +222,21 @@ class Discovery:
     problems: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
 
 
+#: The exclude rules that judge the entries of a folder (those of the config governing it).
+ExcludeRules = Callable[[Path], Sequence[IgnoreRules]]
+
+
 class Walker:
-    def __init__(self, root: Path, excludes: Iterable[str], respect_gitignore: bool = True):
+    """``excludes`` are patterns relative to ``root``; ``exclude_rules``, when given, replaces them
+    with the rules of each folder (each file is governed by the closest config above it): a file
+    is judged by the rules of its folder, a folder by those of the folder holding it, so a config
+    can exclude a sub-folder that has a config of its own."""
+
+    def __init__(self, root: Path, excludes: Iterable[str] = (), respect_gitignore: bool = True,
+                 exclude_rules: Optional[ExcludeRules] = None):  # fmt: skip
         self.root = root
-        self.excludes = IgnoreRules(root, list(excludes))
+        fixed = [IgnoreRules(root, list(excludes))]
+        self.exclude_rules: ExcludeRules = exclude_rules or (lambda directory: fixed)
         self.respect_gitignore = respect_gitignore
         self._gitignores: dict[Path, Optional[IgnoreRules]] = {}
         # .gitignore files are read up to the repository's top; outside a repository, up to the
@@ -149,7 +258,8 @@ class Walker:
         return list(reversed(chain))  # outermost first: deeper files override
 
     def excluded(self, path: Path, is_dir: bool) -> bool:
-        if self.excludes.decide(path, is_dir) or self._name_excluded(path.name, is_dir):
+        rules = self.exclude_rules(path.parent)
+        if any(r.decide(path, is_dir) for r in rules) or any(self._name_excluded(r, path, is_dir) for r in rules):
             return True
         if not self.respect_gitignore:
             return False
@@ -160,12 +270,15 @@ class Walker:
                 verdict = decided
         return bool(verdict)
 
-    def _name_excluded(self, name: str, is_dir: bool) -> bool:
-        # Exclude patterns without a slash also apply to paths outside the root (by their name).
-        for pattern in self.excludes.patterns:
+    @staticmethod
+    def _name_excluded(rules: IgnoreRules, path: Path, is_dir: bool) -> bool:
+        # Exclude patterns without a slash also apply to paths outside their base (by their name).
+        if rules.base == path or rules.base in path.parents:
+            return False  # ``decide`` judged it
+        for pattern in rules.patterns:
             if "/" not in pattern.rstrip("/") and not pattern.startswith("!"):
                 regex, _, dir_only = _compile(pattern)
-                if (is_dir or not dir_only) and regex.match(name):
+                if (is_dir or not dir_only) and regex.match(path.name):
                     return True
         return False
 

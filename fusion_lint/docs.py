@@ -194,23 +194,48 @@ def render_markdown() -> str:
                 f"| {_cell(rule.summary)} |"
             )
     for rule in rules:
-        out += ["", f"## {heading(rule)}", "", f"*{_status(rule)}*", "", f"**What it does.** {rule.summary}",
-                "", f"**Why is this bad?** {rule.why}"]  # fmt: skip
-        bad, good = examples(rule)
-        if bad:
-            out += ["", "**Example:**", "", *_fenced(bad)]
-        if good:
-            label = "**After the fix:**" if fixed_example(rule) else "**Use instead:**"
-            out += ["", label, "", *_fenced(good)]
-        out += ["", f"**Fix safety.** {fix_safety(rule)}"]
-        if rule.options:
-            out += ["", f"**Options.** {rule.options}"]
-        if rule.limits:
-            out += ["", f"**Known limits.** {rule.limits}"]
-        suppression = _suppression(rule)
-        if suppression:
-            out += ["", f"**Suppress.** {suppression}."]
+        out += ["", f"## {heading(rule)}", "", *rule_markdown(rule)]
     return "\n".join(out) + "\n"
+
+
+def rule_markdown(rule: type[Rule]) -> list[str]:
+    """A rule's page below its heading, in Markdown: ``docs/rules.md``, SARIF's ``help.markdown``
+    and ``fusion-lint rule --output-format json``'s ``explanation``."""
+    out = [f"*{_status(rule)}*", "", f"**What it does.** {rule.summary}", "", f"**Why is this bad?** {rule.why}"]
+    bad, good = examples(rule)
+    if bad:
+        out += ["", "**Example:**", "", *_fenced(bad)]
+    if good:
+        label = "**After the fix:**" if fixed_example(rule) else "**Use instead:**"
+        out += ["", label, "", *_fenced(good)]
+    out += ["", f"**Fix safety.** {fix_safety(rule)}"]
+    if rule.options:
+        out += ["", f"**Options.** {rule.options}"]
+    if rule.limits:
+        out += ["", f"**Known limits.** {rule.limits}"]
+    suppression = _suppression(rule)
+    if suppression:
+        out += ["", f"**Suppress.** {suppression}."]
+    return out
+
+
+def rule_json(rule: type[Rule]) -> dict:
+    """``fusion-lint rule CODE --output-format json``: ruff's keys (name, code, linter, summary, fix,
+    explanation, preview), then fusion-lint's own (severity, default, fix safety, url)."""
+    return {
+        "name": rule.name,
+        "code": rule.code,
+        "linter": "fusion-lint",
+        "summary": rule.summary,
+        # A fix is built where the code allows it (FL101 leaves a decorator it cannot rewrite alone).
+        "fix": "Fix is sometimes available." if rule.fix else "Fix is not available.",
+        "explanation": "\n".join([f"## {heading(rule)}", "", *rule_markdown(rule)]) + "\n",
+        "preview": False,
+        "severity": rule.severity,
+        "default_enabled": rule.default_enabled,
+        "fix_safety": rule.fix_safety if rule.fix else None,
+        "url": rule.url(),
+    }
 
 
 def render_table() -> str:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import os
 import traceback
 from dataclasses import dataclass, field
-from fnmatch import fnmatch
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
 from .cache import RunMemo
-from .config import LoadedConfig, Settings, find_config
+from .config import DEFAULTS, LoadedConfig, Settings
+from .config_tree import ConfigTree, FlagSettings, common_folder
 from .diagnostics import Diagnostic, Report, Span
 from .discovery import Discovery, Walker
 from .facts.model import FileFacts
@@ -23,9 +23,11 @@ from .pipeline import FileResult, imports_module, read_source
 from .project.index import ProjectIndex
 from .project.resolve import resolve
 from .project.view import ProjectView, ResolvedDefinition
-from .rules import Finding, FixBuilder, Rule, all_rules
+from .rules import Finding, Rule, all_rules
 from .runner import run_files
-from .selection import Selection, expand_rule_keys, select
+from .scopes import FileScopes
+from .selection import RuleSelector, Selection
+from .suppression import Reported, suppress, unused_suppressions
 from .source import Decoded, decode
 
 #: Rules the engine reports itself, for a whole file or a comment: no definition to check.
@@ -40,7 +42,9 @@ class UsageError(Exception):
 class Options:
     paths: list[str] = field(default_factory=lambda: ["."])
     settings: Optional[Settings] = None  # None: found from the paths
-    config: Optional[LoadedConfig] = None
+    config: Optional[LoadedConfig] = None  # --config: this one governs every file
+    isolated: bool = False  # --isolated: no config file; the defaults govern every file
+    flags: FlagSettings = field(default_factory=FlagSettings)  # --exclude, --per-file-ignores, ...
     selection: Selection = field(default_factory=Selection)
     jobs: Optional[int] = None
     use_cache: bool = True
@@ -71,6 +75,8 @@ class Analysis:
     index: ProjectIndex
     read: Callable[[str], Optional[bytes]]  # a file's bytes as this run sees them (overrides first)
     memo: Optional[RunMemo] = None  # the whole-run cache, when this run may use it
+    scopes: Optional[FileScopes] = None  # each file's config (``scopes.py``)
+    enabled: frozenset[str] = frozenset()  # the rules some reported file enables (with a selector)
 
     def text(self, path: str) -> Optional[str]:
         """The decoded text of a file, as the run saw it (what a fix's offsets point into)."""
@@ -85,21 +91,45 @@ class Analysis:
 
 
 def configure(options: Options) -> tuple[LoadedConfig, Settings]:
-    """Check the paths exist and find the configuration (``UsageError``/``ConfigError``: exit 2)."""
+    """Check the paths exist and find the project's configuration (``UsageError``/``ConfigError``:
+    exit 2). Each file's own config is found as the walk reaches it (``config_tree``)."""
+    _, config, settings = configure_tree(options)
+    return config, settings
+
+
+def configure_tree(options: Options) -> tuple[ConfigTree, LoadedConfig, Settings]:
+    """The run's configs, and the project's: the closest config to the common folder of the paths."""
+    tree = _tree(options)
     if options.sources is not None:
-        config = options.config or LoadedConfig(settings=Settings(), path=None)
-        return config, options.settings or config.settings
+        config = tree.forced or DEFAULTS
+        return tree, config, config.settings
     paths = [Path(p) for p in options.paths]
     for path in paths:
         if not path.exists() and options.stdin is None:
             raise UsageError(f"{path}: no such file or directory")
-    config = options.config or find_config(paths[0] if paths else Path("."))
-    return config, options.settings or config.settings
+    config = tree.project(paths)
+    return tree, config, config.settings
 
 
-def _root_for(config: LoadedConfig, path: Path) -> Path:
-    if config.root is not None:
+def _tree(options: Options) -> ConfigTree:
+    forced = options.config
+    if options.settings is not None:  # these settings, for every file
+        forced = LoadedConfig(settings=options.settings, path=forced.path if forced is not None else None)
+    if forced is None and options.sources is not None:
+        forced = DEFAULTS  # an in-memory project reads no config
+    return ConfigTree(forced, options.isolated, options.flags)
+
+
+def project_root(config: LoadedConfig, paths: Sequence[Path]) -> Path:
+    """The project root: the project config's folder when it holds every path, else the top of
+    the package of each path (or the folder given), their common folder."""
+    common = common_folder(paths)
+    if config.root is not None and (config.root == common or config.root in common.parents):
         return config.root
+    return common_folder([_package_top(path) for path in paths] or [Path(".")])
+
+
+def _package_top(path: Path) -> Path:
     absolute = Path(os.path.abspath(path))
     if absolute.is_file() or not absolute.exists():
         base = module_of(str(absolute))[2] if absolute.suffix == ".py" else str(absolute.parent)
@@ -107,31 +137,41 @@ def _root_for(config: LoadedConfig, path: Path) -> Path:
     return absolute
 
 
+def discover(
+    options: Options, config: LoadedConfig, settings: Settings, selector: Optional[RuleSelector], tree: ConfigTree
+) -> tuple[Path, FileScopes, Walker, Discovery]:
+    """The project root, each file's scope, the walker, and the files the paths name (what is
+    reported on: excludes apply to files named explicitly, and to the name a buffer is linted as)."""
+    paths = [Path(p) for p in options.paths]
+    root = project_root(config, paths)
+    scopes = FileScopes(tree, root, selector)
+    respect = options.flags.respect_gitignore
+    walker = Walker(root, respect_gitignore=settings.respect_gitignore if respect is None else respect,
+                    exclude_rules=scopes.excludes)  # fmt: skip
+    reported = Discovery()
+    walker.walk([Path(os.path.abspath(options.stdin[0]))] if options.stdin is not None else paths, reported)
+    return root, scopes, walker, reported
+
+
 def analyse(
-    options: Options, config: LoadedConfig, settings: Settings, enabled: Optional[frozenset[str]] = None
+    options: Options,
+    config: LoadedConfig,
+    settings: Settings,
+    selector: Optional[RuleSelector] = None,
+    tree: Optional[ConfigTree] = None,
 ) -> Analysis:
     """Discover, analyse every file (parallel, cached) and index the project.
 
-    With ``enabled`` (the rules that will run), a run whose every input is unchanged is found in
-    the cache before any file's facts are loaded: ``memo.entry`` then holds its report."""
+    With ``selector`` (the rules each config enables), a run whose every input is unchanged is
+    found in the cache before any file's facts are loaded: ``memo.entry`` then holds its report."""
+    tree = tree or _tree(options)
     if options.sources is not None:
-        return _analyse_sources(options, config, settings)
-    paths = [Path(p) for p in options.paths]
-    root = _root_for(config, paths[0] if paths else Path("."))
-    walker = Walker(root, [*settings.exclude, *settings.extend_exclude], settings.respect_gitignore)
-
-    reported = Discovery()
-    if options.stdin is None:
-        walker.walk(paths, reported)
+        return _analyse_sources(options, config, settings, FileScopes(tree, Path("/"), selector))
+    root, scopes, walker, reported = discover(options, config, settings, selector, tree)
     report_set = set(reported.files)
     overrides = dict(options.overrides)
     if options.stdin is not None:
-        stdin_path = os.path.abspath(options.stdin[0])
-        # Excludes apply to the name a buffer is linted as, as to any path given by name (§6).
-        named = Discovery()
-        walker.walk([Path(stdin_path)], named)
-        report_set.update(named.files)
-        overrides[stdin_path] = options.stdin[1]
+        overrides[os.path.abspath(options.stdin[0])] = options.stdin[1]
 
     # The project: every file under the root that passes the pre-scan, so cross-file facts (tool
     # names, services, shared contracts) are the same whether one file or the tree is reported.
@@ -140,14 +180,16 @@ def analyse(
     all_paths = sorted(set(project_files.files) | report_set)
     memo: Optional[RunMemo] = None
     cacheable = options.use_cache and options.stdin is None and not options.overrides
+    reportable = report_set | {path for path, _ in reported.problems}
+    enabled = scopes.enabled_in(reportable) if selector is not None else frozenset()
 
     def remembered(partial: list[FileResult]) -> bool:
         nonlocal memo
-        memo = RunMemo.open(settings, root, report_set, list(reported.problems), partial, enabled or (),
-                            options.report_unused_suppressions)  # fmt: skip
+        memo = RunMemo.open(settings, root, report_set, list(reported.problems), partial, enabled,
+                            options.report_unused_suppressions, scopes.cache_parts(reportable))  # fmt: skip
         return memo is not None and memo.lookup() is not None
 
-    probe = remembered if enabled is not None and cacheable else None
+    probe = remembered if selector is not None and cacheable else None
     results = run_files(all_paths, settings, jobs=options.jobs, use_cache=options.use_cache, cache_root=root,
                         overrides=overrides, probe=probe)  # fmt: skip
     if memo is None or memo.entry is None:
@@ -165,7 +207,8 @@ def analyse(
         return data if isinstance(data, bytes) else None
 
     index = ProjectIndex(files, load, import_roots(files, root), settings.follow_calls)
-    return Analysis(config, settings, root, report_set, list(reported.problems), results, files, index, read, memo)
+    return Analysis(config, settings, root, report_set, list(reported.problems), results, files, index, read, memo,
+                    scopes, enabled)  # fmt: skip
 
 
 def import_roots(files: Iterable[str], root: Path) -> list[Path]:
@@ -179,11 +222,12 @@ def import_roots(files: Iterable[str], root: Path) -> list[Path]:
     return sorted(roots)
 
 
-def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings) -> Analysis:
+def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings, scopes: FileScopes) -> Analysis:
     """An in-memory project: its files are ``options.sources``, read from nowhere else."""
     sources = dict(options.sources or {})
     paths = sorted(sources)
     root = Path(os.path.commonpath([os.path.dirname(p) for p in paths])) if paths else Path("/")
+    scopes.root = root
     results = run_files(paths, settings, jobs=1, use_cache=False, overrides=sources, isolate=False)
     files = {result.path: result.facts for result in results if result.facts is not None}
 
@@ -193,7 +237,8 @@ def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings)
 
     index = ProjectIndex(files, load, import_roots(files, root), settings.follow_calls,
                          is_file=lambda path: str(path) in sources)  # fmt: skip
-    return Analysis(config, settings, root, set(paths), [], results, files, index, sources.get)
+    enabled = scopes.enabled_in(paths) if scopes.selector is not None else frozenset()
+    return Analysis(config, settings, root, set(paths), [], results, files, index, sources.get, None, scopes, enabled)
 
 
 def _admit_reexport_users(
@@ -238,14 +283,6 @@ def _admit_reexport_users(
 # ----- the rule phase: pure functions of the resolved project -------------------------------------
 
 
-@dataclass
-class Reported:
-    """A diagnostic before suppression, with the fix its rule described (built only if it is kept)."""
-
-    diagnostic: Diagnostic
-    fix: Optional[FixBuilder] = None
-
-
 def _touches(definition: ResolvedDefinition, report_set: set[str]) -> bool:
     """Whether a definition's diagnostics could land in a reported file: its own file, a file its
     contract was written in, or a file its handler reaches."""
@@ -254,12 +291,15 @@ def _touches(definition: ResolvedDefinition, report_set: set[str]) -> bool:
     return not definition.contract.files.isdisjoint(report_set) or any(r.path in report_set for r in definition.reach)
 
 
-def check(project: ProjectView, rules: Sequence[type[Rule]], report_set: set[str]) -> list[Reported]:
+def check(project: ProjectView, rules: Sequence[type[Rule]], report_set: set[str],
+          views: Optional[Callable[[str], ProjectView]] = None) -> list[Reported]:  # fmt: skip
     """Run ``rules`` over the resolved project: definition rules once per definition, entry rules
     once per contract entry, function rules once per function. Only what can report into a
     reported file is checked (pre-commit and the editor report one file of a large project). A
     finding made for several definitions (a shared entry, a shared handler) is one diagnostic
-    naming every one of them. A rule that raises is FL999 for what it was checking."""
+    naming every one of them. A rule that raises is FL999 for what it was checking. ``views``: the
+    project as the rule sees it from the file of what it checks (that file's settings)."""
+    view = views or (lambda path: project)
     order = {id(definition): index for index, definition in enumerate(project.definitions)}
     touching = [d for d in project.definitions if _touches(d, report_set)]
     entries = [e for e in project.entries if e.path in report_set]
@@ -271,11 +311,12 @@ def check(project: ProjectView, rules: Sequence[type[Rule]], report_set: set[str
         scopes = rule_class.checks()
         work: list[tuple[Callable[[], Iterable[Finding]], list[ResolvedDefinition], Span, str]] = []
         if "definition" in scopes:
-            work += [(lambda d=d: rule.check_definition(d, project), [d], d.definition.span, d.path) for d in touching]
+            work += [(lambda d=d: rule.check_definition(d, view(d.path)), [d], d.definition.span, d.path)
+                     for d in touching]  # fmt: skip
         if "entry" in scopes:
-            work += [(lambda e=e: rule.check_entry(e, project), e.holders, e.entry.span, e.path) for e in entries]
+            work += [(lambda e=e: rule.check_entry(e, view(e.path)), e.holders, e.entry.span, e.path) for e in entries]
         if "function" in scopes:
-            work += [(lambda f=f: rule.check_function(f, project), f.handler_of, f.function.span, f.path)
+            work += [(lambda f=f: rule.check_function(f, view(f.path)), f.handler_of, f.function.span, f.path)
                      for f in functions]  # fmt: skip
         for run, subjects, span, path in work:
             try:
@@ -330,67 +371,6 @@ def all_rules_by_code() -> dict[str, type[Rule]]:
 # ----- after the rules: per-file ignores, suppressions, fixes -------------------------------------
 
 
-def per_file_ignored(diagnostic: Diagnostic, settings: Settings, root: Path, rules: Sequence[type[Rule]]) -> bool:
-    """Whether a ``per-file-ignores`` pattern matching the diagnostic's file names its rule."""
-    if not settings.per_file_ignores:
-        return False
-    try:
-        relative = Path(diagnostic.path).relative_to(root).as_posix()
-    except ValueError:
-        relative = diagnostic.path
-    for pattern, keys in settings.per_file_ignores.items():
-        # A glob over the path from the root or over the file name; ``legacy/`` is a directory.
-        in_directory = pattern.endswith("/") and relative.startswith(pattern)
-        if in_directory or fnmatch(relative, pattern) or fnmatch(os.path.basename(relative), pattern):
-            if diagnostic.code in expand_rule_keys(keys, rules, None, "per-file-ignores"):
-                return True
-    return False
-
-
-Used = dict[tuple[str, int], set[str]]  # (path, line of the comment) -> the codes and names it silenced
-
-
-def suppress(reported: list[Reported], files: dict[str, FileFacts]) -> tuple[list[Reported], Used]:
-    """What no suppression comment silences, and which comments silenced what."""
-    kept: list[Reported] = []
-    used: Used = {}
-    for item in reported:
-        diagnostic = item.diagnostic
-        line = _suppressing_line(diagnostic, files.get(diagnostic.path))
-        if line is None:
-            kept.append(item)
-        else:
-            used.setdefault((diagnostic.path, line), set()).update({diagnostic.code, diagnostic.name})
-    return kept, used
-
-
-def _suppressing_line(diagnostic: Diagnostic, facts: Optional[FileFacts]) -> Optional[int]:
-    """The line of the comment that suppresses ``diagnostic`` (on its line or its statement's first)."""
-    if facts is None or not facts.suppressions:
-        return None
-    for line in {diagnostic.span.line, diagnostic.span.stmt_line}:
-        tokens = facts.suppressions.get(line)
-        if tokens and ("*" in tokens or diagnostic.code in tokens or diagnostic.name in tokens):
-            return line
-    return None
-
-
-def unused_suppressions(used: Used, files: dict[str, FileFacts], report_set: set[str], rule: type[Rule]) -> list[Reported]:
-    """A ``# noqa`` (or one of its codes) that suppressed nothing in this run."""
-    unused = []
-    for path in sorted(report_set):
-        facts = files.get(path)
-        for line, tokens in sorted(facts.suppressions.items()) if facts else ():
-            hits = used.get((path, line), set())
-            stale = sorted(t for t in tokens if t != "*" and t not in hits)
-            if ("*" in tokens and not hits) or stale:
-                what = "'# noqa'" if "*" in tokens and not hits else ", ".join(stale)
-                message = f"unused suppression: {what} suppresses nothing here; remove it"
-                unused.append(Reported(Diagnostic(rule.code, rule.name, rule.severity, message, path,
-                                                  Span(line, 0, line, 0, 0, 0, line))))  # fmt: skip
-    return unused
-
-
 def texts_to_fix(reported: list[Reported], analysis: Analysis) -> dict[str, str]:
     """The text of every file a kept diagnostic's fix edits (read once, as the run saw it)."""
     texts: dict[str, str] = {}
@@ -415,11 +395,11 @@ def build_fixes(reported: list[Reported], texts: dict[str, str]) -> None:
 # file's facts again and again: measured ~20% of the rules' time on the dense benchmark corpus.
 @gc_paused()
 def lint(options: Options) -> Report:
-    config, settings = configure(options)
+    tree, config, settings = configure_tree(options)
     rules = all_rules()
-    enabled = select(options.selection, config, settings, rules)
-    analysis = analyse(options, config, settings, frozenset(enabled))
-    report_set = analysis.report_set
+    analysis = analyse(options, config, settings, RuleSelector(options.selection, rules), tree)
+    report_set, enabled, scopes = analysis.report_set, analysis.enabled, analysis.scopes
+    assert scopes is not None
     memo = analysis.memo
     if memo is not None and memo.entry is not None:  # nothing the run depends on changed: no rule runs
         texts = {path: text for path in memo.entry.texts if (text := analysis.text(path)) is not None}
@@ -430,15 +410,16 @@ def lint(options: Options) -> Report:
     reported = [Reported(d) for d in _file_problems(analysis, by_code)]
     active = [rule for rule in rules if rule.code in enabled and rule.code not in ENGINE_RULES]
     view = analysis.resolved()
-    reported += check(view, active, report_set)
+    reported += check(view, active, report_set, scopes.views(view))
     counts = definition_counts(view, report_set)
     # A directory the walk could not read is reported at the directory, which no file set holds.
     reportable = report_set | {path for path, _ in analysis.walk_problems}
-    reported = [r for r in reported if r.diagnostic.path in reportable and r.diagnostic.code in enabled | {"FL999", "FL900"}]
-    reported = [r for r in reported if not per_file_ignored(r.diagnostic, settings, analysis.root, rules)]
+    # Each file's config decides what is reported in it (its rules, its per-file ignores).
+    reported = [r for r in reported if r.diagnostic.path in reportable and scopes.reports(r.diagnostic)]
     kept, used = suppress(reported, analysis.files)
     if options.report_unused_suppressions:
-        kept += unused_suppressions(used, analysis.files, report_set, by_code["FL900"])
+        kept += unused_suppressions(used, analysis.files, report_set, by_code["FL900"], rules, scopes.enabled,
+                                    analysis.text)  # fmt: skip
     texts = texts_to_fix(kept, analysis)
     build_fixes(kept, texts)
     ordered = sorted((item.diagnostic for item in kept), key=Diagnostic.sort_key)

@@ -285,6 +285,7 @@ class _Session:
     def summarize(self, written: list[Document]) -> None:
         fixed = sum(d.fixed for d in written)
         noqa = sum(d.noqa for d in written)
+        self.report.fixed = fixed  # what --exit-non-zero-on-fix asks about
         if fixed:
             files = len({d.path for d in written if d.fixed})
             warn(f"Fixed {fixed} finding{'s' if fixed != 1 else ''} in {files} file{'s' if files != 1 else ''}.", prefix=False)

@@ -114,6 +114,35 @@ def suppressions(text: str) -> dict[int, frozenset[str]]:
     return found
 
 
+# ``# fusion-lint: noqa`` or ``# fusion-lint: noqa: FL300, FL302`` on a line of its own (ruff's
+# ``# ruff: noqa``): for the whole file. Without the colon, words after ``noqa`` make it no directive
+# (a typo must not silence the whole file).
+_FILE_SUPPRESSION = re.compile(r"^[ \t]*#[ \t]*fusion-lint:[ \t]*noqa[ \t]*(?::(?P<codes>.*))?$", re.IGNORECASE)
+_MENTIONS_FILE_SUPPRESSION = re.compile(r"fusion-lint:[ \t]*noqa", re.IGNORECASE)
+
+
+def file_suppressions(text: str) -> dict[int, frozenset[str]]:
+    """line -> the codes/names a whole-file suppression comment lists ("*": all)."""
+    if _MENTIONS_FILE_SUPPRESSION.search(text) is None:
+        return {}
+    candidates: dict[int, re.Match[str]] = {}
+    for number, line in enumerate(text.split("\n"), start=1):
+        match = _FILE_SUPPRESSION.match(line.rstrip("\r"))
+        if match is not None:
+            candidates[number] = match
+    comments = _comment_starts(text, candidates) if candidates else {}
+    found: dict[int, frozenset[str]] = {}
+    for number, match in candidates.items():
+        line = match.string
+        if comments.get(number) != len(line) - len(line.lstrip()):
+            continue  # a line of a multi-line string
+        listed = match.group("codes")
+        tokens = [t.upper() if t.upper().startswith("FL") else t for t in re.split(r"[\s,]+", listed or "") if t]
+        if listed is None or tokens:
+            found[number] = frozenset(tokens or ["*"])
+    return found
+
+
 def _comment_starts(text: str, lines: dict[int, object]) -> dict[int, int]:
     """The column where the comment of each of ``lines`` starts (tokenized: a ``#`` in a string is
     not one). Only files that mention a suppression get here, and the file already parsed."""
@@ -187,6 +216,7 @@ def _analyze_text(path: str, data: bytes, runtime_modules: Sequence[str]) -> Fil
         if problem is not None:
             return FileResult(path, problem=problem)
     facts.suppressions = suppressions(decoded.text)
+    facts.file_suppressions = file_suppressions(decoded.text)
     return FileResult(path, facts=facts)
 
 

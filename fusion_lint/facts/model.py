@@ -437,6 +437,8 @@ class FileFacts:
     definitions: list[Definition] = field(default_factory=list)
     functions: dict[str, FunctionFacts] = field(default_factory=dict)
     suppressions: dict[int, frozenset[str]] = field(default_factory=dict)  # line -> codes/names; "*" = all
+    # ``# fusion-lint: noqa[: codes]`` comments, for the whole file: line -> codes/names; "*" = all
+    file_suppressions: dict[int, frozenset[str]] = field(default_factory=dict)
     names: Optional[FileNames] = None
     servers: dict[str, ServerRef] = field(default_factory=dict)  # module-level names bound to a server
     imports_framework: bool = False  # the module imports from ``mcp.server``, ``mcp.types`` or ``fastmcp``

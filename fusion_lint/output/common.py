@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..diagnostics import Diagnostic, Report, display_path
 
-__all__ = ["display_path", "plural", "source_excerpt", "statistics_lines", "summary", "summary_lines"]
+__all__ = ["display_path", "plural", "source_excerpt", "statistics", "statistics_lines", "summary", "summary_lines"]
 
 
 def plural(count: int, word: str) -> str:
@@ -70,9 +70,21 @@ def summary_lines(report: Report) -> list[str]:
     return lines
 
 
-def statistics_lines(report: Report) -> list[str]:
-    counts: dict[tuple[str, str], int] = {}
+def statistics(report: Report) -> list[tuple[int, str, str, bool]]:
+    """(count, code, name, fixable) per rule, most frequent first; fixable: ``--fix`` can fix some."""
+    counts: dict[tuple[str, str], list[int]] = {}
     for diagnostic in report.diagnostics:
-        key = (diagnostic.code, diagnostic.name)
-        counts[key] = counts.get(key, 0) + 1
-    return [f"{count:>5}  {code}  {name}" for (code, name), count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+        entry = counts.setdefault((diagnostic.code, diagnostic.name), [0, 0])
+        entry[0] += 1
+        entry[1] |= diagnostic.fix is not None and diagnostic.fix.applicability == "safe"
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    return [(count, code, name, bool(fixable)) for (code, name), (count, fixable) in ordered]
+
+
+def statistics_lines(report: Report) -> list[str]:
+    """``count  code  [*] name``, ruff's marks: ``[*]`` where ``--fix`` can fix some (the column
+    only when some can)."""
+    counted = statistics(report)
+    marks = any(fixable for *_, fixable in counted)
+    return [f"{count:>5}  {code}  {('[*] ' if fixable else '[ ] ') if marks else ''}{name}"
+            for count, code, name, fixable in counted]  # fmt: skip

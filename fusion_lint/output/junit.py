@@ -6,7 +6,8 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from ..diagnostics import Diagnostic, Report
-from .common import display_path, source_excerpt, statistics_lines
+from .common import display_path, source_excerpt
+from .common import statistics as rule_statistics
 
 #: Characters XML 1.0 cannot hold even escaped (a NUL in a linted line must not break the report).
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -33,9 +34,8 @@ def junit(report: Report, *, show_source: bool = False, quiet: bool = False, sta
                                    failures=str(failed), errors="0", skipped="0")  # fmt: skip
     if statistics:
         properties = ElementTree.SubElement(suite, "properties")
-        for line in statistics_lines(report):
-            count, code, name = line.split()
-            ElementTree.SubElement(properties, "property", name=f"{code} {name}", value=count)
+        for count, code, name, _ in rule_statistics(report):
+            ElementTree.SubElement(properties, "property", name=f"{code} {name}", value=str(count))
     for path in files:
         shown = Path(display_path(path)).as_posix()
         classname = shown[:-3].replace("/", ".") if shown.endswith(".py") else shown

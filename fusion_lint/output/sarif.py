@@ -5,6 +5,7 @@ well-formed SARIF log whatever the flags.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -14,6 +15,7 @@ from urllib.parse import quote
 
 from .. import __version__
 from ..diagnostics import Diagnostic, Report
+from ..docs import rule_markdown
 from ..rules import Rule, all_rules
 from .common import display_path, source_excerpt
 
@@ -36,10 +38,46 @@ def _sarif_rule(rule: type[Rule]) -> dict:
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": rule.why},
         "helpUri": rule.url(),
-        "help": {"text": f"{rule.summary}\n\nWhy: {rule.why}" + (f"\n\nFix: {rule.fix}" if rule.fix else "")},
+        "help": {
+            "text": f"{rule.summary}\n\nWhy: {rule.why}" + (f"\n\nFix: {rule.fix}" if rule.fix else ""),
+            "markdown": "\n".join(rule_markdown(rule)) + "\n",  # the rule's page, as docs/rules.md shows it
+        },
         "defaultConfiguration": {"level": rule.severity, "enabled": rule.default_enabled},
     }
     return described
+
+
+#: The key of our fingerprint in ``partialFingerprints`` (versioned: a new recipe is a new key).
+FINGERPRINT = "fusionLint/v1"
+
+
+def _fingerprints(report: Report) -> list[str]:
+    """One per diagnostic, stable across unrelated edits: a digest of the rule, the file (as the
+    report shows it) and the text of the finding's line without its indentation, with the finding's
+    rank among those that share all three — never its line number, so adding a line above keeps it."""
+    texts: dict[str, list[str]] = {}
+    seen: dict[tuple[str, str, str], int] = {}
+    prints = []
+    for diagnostic in report.diagnostics:
+        if diagnostic.path not in texts:
+            text = report.texts.get(diagnostic.path)
+            texts[diagnostic.path] = (text if text is not None else _read(diagnostic.path)).split("\n")
+        lines = texts[diagnostic.path]
+        line = lines[diagnostic.span.line - 1].strip() if 1 <= diagnostic.span.line <= len(lines) else ""
+        key = (diagnostic.code, Path(display_path(diagnostic.path)).as_posix(), line)
+        rank = seen.get(key, 0)
+        seen[key] = rank + 1
+        digest = hashlib.sha256("\0".join([*key, str(rank)]).encode("utf-8", "surrogateescape"))
+        prints.append(digest.hexdigest()[:32])
+    return prints
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return ""
 
 
 def _artifact_location(path: str) -> dict:
@@ -85,7 +123,7 @@ def sarif(report: Report, *, show_source: bool = False, quiet: bool = False, sta
     rules = _reported_rules(report)
     index = {rule.code: position for position, rule in enumerate(rules)}
     results = []
-    for diagnostic in report.diagnostics:
+    for diagnostic, fingerprint in zip(report.diagnostics, _fingerprints(report)):
         location = _artifact_location(diagnostic.path)
         result = {
             "ruleId": diagnostic.code,
@@ -96,6 +134,7 @@ def sarif(report: Report, *, show_source: bool = False, quiet: bool = False, sta
                 "artifactLocation": location,
                 "region": _sarif_region(report, diagnostic, show_source),
             }}],
+            "partialFingerprints": {FINGERPRINT: fingerprint},
         }  # fmt: skip
         fixes = _sarif_fix(diagnostic, location)
         if fixes:

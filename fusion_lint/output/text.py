@@ -1,11 +1,21 @@
-"""``text``: ``path:line:col: CODE [name] message`` grouped per file, then the summary (DESIGN §7)."""
+"""``text``: ``path:line:col: CODE [name] message`` grouped per file, then the summary (DESIGN §7).
+
+With ``color`` (``--color``, or a terminal), the path is bold and the code red (an error) or yellow
+(a warning), as ruff draws them; the characters are the same either way.
+"""
 from __future__ import annotations
+
+import click
 
 from ..diagnostics import Report
 from .common import display_path, source_excerpt, statistics_lines, summary_lines
 
 
-def text(report: Report, *, show_source: bool = False, quiet: bool = False, statistics: bool = False) -> str:
+def text(report: Report, *, show_source: bool = False, quiet: bool = False, statistics: bool = False,
+         color: bool = False) -> str:  # fmt: skip
+    def style(value: str, **how: object) -> str:
+        return click.style(value, **how) if color else value  # type: ignore[arg-type]
+
     out: list[str] = []
     current = None
     if not quiet or report.diagnostics:
@@ -14,9 +24,10 @@ def text(report: Report, *, show_source: bool = False, quiet: bool = False, stat
                 out.append("")
             current = diagnostic.path
             span = diagnostic.span
+            code = style(diagnostic.code, fg="red" if diagnostic.severity == "error" else "yellow", bold=True)
             # Exactly DESIGN §7's shape, so editors' and CI's problem matchers can parse every line.
             out.append(
-                f"{display_path(diagnostic.path)}:{span.line}:{span.col + 1}: {diagnostic.code} "
+                f"{style(display_path(diagnostic.path), bold=True)}:{span.line}:{span.col + 1}: {code} "
                 f"[{diagnostic.name}] {diagnostic.message}"
             )
             if show_source:
@@ -27,5 +38,5 @@ def text(report: Report, *, show_source: bool = False, quiet: bool = False, stat
     if not quiet:
         if out:
             out.append("")
-        out.extend(summary_lines(report))
+        out.extend(style(line, bold=True) for line in summary_lines(report))
     return "\n".join(out) + ("\n" if out else "")

@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "fusion_lint"
 STAGES = [
     ("foundations", {"fusion_lint", "fusion_lint.memory", "fusion_lint.modules", "fusion_lint.files"}),
     ("discovery", {"fusion_lint.discovery"}),
-    ("configuration", {"fusion_lint.config", "fusion_lint.diagnostics"}),
+    ("configuration", {"fusion_lint.config", "fusion_lint.config_tree", "fusion_lint.diagnostics"}),
     ("source", {"fusion_lint.newer_syntax", "fusion_lint.source"}),
     ("facts", {"fusion_lint.positions", "fusion_lint.facts"}),
     ("per-file stage", {"fusion_lint.pipeline", "fusion_lint.cache_store", "fusion_lint.cache", "fusion_lint.workers",
@@ -25,9 +25,9 @@ STAGES = [
     ("project", {"fusion_lint.project"}),
     ("edits", {"fusion_lint.edits"}),
     ("rules", {"fusion_lint.rules"}),
-    ("engine", {"fusion_lint.selection", "fusion_lint.engine"}),
+    ("engine", {"fusion_lint.selection", "fusion_lint.scopes", "fusion_lint.suppression", "fusion_lint.engine"}),
     ("fix", {"fusion_lint.fix"}),
-    ("reporting", {"fusion_lint.output", "fusion_lint.docs", "fusion_lint.lock"}),
+    ("reporting", {"fusion_lint.output", "fusion_lint.docs", "fusion_lint.lock", "fusion_lint.show"}),
     ("front ends", {"fusion_lint.lsp", "fusion_lint.cli", "fusion_lint.__main__"}),
 ]  # fmt: skip
 

@@ -245,7 +245,8 @@ def test_flags_work_together(tmp_path: Path, run_cli) -> None:
     as_json = run_cli("--no-cache", "--output-format", "json", "--ignore", "FL1")
 
     assert quiet_stats.exit_code == 1
-    assert quiet_stats.stdout.splitlines()[-2:] == ["    1  FL101  error-contract-empty", "    1  FL300  prefer-mcp-error-in-handler"]
+    assert quiet_stats.stdout.splitlines()[-2:] == ["    1  FL101  [*] error-contract-empty",
+                                                  "    1  FL300  [ ] prefer-mcp-error-in-handler"]
     assert "Found" not in quiet_stats.stdout
     assert zero.exit_code == 0
     assert zero.stdout.splitlines()[:3] == [

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PROBE = """
 import sys
 from fusion_lint.engine import Options, lint
@@ -20,6 +22,7 @@ def run_probe(root: Path) -> str:
     return done.stdout.split()
 
 
+@pytest.mark.slow
 def test_a_tree_without_the_runtime_never_imports_libcst(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
     (tmp_path / "plain.py").write_text("def f():\n    return 1\n")
@@ -30,6 +33,7 @@ def test_a_tree_without_the_runtime_never_imports_libcst(tmp_path: Path) -> None
     assert (diagnostics, imported) == ("0", "False")
 
 
+@pytest.mark.slow
 def test_a_finding_with_a_fix_still_gets_it(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\nselect = ['FL101']\n")
     (tmp_path / "app.py").write_text("from mcp_fusion import tool\n\n@tool('t', errors=[])\ndef t():\n    return 1\n")

@@ -177,6 +177,7 @@ def entries(root: Path, runs: Optional[bool] = None) -> list[Path]:
     return [p for p in found if runs is None or p.name.startswith("run-") == runs]
 
 
+@pytest.mark.slow
 def test_a_flipped_byte_anywhere_in_an_entry_is_a_miss(tmp_path: Path) -> None:
     """One flipped byte in a run entry silently and permanently changed the output (3 of 60 trials)."""
     project(tmp_path)
@@ -364,6 +365,7 @@ def test_a_file_linted_under_another_python_is_parsed_again(tmp_path: Path, monk
     assert sorted(parsed) == ["generic.py", "tools.py"]
 
 
+@pytest.mark.slow
 def test_runs_racing_to_create_the_cache_share_one_signed_directory(tmp_path: Path) -> None:
     """The directory appears already signed: a concurrent run never takes it for someone else's
     (and nests a cache inside it)."""

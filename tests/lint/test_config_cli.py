@@ -142,8 +142,11 @@ def test_selection_flags(run_cli, project: Path, flags: list[str], expected: lis
 def test_selection_from_config_and_flags_combine(run_cli, project: Path) -> None:
     (project / "pyproject.toml").write_text("[tool.fusion-lint]\nselect = ['FL1']\nignore = ['FL112']\n")
     assert codes_in(run_cli("check", ".", "--no-cache").stdout) == ["FL107", "FL101"]
-    # --select replaces the config's select; ignores add up
+    # --select replaces the config's select and its ignore (ruff's precedence); --ignore applies on top
     outcome = run_cli("check", ".", "--no-cache", "--select", "FL1,FL3", "--ignore", "FL101")
+    assert codes_in(outcome.stdout) == ["FL107", "FL112", "FL300"]
+    # without --select, the flags adjust the config's rules: --extend-select adds, --ignore takes away
+    outcome = run_cli("check", ".", "--no-cache", "--extend-select", "FL300", "--ignore", "FL101")
     assert codes_in(outcome.stdout) == ["FL107", "FL300"]
 
 

@@ -2,7 +2,10 @@
 ``docs/rules.md`` generated from the rule classes (stale page = failing test)."""
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -144,3 +147,16 @@ def test_unknown_rule_is_a_usage_error(key: str, suggestion, run_cli) -> None:
 def test_rule_key_and_all_together_is_a_usage_error(run_cli) -> None:
     outcome = run_cli("rule", "FL400", "--all")
     assert outcome.exit_code == 2 and "not both" in outcome.stderr
+
+
+def test_the_readme_shows_what_the_quickstart_command_prints() -> None:
+    """The README's first command and its printed output, run for real from the checkout's root
+    (as a new user would, without a terminal: no colour)."""
+    root = RULES_PAGE.parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    shown = readme.split("What the first command prints:\n\n```text\n", 1)[1].split("```", 1)[0]
+    env = {key: value for key, value in os.environ.items() if key not in ("FORCE_COLOR", "NO_COLOR")}
+    run = subprocess.run([sys.executable, "-m", "fusion_lint", "--no-cache", "fixtures/example_server"], cwd=root,
+                         capture_output=True, text=True, timeout=300, env=env)  # fmt: skip
+    assert (run.returncode, run.stderr) == (1, "")
+    assert run.stdout == shown, "the README's quickstart output is stale: paste what the command prints"

@@ -124,6 +124,37 @@ def test_sarif_flags(project: Path, run_cli) -> None:
     assert run["properties"]["resultCountsByRule"] == {"FL203": 1, "FL204": 1}
 
 
+def _fingerprints(run_cli) -> dict[tuple[str, int], str]:
+    document = json.loads(_lint(run_cli, "--output-format", "sarif").stdout)
+    jsonschema.Draft4Validator(SCHEMA).validate(document)
+    return {(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]):
+            r["partialFingerprints"]["fusionLint/v1"] for r in document["runs"][0]["results"]}  # fmt: skip
+
+
+def test_sarif_fingerprints_survive_an_unrelated_line_above(project: Path, run_cli) -> None:
+    before = _fingerprints(run_cli)
+    assert sorted(before) == [("FL203", 10), ("FL204", 8)]
+    tools = project / "app" / "tools.py"
+    tools.write_text('"""A docstring added on top."""\n\n' + CONTRACT_TOOL)
+    after = _fingerprints(run_cli)
+    assert sorted(after) == [("FL203", 12), ("FL204", 10)]  # the lines moved ...
+    assert after[("FL204", 10)] == before[("FL204", 8)] and after[("FL203", 12)] == before[("FL203", 10)]  # ... not them
+    # A second identical finding gets a fingerprint of its own; editing the finding's line changes it.
+    tools.write_text(CONTRACT_TOOL.replace('        ctx.fail("missing")\n', '        ctx.fail("missing")\n' * 2))
+    twice = _fingerprints(run_cli)
+    assert twice[("FL204", 8)] == before[("FL204", 8)] and twice[("FL204", 9)] not in before.values()
+    tools.write_text(CONTRACT_TOOL.replace('ctx.fail("missing")', 'ctx.fail( "missing")'))
+    assert _fingerprints(run_cli)[("FL204", 8)] != before[("FL204", 8)]
+
+
+def test_sarif_rules_carry_their_page_as_markdown(project: Path, run_cli) -> None:
+    document = json.loads(_lint(run_cli, "--output-format", "sarif").stdout)
+    rules = {rule["id"]: rule for rule in document["runs"][0]["tool"]["driver"]["rules"]}
+    markdown = rules["FL204"]["help"]["markdown"]
+    assert "**What it does.**" in markdown and "```python" in markdown and "**Fix safety.**" in markdown
+    assert rules["FL204"]["help"]["text"].startswith(rules["FL204"]["shortDescription"]["text"])
+
+
 def test_sarif_uris_are_percent_encoded(tmp_path: Path, run_cli) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
     (tmp_path / "my tools").mkdir()
@@ -182,8 +213,7 @@ def test_github_statistics_and_exit_zero(project: Path, run_cli) -> None:
     outcome = _lint(run_cli, "--output-format", "github", "--statistics", "--exit-zero", "--quiet")
     assert outcome.exit_code == 0
     plain = [line for line in outcome.stdout.splitlines() if not line.startswith("::")]
-    assert [line.split() for line in plain] == [["1", "FL203", "error-contract-reason-undeclared"],
-                                                ["1", "FL204", "fail-not-raised"]]
+    assert plain == ["    1  FL203  [ ] error-contract-reason-undeclared", "    1  FL204  [*] fail-not-raised"]
 
 
 def test_github_escaping_follows_the_workflow_command_rules() -> None:
@@ -267,8 +297,8 @@ def test_text_quiet_statistics_of_a_clean_run_prints_nothing(project: Path, run_
 def test_text_statistics_then_summary(project: Path, run_cli) -> None:
     lines = _lint(run_cli, "--statistics").stdout.splitlines()
     assert lines[-5:] == [
-        "    1  FL203  error-contract-reason-undeclared",
-        "    1  FL204  fail-not-raised",
+        "    1  FL203  [ ] error-contract-reason-undeclared",
+        "    1  FL204  [*] fail-not-raised",  # ruff's mark: --fix can fix it
         "",
         "Found 2 errors, 0 warnings in 1 file (2 tools; 3 files checked).",
         "1 fixable with --fix.",

@@ -169,6 +169,7 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_editor_session_over_stdio(project: Path) -> None:
     client = LspClient(project)
     uri = (project / "tools.py").as_uri()
@@ -260,6 +261,7 @@ def test_editor_session_over_stdio(project: Path) -> None:
         client.close()
 
 
+@pytest.mark.slow
 def test_a_broken_config_is_shown_not_crashed_on(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.fusion-lint]\nselect = "FL2"\n')
     client = LspClient(tmp_path)
@@ -305,6 +307,7 @@ def _actions(client: LspClient, uri: str, range_: dict, **context: Any) -> list[
 WHOLE = {"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}}
 
 
+@pytest.mark.slow
 def test_disable_for_this_line_merges_into_the_noqa_list_and_skips_strings(project: Path) -> None:
     # FL204 on a line that already silences another linter's code, FL203 on a line whose string
     # holds a "# noqa" that is no comment at all.
@@ -339,6 +342,7 @@ def test_disable_for_this_line_merges_into_the_noqa_list_and_skips_strings(proje
         client.close()
 
 
+@pytest.mark.slow
 def test_code_actions_asked_right_after_an_edit_wait_for_its_lint(project: Path) -> None:
     """An editor that applies a fix and at once asks for the next actions (Emacs does) gets the
     actions of the new text, not an empty answer because its diagnostics are still being made."""
@@ -359,6 +363,7 @@ def test_code_actions_asked_right_after_an_edit_wait_for_its_lint(project: Path)
         client.close()
 
 
+@pytest.mark.slow
 def test_source_fix_all_is_what_fix_makes_of_the_buffer(project: Path) -> None:
     # Two fixable findings in different places (FL204 twice) and one with no fix (FL203); CRLF
     # line endings as a Windows editor sends them.
@@ -498,6 +503,7 @@ def in_process(monkeypatch: pytest.MonkeyPatch, project: Path):
     server.linter.shutdown(wait=True, cancel_futures=True)
 
 
+@pytest.mark.slow
 def test_a_newer_text_supersedes_an_in_flight_lint(in_process) -> None:
     server, lints, published, uri, open_, change, settle = in_process
 
@@ -516,6 +522,7 @@ def test_a_newer_text_supersedes_an_in_flight_lint(in_process) -> None:
     assert [(p.version, p.diagnostics) for p in published] == [(2, [])]
 
 
+@pytest.mark.slow
 def test_a_burst_of_edits_is_linted_once(in_process) -> None:
     server, lints, published, uri, open_, change, settle = in_process
     lints.release.set()

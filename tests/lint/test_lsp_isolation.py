@@ -69,6 +69,7 @@ def peak_memory_mb(pid: int) -> float:
     raise AssertionError("no VmHWM")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the server's peak memory from /proc")
 def test_a_huge_buffer_costs_a_worker_not_the_server(tmp_path: Path) -> None:
     client = initialized(tmp_path)
@@ -117,6 +118,7 @@ def test_a_huge_buffer_costs_a_worker_not_the_server(tmp_path: Path) -> None:
         stopped(client)
 
 
+@pytest.mark.slow
 def test_a_request_after_shutdown_is_answered_with_invalid_request(tmp_path: Path) -> None:
     client = initialized(tmp_path)
     try:

@@ -95,6 +95,7 @@ def test_the_rule_phase_reads_and_parses_nothing(pure_rules: list[str], name: st
     assert result.stdout == (GOLDEN / "expected" / f"{name}.{output_format}").read_text()
 
 
+@pytest.mark.slow
 def test_the_guard_does_catch_a_rule_that_reads(pure_rules: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """The fixture can fail: a rule that reads a file is caught reading, and reported as FL999."""
     from fusion_lint.rules import fl300_prefer_mcp_error_in_handler as fl300

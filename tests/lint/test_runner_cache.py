@@ -201,6 +201,7 @@ def test_writes_leave_no_temporary_files(tmp_path: Path) -> None:
     assert ".gitignore" in names
 
 
+@pytest.mark.slow
 def test_concurrent_runs_share_the_cache_safely(tmp_path: Path) -> None:
     files = {"billing/__init__.py": "", "billing/contracts.py": CONTRACTS}
     for index in range(14):

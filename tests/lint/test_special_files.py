@@ -302,6 +302,7 @@ def test_a_path_over_path_max_is_fl001_not_a_silent_skip(tmp_path: Path) -> None
 # ----- names that are not UTF-8 ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform in ("darwin", "win32"), reason="the file system there only takes Unicode names")
 def test_sarif_escapes_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
     project(tmp_path)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -74,6 +76,7 @@ def assert_within_limits(value: object) -> None:
             assert_within_limits(item)
 
 
+@pytest.mark.slow
 @budget(80)
 @given(json_values)
 def test_any_value_is_bounded_at_every_level(value: object) -> None:

@@ -80,6 +80,7 @@ mirrors = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(mirror=mirrors, is_error=st.booleans(), text=st.text(max_size=60) | st.sampled_from(["<tool_error", "{\"code\": 1, \"message\": 2}"]))
 def test_any_result_shape_is_read_or_refused(mirror: dict, is_error: bool, text: str) -> None:
@@ -132,6 +133,7 @@ json_values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(json_values)
 def test_bounding_is_idempotent_and_strict_json(value: object) -> None:

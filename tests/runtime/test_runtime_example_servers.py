@@ -84,6 +84,7 @@ async def test_clean_server_tools_work() -> None:
     assert [note["id"] for note in listed.structured_content["notes"]] == ["note_2"]
 
 
+@pytest.mark.slow
 async def test_example_server_runs_over_stdio() -> None:
     parameters = mcp.StdioServerParameters(
         command=sys.executable, args=["-m", "fixtures.example_server.server"], cwd=str(REPO_ROOT)

@@ -248,6 +248,7 @@ CHECKS: dict[str, Callable[[ToolFailure], None]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", TOOL_ENVELOPE_CASES)
 def test_every_tool_call_is_answered_with_a_well_formed_bounded_envelope(session: Session, case: str) -> None:
     read_back = failure(session, case)

@@ -68,6 +68,7 @@ def example_over_http() -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
     yield from serve("-m", "fixtures.example_server.server", "--http")
 
 
+@pytest.mark.slow
 async def test_the_example_server_over_streamable_http(example_over_http: tuple[int, Any]) -> None:
     port, _ = example_over_http
     with anyio.fail_after(60):
@@ -95,6 +96,7 @@ async def test_fusion_client_over_http_raises_typed_failures(example_over_http: 
     assert (caught.value.code, caught.value.reason) == ("NOT_FOUND", "invoice_not_found")
 
 
+@pytest.mark.slow
 async def test_ctrl_c_stops_the_http_server_cleanly(example_over_http: tuple[int, Any]) -> None:
     # After the test above: the fixture's process is the one that served it.
     _, process = example_over_http
@@ -104,6 +106,7 @@ async def test_ctrl_c_stops_the_http_server_cleanly(example_over_http: tuple[int
     assert b"Traceback" not in stderr and b"stopped (Ctrl-C)" in stderr
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_stdio_server_cleanly() -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "fixtures.example_server.server"], cwd=REPO_ROOT,
@@ -151,6 +154,7 @@ LIFESPAN_SERVER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 async def test_lifespan_over_http_on_a_custom_path(tmp_path: Any) -> None:
     script = tmp_path / "lifespan_server.py"
     script.write_text(LIFESPAN_SERVER)

@@ -1,0 +1,85 @@
+"""The per-file settings of a run (DESIGN §12.4): for each reported file, the config that governs
+it (``config_tree``), the rules that run on it and its per-file ignores; for each contract entry,
+the ``recovery-min-words`` of the file it is written in.
+
+The rules run once over the project, with every rule some reported file enables; a finding is
+then kept only where its file's config enables its rule and no per-file ignore names it.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Callable, Iterable, Optional
+
+from .config_tree import ConfigTree, Scope
+from .diagnostics import Diagnostic
+from .project.view import ProjectView
+from .selection import RuleSelector
+
+#: Reported whatever the selection says: FL900 only when asked for, FL999 for a bug of ours.
+ALWAYS_REPORTED = frozenset({"FL900", "FL999"})
+
+
+class FileScopes:
+    def __init__(self, tree: ConfigTree, root: Path, selector: Optional[RuleSelector] = None):
+        self.tree, self.root, self.selector = tree, root, selector
+
+    def of(self, path: str) -> Scope:
+        """The scope of a file (or of a folder the walk reports on: that of the folder holding it)."""
+        return self.tree.scope(Path(os.path.dirname(path)), self.root)
+
+    def excludes(self, directory: Path) -> list:
+        return self.tree.scope(directory, self.root).excludes
+
+    def _selector(self) -> RuleSelector:
+        assert self.selector is not None, "a run that reports builds its scopes with a selector"
+        return self.selector
+
+    def enabled(self, path: str) -> frozenset[str]:
+        return self._selector().check(self.of(path))
+
+    def enabled_in(self, paths: Iterable[str]) -> frozenset[str]:
+        """Every rule some of ``paths`` enables: the rules the run checks."""
+        found: set[str] = set()
+        for scope in {id(scope): scope for scope in map(self.of, paths)}.values():
+            found |= self._selector().check(scope)
+        return frozenset(found)
+
+    def reports(self, diagnostic: Diagnostic) -> bool:
+        """Whether the diagnostic's file enables its rule and no per-file ignore of it names it."""
+        scope = self.of(diagnostic.path)
+        if diagnostic.code not in self.enabled(diagnostic.path) | ALWAYS_REPORTED:
+            return False
+        selector = self._selector()
+        return not any(
+            diagnostic.code in selector.ignored(entry) and entry.glob.matches(diagnostic.path)
+            for entry in scope.per_file_ignores
+        )
+
+    def views(self, project: ProjectView) -> Callable[[str], ProjectView]:
+        """The project as a rule checking something in a file sees it: with that file's
+        ``recovery-min-words`` (a copy of the view only where a config sets another value)."""
+        copies: dict[int, ProjectView] = {project.recovery_min_words: project}
+
+        def view(path: str) -> ProjectView:
+            words = self.of(path).settings.recovery_min_words
+            if words not in copies:
+                copies[words] = dataclasses.replace(project, recovery_min_words=words)
+            return copies[words]
+
+        return view
+
+    def cache_parts(self, paths: Iterable[str]) -> list[str]:
+        """What the whole-run cache key must cover besides the project's settings: every config
+        governing a reported file, with what it enables, and the command line's settings."""
+        parts = [f"flags={self.tree.flags!r}"]
+        seen: set[Optional[Path]] = set()
+        for path in sorted(paths):
+            scope = self.of(path)
+            if scope.config.path in seen:
+                continue
+            seen.add(scope.config.path)
+            enabled = ",".join(sorted(self.enabled(path)))
+            parts.append(f"config={scope.config.path}|{scope.settings.model_dump_json()}|{enabled}")
+        return parts
