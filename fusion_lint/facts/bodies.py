@@ -281,8 +281,9 @@ class FunctionWalker(ParameterReading):
             self.expression(value, at)
             if self.clauses:  # ``msg = str(e)`` inside an except clause: what ``msg`` is built from
                 caught = tuple(clause.name for clause in self.clauses if clause.name)
+                span = self.spans.at(small, at)  # filled once the module is rendered
                 for name in names:
-                    self.facts_stack[0].assigned_in_except[name] = (uses(value, self.names, self.scope), caught)
+                    self.facts_stack[0].assigned_in_except[name] = (uses(value, self.names, self.scope), caught, span)
 
     def raise_statement(self, node: cst.Raise, at: Cursor) -> None:
         if isinstance(node.exc, cst.IfExp):  # ``raise (a(...) if c else b(...))``: each branch is a raise
@@ -441,6 +442,7 @@ class FunctionWalker(ParameterReading):
         elif self.ex.definitions.call_form(node, at, self.scope, self):
             pass
         else:
+            self._wrapper_call(node.func)
             qname = self.names.qualify(node.func, self.scope) or self._method_of_instance(node.func)
             api, assumes = self.names.api_of(qname)
             if api == "McpError":

@@ -157,6 +157,7 @@ class ModuleExtractor:
                 self.definitions.scan_module_expression(expression, decorated_at)
         if contract is not None and not registrations:
             self.definitions.contracted[qualname] = (contract[1], contract[2])
+        self._wrappers(node, qualname, scope, registrations[0][0] if registrations else -1)
         for index, registration, decorated_at in registrations:
             call = contract[1] if contract is not None else None
             self.definitions.record(registration.kind, registration.call, decorated_at, qualname, None, (),
@@ -164,6 +165,16 @@ class ModuleExtractor:
                                     fallback_name=node.name.value, server=registration.server,
                                     dispatcher=registration.dispatcher, contract=call,
                                     contract_above=contract is not None and contract[0] < index)  # fmt: skip
+
+    def _wrappers(self, node: cst.FunctionDef, qualname: str, scope, registered_at: int) -> None:
+        """The plain decorators (``@name``, ``@module.name``) below the registering one, or all of
+        them when the function is registered elsewhere: what the framework calls wraps them."""
+        facts = self.facts.functions[qualname]
+        for decorator in node.decorators[registered_at + 1:]:
+            if isinstance(decorator.decorator, (cst.Name, cst.Attribute)):
+                qname = self.names.qualify(decorator.decorator, scope)
+                if qname is not None:
+                    facts.decorated_by.append(qname)
 
     def file_names(self, tree: Optional[ast.Module], text: str) -> Optional[FileNames]:
         """``FileNames`` from CPython's tree (the gate's, when given), for a file a fix may add a name

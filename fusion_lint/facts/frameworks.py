@@ -77,6 +77,20 @@ def what_the_model_sees(framework: Framework, masked: bool, tool: str) -> str:
     }.get(framework, "its text (FastMCP and fastmcp send it; MCPServer masks it): no code, no reason, no recovery")
 
 
+FRAMEWORK_LABELS = {"mcp1": "mcp 1.x FastMCP", "mcp2": "MCPServer", "fastmcp": "fastmcp",
+                    "lowlevel1": "the low-level server", "lowlevel2": "the low-level server"}  # fmt: skip
+
+
+def what_the_client_reads(framework: Framework, masked: bool, kind: str) -> str:
+    """What a raised builtin exception becomes where a framework reads a resource or renders a
+    prompt: a JSON-RPC error answering the request, not a result (mcp 1.x, MCPServer's prompts and
+    fastmcp pass the text on; MCPServer's resources and a masking fastmcp do not)."""
+    text = not (masked and framework == "fastmcp") and not (framework == "mcp2" and kind == "resource")
+    carrying = "carrying its text" if text else "without its text"
+    label = FRAMEWORK_LABELS.get(framework, "the framework")
+    return f"a JSON-RPC error {carrying} ({label}), not a {kind}: no code, no reason, no recovery"
+
+
 def sends_exception_text(framework: Framework, masked: bool) -> bool:
     """Whether a raised exception's text reaches the model under this framework (FL307)."""
     return framework in ("mcp1", "lowlevel1", "unknown") or (framework == "fastmcp" and not masked)

@@ -314,9 +314,16 @@ class FunctionFacts:
     guarded_calls: dict[str, list[tuple["Try", ...]]] = field(default_factory=dict)
     unguarded_calls: set[str] = field(default_factory=set)  # callees called at least once outside any try
     suppressing: list["Suppressing"] = field(default_factory=list)  # ``with contextlib.suppress(...)`` blocks
-    # A name assigned inside an except clause: what its value is built from (``msg = str(e)``) and
-    # the names the enclosing clauses bind (``e``), the last such assignment of each name.
-    assigned_in_except: dict[str, tuple[Uses, tuple[str, ...]]] = field(default_factory=dict)
+    # A name assigned inside an except clause: what its value is built from (``msg = str(e)``),
+    # the names the enclosing clauses bind (``e``) and the assignment's span (a use above it, in
+    # the try body, sees another value), the last such assignment of each name.
+    assigned_in_except: dict[str, tuple[Uses, tuple[str, ...], Span]] = field(default_factory=dict)
+    # The decorators that wrap what the framework registers, by qualified name (``@handle_errors``
+    # below ``@mcp.tool()``, or every decorator when the registration is elsewhere).
+    decorated_by: list[str] = field(default_factory=list)
+    # As a decorator: the try statements around each call of its first parameter that a nested
+    # function (the wrapper) makes, innermost first; ``()`` for such a call outside any try.
+    wrapper_calls: list[tuple[Try, ...]] = field(default_factory=list)
 
 
 # ----- definitions ------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""What a function's parameters say: its context, the servers it is handed, its receiver.
+"""What a function's parameters say: its context, the servers it is handed, its receiver, the
+wrapper calls of a decorator's function parameter.
 
 Mixed into ``bodies.FunctionWalker``, whose state (scope, servers, context names) it sets up."""
 from __future__ import annotations
@@ -8,7 +9,7 @@ from typing import Any, Iterator
 import libcst as cst
 
 from .frameworks import framework_of_class
-from .model import FunctionFacts, ServerRef
+from .model import FunctionFacts, ServerRef, Try
 from .names import Names, Scope
 from .syntax import dotted, string_value
 
@@ -24,6 +25,17 @@ class ParameterReading:
     param_names: set[str]
     ctx_names: set[str]
     ctx_attributes: set[str]
+
+    facts_stack: list[FunctionFacts]
+    try_bodies: list[Try]
+
+    def _wrapper_call(self, func: cst.BaseExpression) -> None:
+        """``func(*args)`` in a function nested in a decorator ``def deco(func)``: the wrapper calls
+        the decorated function, in these try statements (a catch-all there absorbs its raises)."""
+        for facts in self.facts_stack[1:] if isinstance(func, cst.Name) else ():
+            if facts.params and facts.params[0] == func.value:
+                facts.wrapper_calls.append(tuple(reversed(self.try_bodies)))
+                return
 
     def _bind_receiver(self, node: cst.FunctionDef, class_name: str) -> None:
         """In a method, ``self.helper()``/``cls.helper()`` is ``Class.helper``: follow it there."""

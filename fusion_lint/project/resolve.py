@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from ..facts.model import FileFacts
+from ..facts.model import FileFacts, FunctionFacts, Try
 from .contracts import ContractResolver
 from .index import ProjectIndex
 from .view import FunctionView, ProjectView, Reached, ResolvedDefinition, Vocabulary
@@ -23,7 +23,8 @@ def resolve(index: ProjectIndex, recovery_min_words: int, runtime_modules: tuple
         handler = index.handler(definition, path)
         reach = index.reach(*handler) if handler is not None else []
         resolved = ResolvedDefinition(definition, path, contracts.contract(definition, path),
-                                      reach[0] if reach else None, reach)  # fmt: skip
+                                      reach[0] if reach else None, reach,
+                                      wrappers(index, handler[0]) if handler is not None else [])  # fmt: skip
         definitions.append(resolved)
         seen: set[int] = set()
         for entry in resolved.contract.entries:
@@ -53,6 +54,17 @@ def resolve(index: ProjectIndex, recovery_min_words: int, runtime_modules: tuple
         recovery_min_words=recovery_min_words,
         runtime_modules=runtime_modules,
     )
+
+
+def wrappers(index: ProjectIndex, handler: FunctionFacts) -> list[list[tuple[Try, ...]]]:
+    """The handler's project decorators that call it from a wrapper: how each wrapper's calls of it
+    are guarded (a decorator of a library, or one that never calls it, is not one)."""
+    found = []
+    for qname in handler.decorated_by:
+        decorator = index.function(qname)
+        if decorator is not None and decorator[0].wrapper_calls:
+            found.append(decorator[0].wrapper_calls)
+    return found
 
 
 def vocabulary(definitions: list[ResolvedDefinition], files: Iterable[FileFacts] = ()) -> Vocabulary:

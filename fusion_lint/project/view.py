@@ -12,7 +12,7 @@ from typing import Optional
 from mcp_fusion import JsonRpcErrorCode, code_name, coerce_code, is_valid_code
 
 from ..diagnostics import Span
-from ..facts.model import BadExpr, BadItem, Definition, Entry, EntryField, FileFacts, FunctionFacts, Value
+from ..facts.model import BadExpr, BadItem, Definition, Entry, EntryField, FileFacts, FunctionFacts, Try, Value
 
 
 @dataclass
@@ -121,6 +121,9 @@ class ResolvedDefinition:
     contract: ResolvedContract
     handler: Optional[Reached]  # depth 0 of ``reach``; None when the handler cannot be found
     reach: list[Reached]
+    # Each project decorator between the framework and the handler: the try statements around
+    # each call its wrapper makes of the handler (``FunctionFacts.wrapper_calls``).
+    wrappers: list[list[tuple[Try, ...]]] = field(default_factory=list)
 
     @property
     def label(self) -> str:

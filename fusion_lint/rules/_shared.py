@@ -168,6 +168,13 @@ def caught_by(tries: tuple[Try, ...], raised: str) -> bool:
     return False
 
 
+def absorbed_by_wrapper(definition: ResolvedDefinition, raised: str) -> bool:
+    """Whether a project decorator between the framework and the handler catches ``raised`` around
+    every call it makes of the handler, and does not re-raise it (``@handle_exceptions`` returning
+    ``{"error": str(e)}``): the framework never sees the exception."""
+    return any(all(caught_by(tries, raised) for tries in calls) for calls in definition.wrappers)
+
+
 def escapes_to(function: FunctionView, raised: str) -> list[ResolvedDefinition]:
     """The definitions whose boundary an exception of class ``raised``, left by ``function``,
     reaches: ``function``'s own (it is their handler), and, through every caller whose call is not
@@ -181,7 +188,8 @@ def escapes_to(function: FunctionView, raised: str) -> list[ResolvedDefinition]:
             continue
         seen.add(id(current))
         for definition in current.handler_of:
-            found.setdefault(id(definition), definition)
+            if not absorbed_by_wrapper(definition, raised):
+                found.setdefault(id(definition), definition)
         for caller, name in current.callers:
             facts = caller.function
             guards = facts.guarded_calls.get(name, [])

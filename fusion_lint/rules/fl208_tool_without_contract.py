@@ -117,7 +117,7 @@ def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[D
         callee = (value.callee or "").rpartition(".")[2] if value.kind == "call" else ""
         if callee in ERROR_RESULTS:
             flagged = dict(value.keys).get("isError") or dict(value.keys).get("is_error")
-            if callee == "ToolResult" or (flagged is not None and flagged.text == "True"):
+            if flagged is not None and flagged.text == "True":  # a plain ToolResult is a success
                 texts = [error_text(s) for s in _texts(value)]
                 yield draft_for_text(next((t for t in texts if t), "") or "The tool fails")
         elif failure(value) is not None:
@@ -200,7 +200,7 @@ class ToolWithoutContract(Rule):
     fix_safety = "unsafe"
     limits = (
         "Counts a raise that escapes to the boundary (a bare re-raise included), a failure returned as success "
-        "(FL306's forms) and a returned error result. Guards (`TypeError`, `AssertionError`, `NotImplementedError`) "
+        "(FL306's forms) and a returned error result (`isError=True`; a plain fastmcp `ToolResult` is a success). Guards (`TypeError`, `AssertionError`, `NotImplementedError`) "
         "and raises the handler catches into a normal value do not count. A tool with `fail()` but no contract "
         "is FL205 instead. The fix is offered for framework handlers defined in the registering file; "
         "`mcp_fusion` tools take `errors=` on their decorator, and a low-level dispatcher's contract is per tool."
@@ -233,6 +233,17 @@ def parse(count: str) -> int:
         return int(count)
     except ValueError:
         return 0
+''',
+        '''
+from fastmcp import FastMCP
+from fastmcp.tools.tool import ToolResult
+
+mcp = FastMCP("echo")
+
+
+@mcp.tool
+def echo(text: str) -> ToolResult:
+    return ToolResult(content=f"Echoed: {text}", structured_content={"length": len(text)})
 ''',
     )
     INVALID = (

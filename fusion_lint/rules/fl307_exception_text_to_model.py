@@ -30,13 +30,17 @@ def exception_text(uses: Optional[Uses], caught: set[str], returned: bool) -> li
     return list(dict.fromkeys(found))
 
 
-def text_in(uses: Optional[Uses], clauses: tuple[Except, ...], facts: FunctionFacts, returned: bool) -> list[str]:
-    """``exception_text`` of an expression, following one local assignment made in an except
-    clause (``msg = str(e)`` ... ``return msg``)."""
+def text_in(uses: Optional[Uses], clauses: tuple[Except, ...], facts: FunctionFacts, returned: bool,
+            line: int) -> list[str]:
+    """``exception_text`` of an expression on ``line``, following one local assignment made in an
+    except clause above it (``msg = str(e)`` ... ``return msg``; a use in the try body above the
+    clause sees another value of the name)."""
     found = exception_text(uses, {clause.name for clause in clauses if clause.name}, returned)
     for kind, name, _ in uses.parts if uses is not None else ():
         if kind == "name" and name in facts.assigned_in_except:
-            assigned, caught = facts.assigned_in_except[name]
+            assigned, caught, where = facts.assigned_in_except[name]
+            if where.line >= line:
+                continue
             found += [text for text in exception_text(assigned, set(caught), returned) if text not in found]
     return found
 
@@ -60,7 +64,7 @@ class ExceptionTextToModel(Rule):
     )
     limits = (
         "The handler's own raises and returns, inside the except clause that binds the exception, following one "
-        "local assignment (`msg = str(e); return msg`). A raise counts where its message reaches the model: the "
+        "local assignment made in an except clause above the use (`msg = str(e); return msg`). A raise counts where its message reaches the model: the "
         "runtime's failures and a framework's `ToolError` always; any other exception where the framework sends "
         "its text (mcp 1.x FastMCP, fastmcp without `mask_error_details=True`). A raise whose message uses "
         "`repr(e)`, `json.dumps` or a traceback is FL303's alone."
@@ -87,6 +91,25 @@ def get_invoice(invoice_id: str) -> dict:
         return lookup(invoice_id)
     except KeyError as e:
         raise RuntimeError(f"lookup failed: {e}") from e  # MCPServer masks it (FL300 says so)
+''',
+        '''
+from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp.exceptions import ToolError
+
+mcp = FastMCP("metrics")
+
+
+@mcp.tool()
+async def run_query(query: str) -> dict:
+    try:
+        if not is_safe(query):
+            error_msg = "The query uses a write statement; send a read-only query"
+            raise ToolError(error_msg)  # this literal, not the except clause's text further down
+        return await execute(query)
+    except OSError as e:
+        error_msg = f"Query failed: {e}"
+        log(error_msg)
+        raise
 ''',
     )
     INVALID = (
@@ -126,8 +149,8 @@ def get_invoice(invoice_id: str) -> str:
         for site in facts.raises:
             if site.kind in ("fail", "mcp_error", "factory") and leaks(site):
                 continue
-            found = text_in(site.message, site.clauses, facts, returned=False)
-            found += [text for text in text_in(site.data, site.clauses, facts, returned=False) if text not in found]
+            found = text_in(site.message, site.clauses, facts, False, site.span.line)
+            found += [text for text in text_in(site.data, site.clauses, facts, False, site.span.line) if text not in found]
             if not found:
                 continue
             subjects = [d for framework, masked, guarded, members in by_framework(function.handler_of)
@@ -138,7 +161,7 @@ def get_invoice(invoice_id: str) -> str:
                               "in plain words and keep the exception as the cause", function.path,
                               subjects=subjects)  # fmt: skip
         for returned in facts.returns:
-            found = text_in(returned.uses, returned.clauses, facts, returned=True)
+            found = text_in(returned.uses, returned.clauses, facts, True, returned.span.line)
             if found:
                 advice = "ctx.fail" if all(d.definition.server is None for d in function.handler_of) else "fail() under @contract"
                 yield Finding(returned.span, f"the result is built from the caught exception's text ({listing(found)}); "
