@@ -57,6 +57,15 @@ _FRAMEWORK_IMPORT = re.compile(
 # A module that registers on a server handed to it under the conventional name (``def register(mcp):
 # mcp.tool()(fn)``) need not import any framework.
 _REGISTERS_ON_MCP = re.compile(rb"\bmcp\.(?:tool|resource|prompt|add_tool)\(")
+# What a module importing a framework must also spell to hold anything we check: a registration
+# (every form of DESIGN §12.1-§12.2), a low-level dispatcher or tool listing, or a mount prefix. A
+# module that imports the framework only for its types, ``ToolError`` or ``Context``, or to run a
+# server defined elsewhere, is then never parsed (unless a definition reaches it).
+_REGISTRATION_WORD = re.compile(
+    rb"\.(?:tool|resource|prompt|add_tool|add_resource|add_prompt|add_resource_fn|from_function|mount)\b"
+    rb"|@[\w.]+\.(?:call_tool|list_tools)\b|\bon_call_tool\b|^[ \t]*@(?:tool|resource|prompt)\b",
+    re.MULTILINE,
+)
 
 
 def mentions_runtime(data: bytes, runtime_modules: Sequence[str]) -> bool:
@@ -67,7 +76,11 @@ def mentions_runtime(data: bytes, runtime_modules: Sequence[str]) -> bool:
     (``from .vendor.mcp_fusion import tool``) included."""
     if any(name.rpartition(".")[2].encode() in data for name in runtime_modules):
         return True
-    return b"mcp" in data and (_FRAMEWORK_IMPORT.search(data) is not None or _REGISTERS_ON_MCP.search(data) is not None)
+    if b"mcp" not in data:
+        return False
+    if _REGISTERS_ON_MCP.search(data) is not None:
+        return True
+    return _FRAMEWORK_IMPORT.search(data) is not None and _REGISTRATION_WORD.search(data) is not None
 
 
 def imports_module(data: bytes, module: str, relative: bool) -> bool:

@@ -279,3 +279,27 @@ def test_the_summary_counts_definitions_and_says_when_nothing_was_checked() -> N
     assert summary(none).startswith("No MCP tools, resources or prompts found in 1 file: nothing was checked")
     assert "mcp 1.x FastMCP" in summary(none)
     assert ROOT  # the harness lints in memory
+
+
+# ----- the pre-scan: a framework import admits a file only with a registration in it -------------
+
+
+@pytest.mark.parametrize(
+    "source, admitted",
+    [
+        ("from fastmcp.exceptions import ToolError\ndef check(x):\n    raise ToolError(x)\n", False),
+        ("from mcp.server.fastmcp import FastMCP\nfrom .server import build\nbuild().run()\n", False),
+        ("from mcp.types import TextContent\ndef text(t):\n    return TextContent(type='text', text=t)\n", False),
+        ("from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\n@mcp.tool()\ndef f(): ...\n", True),
+        ("from fastmcp.tools import tool\n@tool\ndef greet(name: str) -> str: ...\n", True),
+        ("from fastmcp import FastMCP\napp = FastMCP('a')\napp.mount(sub, prefix='billing')\n", True),
+        ("from mcp.server.lowlevel import Server\nserver = Server('s')\n@server.call_tool()\nasync def c(n, a): ...\n", True),
+        ("from mcp.server.lowlevel import Server\nserver = Server('s', on_call_tool=handle)\n", True),
+        ("def register(mcp):\n    mcp.tool()(helper)\n", True),
+        ("from mcp_fusion import ErrorContract\n", True),
+    ],
+)
+def test_the_prescan_admits_registrations_not_framework_imports_alone(source: str, admitted: bool) -> None:
+    from fusion_lint.pipeline import mentions_runtime
+
+    assert mentions_runtime(source.encode(), ("mcp_fusion",)) is admitted
