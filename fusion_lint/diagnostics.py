@@ -26,6 +26,10 @@ class Span:
     end: int = 0
     stmt_line: int = 0
 
+    def __reduce__(self) -> tuple:
+        # Seven ints, positionally: a file's facts hold hundreds of spans, and the cache stores them.
+        return Span, (self.line, self.col, self.end_line, self.end_col, self.start, self.end, self.stmt_line)
+
 
 def display_path(path: str) -> str:
     """A path as the user sees it: relative to the working directory when it is inside it."""

@@ -130,6 +130,7 @@ class Walker:
         self.excludes = IgnoreRules(root, list(excludes))
         self.respect_gitignore = respect_gitignore
         self._gitignores: dict[Path, Optional[IgnoreRules]] = {}
+        self._chains: dict[Path, list[IgnoreRules]] = {}  # a directory's chain: asked once per file in it
         # .gitignore files are read up to the repository's top; outside a repository, up to the
         # project root only (a .gitignore above it belongs to something else).
         self._gitignore_top = next(
@@ -137,6 +138,12 @@ class Walker:
         )
 
     def _gitignore_chain(self, directory: Path) -> list[IgnoreRules]:
+        known = self._chains.get(directory)
+        if known is None:
+            known = self._chains[directory] = self._build_chain(directory)
+        return known
+
+    def _build_chain(self, directory: Path) -> list[IgnoreRules]:
         chain: list[IgnoreRules] = []
         for candidate in (directory, *directory.parents):
             if candidate not in self._gitignores:

@@ -120,8 +120,14 @@ def analyse(
     root = _root_for(config, paths[0] if paths else Path("."))
     walker = Walker(root, [*settings.exclude, *settings.extend_exclude], settings.respect_gitignore)
 
+    # The project: every file under the root that passes the pre-scan, so cross-file facts (tool
+    # names, services, shared contracts) are the same whether one file or the tree is reported.
+    project_files = Discovery()
+    walker.walk([root], project_files)
     reported = Discovery()
-    if options.stdin is None:
+    if options.stdin is None and [Path(os.path.abspath(p)) for p in paths] == [root]:
+        reported = project_files  # the whole project named: one walk, not two of the same tree
+    elif options.stdin is None:
         walker.walk(paths, reported)
     report_set = set(reported.files)
     overrides = dict(options.overrides)
@@ -133,10 +139,6 @@ def analyse(
         report_set.update(named.files)
         overrides[stdin_path] = options.stdin[1]
 
-    # The project: every file under the root that passes the pre-scan, so cross-file facts (tool
-    # names, services, shared contracts) are the same whether one file or the tree is reported.
-    project_files = Discovery()
-    walker.walk([root], project_files)
     all_paths = sorted(set(project_files.files) | report_set)
     memo: Optional[RunMemo] = None
     cacheable = options.use_cache and options.stdin is None and not options.overrides
