@@ -52,6 +52,7 @@ def children_cpu() -> float:
 def lint(tree: Path, *args: str, source: Optional[Path] = None) -> Measured:
     """``python -m fusion_lint`` in a fresh interpreter; ``source``: import fusion_lint from there."""
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # start-up as users see it: imports from bytecode
     if source is not None:
         env["PYTHONPATH"] = str(source)
     command = [sys.executable, "-m", "fusion_lint", str(tree), *args]
