@@ -6,6 +6,7 @@ and the cache's size on the largest.
     python bench/scaling.py --sizes 300 1000         # fewer sizes
     python bench/scaling.py --before /tmp/old-src    # the same rounds with another checkout side by side
     python bench/scaling.py --skip-warm --skip-shared
+    python bench/scaling.py --sizes 3000 --skip-scaling --skip-shared   # only the warm paths and the cache
 
 Each figure is CPU time (user + system) of the real command line ``python -m fusion_lint TREE
 --jobs 1 --no-cache`` in a fresh process, its worker processes included; the floor is libcst's
@@ -166,6 +167,7 @@ def main(argv: Sequence[str] = ()) -> None:
     parser.add_argument("--rounds", type=int, default=1, help="best of N rounds for each timing")
     parser.add_argument("--before", type=Path, help="another source tree of fusion_lint to run side by side")
     parser.add_argument("--after", type=Path, help="import the measured fusion_lint from this source tree")
+    parser.add_argument("--skip-scaling", action="store_true", help="no --no-cache scaling rounds")
     parser.add_argument("--skip-shared", action="store_true", help="no shared non-snake_case entry case")
     parser.add_argument("--skip-warm", action="store_true", help="no warm-path and cache-size case")
     args = parser.parse_args(list(argv) or None)
@@ -175,7 +177,12 @@ def main(argv: Sequence[str] = ()) -> None:
     work.mkdir(parents=True, exist_ok=True)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {sys.platform}")
     try:
-        trees = scaling(work, args.sizes, args.before, args.rounds)
+        if args.skip_scaling:
+            trees = {modules: work / f"dense-{modules}" for modules in args.sizes}
+            for modules, tree in trees.items():
+                write_dense_corpus(tree, modules)
+        else:
+            trees = scaling(work, args.sizes, args.before, args.rounds)
         if not args.skip_shared:
             shared_bad_reason(work, 1000 if 1000 in args.sizes else min(args.sizes), args.before)
         if not args.skip_warm:

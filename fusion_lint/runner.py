@@ -157,7 +157,8 @@ def run_files(
     cache = FileCache(cache_directory(settings.cache_dir, cache_root), runtime_modules) if use_cache else None
     # Files whose stat has not moved since the last run keep their key without being read or hashed.
     # (The walk's files only: a file loaded alone later, prescan off, is read as before.)
-    stats = StatIndex(cache.directory, cache.salt) if cache is not None and prescan else None
+    # One index per project root: two projects sharing a cache directory do not evict each other.
+    stats = StatIndex(cache.directory, cache.salt + f"|{cache_root}".encode()) if cache is not None and prescan else None
     results: list[FileResult] = []
     to_analyse: list[tuple[int, Optional[bytes]]] = []  # index into results, content (None: not read yet)
     for path in paths:
@@ -197,7 +198,7 @@ def run_files(
         to_analyse.append((len(results), data))
         results.append(FileResult(path, key=key))
     if stats is not None:
-        stats.save()
+        stats.save(keep=set(paths))  # a file no longer in the walk is forgotten
     if probe is not None and probe(results):
         return results
 

@@ -77,8 +77,12 @@ class StatIndex:
             self.records[path] = record
             self.changed = True
 
-    def save(self) -> None:
-        if self.changed:
+    def save(self, keep: set[str]) -> None:
+        """Write the index if it changed, holding only the paths in ``keep`` (this run's walk)."""
+        gone = [path for path in self.records if path not in keep]
+        for path in gone:
+            del self.records[path]
+        if self.changed or gone:
             store_entry(self.directory, self.name, self.records, self.signing_key)
             self.changed = False
 

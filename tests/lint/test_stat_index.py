@@ -114,3 +114,15 @@ def test_a_vouched_file_whose_entry_is_gone_is_read_and_analysed(tmp_path: Path,
     reads.clear()
     assert seen(run(tmp_path)) == cold
     assert sorted(reads) == ["tools0.py", "tools1.py", "tools2.py"]  # plain.py: still known as skipped
+
+
+def test_a_file_gone_from_the_walk_is_forgotten(tmp_path: Path, not_racy: None) -> None:
+    from fusion_lint.cache_store import load_entry, user_key
+
+    project(tmp_path)
+    run(tmp_path)
+    (tmp_path / "tools2.py").unlink()
+    run(tmp_path)
+    [index] = (tmp_path / ".fusion_lint_cache").glob("stat-*.pickle")
+    remembered = load_entry(index, user_key())
+    assert sorted(os.path.basename(path) for path in remembered) == ["plain.py", "tools0.py", "tools1.py"]
