@@ -239,6 +239,7 @@ class Walker:
         self.exclude_rules: ExcludeRules = exclude_rules or (lambda directory: fixed)
         self.respect_gitignore = respect_gitignore
         self._gitignores: dict[Path, Optional[IgnoreRules]] = {}
+        self._chains: dict[Path, list[IgnoreRules]] = {}  # a directory's chain: asked once per file in it
         # .gitignore files are read up to the repository's top; outside a repository, up to the
         # project root only (a .gitignore above it belongs to something else).
         self._gitignore_top = next(
@@ -246,6 +247,12 @@ class Walker:
         )
 
     def _gitignore_chain(self, directory: Path) -> list[IgnoreRules]:
+        known = self._chains.get(directory)
+        if known is None:
+            known = self._chains[directory] = self._build_chain(directory)
+        return known
+
+    def _build_chain(self, directory: Path) -> list[IgnoreRules]:
         chain: list[IgnoreRules] = []
         for candidate in (directory, *directory.parents):
             if candidate not in self._gitignores:

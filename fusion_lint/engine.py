@@ -183,8 +183,10 @@ def analyse(
 
     # The project: every file under the root that passes the pre-scan, so cross-file facts (tool
     # names, services, shared contracts) are the same whether one file or the tree is reported.
-    project_files = Discovery()
-    walker.walk([root], project_files)
+    project_files = reported
+    if options.stdin is not None or [Path(os.path.abspath(p)) for p in options.paths] != [root]:
+        project_files = Discovery()  # (the whole project named: one walk, not two of the same tree)
+        walker.walk([root], project_files)
     all_paths = sorted(set(project_files.files) | report_set)
     memo: Optional[RunMemo] = None
     cacheable = options.use_cache and options.stdin is None and not options.overrides
@@ -435,7 +437,8 @@ def lint(options: Options) -> Report:
     texts = texts_to_fix(kept, analysis)
     build_fixes(kept, texts)
     ordered = sorted((item.diagnostic for item in kept), key=Diagnostic.sort_key)
-    fixed_texts = {path: text for path, text in texts.items() if any(d.path == path and d.fix for d in ordered)}
+    with_fixes = {d.path for d in ordered if d.fix}  # one pass: a scan per file was quadratic
+    fixed_texts = {path: text for path, text in texts.items() if path in with_fixes}
     if memo is not None:
         memo.store(ordered, analysis.results, analysis.files, fixed_texts, counts)
     return Report(ordered, len(report_set), config, fixed_texts, sorted(report_set), frozenset(enabled), counts)

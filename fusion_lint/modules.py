@@ -10,17 +10,24 @@ def module_name_for(path: Path) -> tuple[str, bool, Path]:
     """(dotted module name, is a package ``__init__``, the directory the name is relative to)."""
     path = Path(os.path.abspath(path))
     is_package = path.name == "__init__.py"
-    parts = [] if is_package else [path.stem]
-    directory = path.parent
+    packages, directory = _packages_above(str(path.parent))
+    parts = [*packages] if is_package else [*packages, path.stem]
+    if not parts:  # a top-level __init__.py outside any package
+        return path.parent.name, is_package, path.parent.parent
+    return ".".join(parts), is_package, Path(directory)
+
+
+@lru_cache(maxsize=1024)
+def _packages_above(directory: str) -> tuple[tuple[str, ...], str]:
+    """The package names a folder is inside (outermost first) and the folder they start from;
+    asked once per folder, not once per file in it (3,000 files: 0.4 s of ``is_file`` calls)."""
+    folder = Path(directory)
     # A folder whose name is no identifier (``Office-Word-MCP-Server/__init__.py``, a checkout's
     # root) cannot be imported as a package: the names inside it are relative to it.
-    while (directory / "__init__.py").is_file() and directory.parent != directory and directory.name.isidentifier():
-        parts.insert(0, directory.name)
-        directory = directory.parent
-    if not parts:  # a top-level __init__.py outside any package
-        parts = [path.parent.name]
-        directory = path.parent.parent
-    return ".".join(parts), is_package, directory
+    if not (folder / "__init__.py").is_file() or folder.parent == folder or not folder.name.isidentifier():
+        return (), directory
+    outer, base = _packages_above(str(folder.parent))
+    return (*outer, folder.name), base
 
 
 @lru_cache(maxsize=4096)

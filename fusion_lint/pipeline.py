@@ -58,12 +58,13 @@ _FRAMEWORK_IMPORT = re.compile(
 # mcp.tool()(fn)``) need not import any framework.
 _REGISTERS_ON_MCP = re.compile(rb"\bmcp\.(?:tool|resource|prompt|add_tool)\(")
 # What a module importing a framework must also spell to hold anything we check: a registration
-# (every form of DESIGN §12.1-§12.2), a low-level dispatcher or tool listing, or a mount prefix. A
-# module that imports the framework only for its types, ``ToolError`` or ``Context``, or to run a
-# server defined elsewhere, is then never parsed (unless a definition reaches it).
+# (every form of DESIGN §12.1-§12.2), a low-level dispatcher or tool listing, a mount prefix, or a
+# server's construction. A module that imports the framework only for its types, ``ToolError`` or
+# ``Context``, or to run a server made elsewhere, is then never parsed (unless a definition reaches it).
 _REGISTRATION_WORD = re.compile(
     rb"\.(?:tool|resource|prompt|add_tool|add_resource|add_prompt|add_resource_fn|from_function|mount)\b"
-    rb"|@[\w.]+\.(?:call_tool|list_tools)\b|\bon_call_tool\b|^[ \t]*@(?:tool|resource|prompt)\b",
+    rb"|@[\w.]+\.(?:call_tool|list_tools)\b|\bon_call_tool\b|^[ \t]*@(?:tool|resource|prompt)\b"
+    rb"|\b(?:FastMCP|MCPServer|Server)\(",  # a server made here, whose tools other modules may register
     re.MULTILINE,
 )
 

@@ -16,7 +16,7 @@ import threading
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Callable, Iterator, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence, Union
 
 from .cache import FileCache, cache_directory
 from .config import Settings
@@ -24,6 +24,7 @@ from .memory import COLLECT_EVERY, gc_paused
 from .modules import module_of
 from .pipeline import MAX_FILE_BYTES, FileResult, analyze_file, mentions_runtime, read_source, too_large
 from .source import Unreadable
+from .stat_index import SKIPPED, StatIndex, signature
 from .workers import WorkerPool
 
 #: From this many files to parse, ``--jobs`` workers share them; below it, one worker does.
@@ -177,10 +178,27 @@ def run_files(
     """
     runtime_modules = tuple(settings.runtime_modules)
     cache = FileCache(cache_directory(settings.cache_dir, cache_root), runtime_modules) if use_cache else None
+    # Files whose stat has not moved since the last run keep their key without being read or hashed.
+    # (The walk's files only: a file loaded alone later, prescan off, is read as before.)
+    # One index per project root: two projects sharing a cache directory do not evict each other.
+    stats = StatIndex(cache.directory, cache.salt + f"|{cache_root}".encode()) if cache is not None and prescan else None
     results: list[FileResult] = []
-    to_analyse: list[tuple[int, bytes]] = []  # index into results, content
+    to_analyse: list[tuple[int, Optional[bytes]]] = []  # index into results, content (None: not read yet)
     for path in paths:
         data = (overrides or {}).get(path)
+        # An unsaved buffer (stdin, the editor) changes with every keystroke: caching each version
+        # would only fill the cache directory with entries that are never read again.
+        cached_file = cache is not None and data is None
+        module, is_package, _ = module_of(path) if cached_file else ("", False, "")
+        now = signature(path) if stats is not None and cached_file else None
+        known = stats.verdict(path, module, is_package, now) if stats is not None else None
+        if known == SKIPPED:
+            results.append(FileResult(path, skipped=True))
+            continue
+        if known is not None:
+            to_analyse.append((len(results), None))
+            results.append(FileResult(path, key=known))
+            continue
         if data is None:
             read = read_source(path)
             if isinstance(read, Unreadable):
@@ -191,16 +209,19 @@ def run_files(
             results.append(FileResult(path, problem=too_large(len(data))))
             continue
         if prescan and not mentions_runtime(data, runtime_modules):
+            if stats is not None and cached_file and now is not None and now[2] == len(data):
+                stats.record(path, module, is_package, now, SKIPPED)
             results.append(FileResult(path, skipped=True))
             continue
         key = None
-        # An unsaved buffer (stdin, the editor) changes with every keystroke: caching each version
-        # would only fill the cache directory with entries that are never read again.
-        if cache is not None and not (overrides is not None and path in overrides):
-            module, is_package, _ = module_of(path)
+        if cache is not None and cached_file:
             key = cache.key(path, module, is_package, data)
+            if stats is not None and now is not None and now[2] == len(data):  # not written while read
+                stats.record(path, module, is_package, now, key)
         to_analyse.append((len(results), data))
         results.append(FileResult(path, key=key))
+    if stats is not None:
+        stats.save(keep=set(paths))  # a file no longer in the walk is forgotten
     if probe is not None and probe(results):
         return results
 
@@ -212,8 +233,15 @@ def run_files(
             if isinstance(cached, FileResult) and cached.path == partial.path:
                 cached.key = partial.key
                 results[index] = cached
-            else:
-                pending.append((index, data))
+                continue
+            if data is None:  # its stat said unchanged, but its entry is gone or damaged: read it now
+                data = _read_again(partial.path, module_of(partial.path), cache)
+                if isinstance(data, Unreadable):
+                    results[index] = FileResult(partial.path, problem=data)
+                    continue
+                results[index] = FileResult(partial.path, key=data[1])
+                data = data[0]
+            pending.append((index, data))
 
     items = [(results[index].path, data) for index, data in pending]
     deadline = _strict_deadline.get()
@@ -246,6 +274,15 @@ def run_files(
         else:
             cache.put(key, result)
     return results
+
+
+def _read_again(path: str, module: tuple[str, bool, str], cache: Optional[FileCache]) -> Union[tuple[bytes, Optional[str]], Unreadable]:
+    """The content of a file the stat index vouched for, whose cache entry was missing: its key
+    is computed from what is read now (the file may have changed since the stat was taken)."""
+    data = read_source(path)
+    if isinstance(data, Unreadable):
+        return data
+    return data, cache.key(path, module[0], module[1], data) if cache is not None else None
 
 
 def _transient(result: FileResult) -> bool:

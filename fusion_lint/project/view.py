@@ -13,6 +13,7 @@ from mcp_fusion import JsonRpcErrorCode, code_name, coerce_code, is_valid_code
 
 from ..diagnostics import Span
 from ..facts.model import BadExpr, BadItem, Definition, Entry, EntryField, FileFacts, FunctionFacts, Try, Value
+from .suggest import NameIndex
 
 
 @dataclass
@@ -161,7 +162,12 @@ class Vocabulary:
 
     @cached_property
     def sorted_tools(self) -> list[str]:
-        return sorted(self.tools)
+        return self.tool_index.names
+
+    @cached_property
+    def tool_index(self) -> NameIndex:
+        """The tools by trigram, for "did you mean" (built on first use, once per run)."""
+        return NameIndex(self.tools)
 
 
 @dataclass(eq=False)

@@ -138,10 +138,12 @@ class _Text:
         matches = list(pattern.finditer(self.text))
         if not matches:
             return iter(())
-        chars = list(self.text)
+        pieces, at = [], 0  # slices, not a list of characters: this runs for every recovery text
         for match in matches:
-            chars[match.start() : match.end()] = " " * (match.end() - match.start())
-        self.text = "".join(chars)
+            pieces += (self.text[at : match.start()], " " * (match.end() - match.start()))
+            at = match.end()
+        pieces.append(self.text[at:])
+        self.text = "".join(pieces)
         return iter(matches)
 
 

@@ -1,7 +1,6 @@
 """FL401 recovery-unknown-tool: the recovery names a tool no definition registers."""
 from __future__ import annotations
 
-import difflib
 from typing import Iterable
 
 from ..project.view import Vocabulary
@@ -71,10 +70,8 @@ async def get_invoice(invoice_id: str, ctx: Context) -> dict:
 def _with_suggestions(unknown: list[str], vocabulary: Vocabulary) -> str:
     shown = []
     for token in unknown:
-        # A typo keeps about the length: compare with those tools only (a project may have thousands).
-        similar = [tool for tool in vocabulary.sorted_tools if abs(len(tool) - len(token)) <= 3]
-        close = difflib.get_close_matches(token, similar, n=1, cutoff=0.75)
-        shown.append(f"'{token}' (did you mean '{close[0]}'?)" if close else f"'{token}'")
+        close = vocabulary.tool_index.close_match(token)  # from an index: a project may have thousands
+        shown.append(f"'{token}' (did you mean '{close}'?)" if close else f"'{token}'")
     return listing(shown)
 
 

@@ -103,10 +103,12 @@ def test_counts_parsed_skipped_defining_and_reached(tmp_path):
 def test_a_file_parsed_for_nothing_is_named_with_why(tmp_path):
     root = make_tree(tmp_path / "tree", {
         **BASE,
-        # Imports a framework, so the pre-scan admits it, but nothing defines or reaches anything in it.
+        # Imports a framework and spells a registration (in a comment), so the pre-scan admits it,
+        # but nothing defines or reaches anything in it.
         "app/texts.py": """
             from mcp.types import TextContent
 
+            # The server registers these with mcp.tool() elsewhere.
             def as_text(value):
                 return TextContent(type="text", text=str(value))
         """,
@@ -115,6 +117,20 @@ def test_a_file_parsed_for_nothing_is_named_with_why(tmp_path):
     assert names(root, counts.neither) == ["app/texts.py"]
     assert counts.admitted[counts.neither[0]] == corpus_counts.PRESCAN
     assert len(counts.parsed) == 5
+
+
+def test_a_framework_import_alone_is_not_parsed(tmp_path):
+    root = make_tree(tmp_path / "tree", {
+        **BASE,
+        "app/texts.py": """
+            from mcp.types import TextContent
+
+            def as_text(value):
+                return TextContent(type="text", text=str(value))
+        """,
+    })  # fmt: skip
+    counts = corpus_counts.count_files(root, jobs=1)
+    assert counts.neither == [] and len(counts.parsed) == 4
 
 
 def test_reached_only_through_a_lookup_is_consulted_not_neither(tmp_path):

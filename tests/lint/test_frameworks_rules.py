@@ -289,6 +289,7 @@ def test_the_summary_counts_definitions_and_says_when_nothing_was_checked() -> N
     [
         ("from fastmcp.exceptions import ToolError\ndef check(x):\n    raise ToolError(x)\n", False),
         ("from mcp.server.fastmcp import FastMCP\nfrom .server import build\nbuild().run()\n", False),
+        ("from mcp.server.fastmcp import FastMCP\nshared = FastMCP('hub')\n", True),  # others register on it
         ("from mcp.types import TextContent\ndef text(t):\n    return TextContent(type='text', text=t)\n", False),
         ("from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\n@mcp.tool()\ndef f(): ...\n", True),
         ("from fastmcp.tools import tool\n@tool\ndef greet(name: str) -> str: ...\n", True),
