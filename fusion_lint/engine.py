@@ -285,7 +285,8 @@ def _admit_reexport_users(
             data = read_source(path)
             if not isinstance(data, bytes):
                 continue
-        if any(imports_module(data, module, package in Path(path).parents) for module, package in hubs):
+        folders = {str(folder) for folder in Path(path).parents}  # once per file, not once per hub
+        if any(imports_module(data, module, str(package) in folders) for module, package in hubs):
             admitted.append(path)
     if not admitted:
         return results

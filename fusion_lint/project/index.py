@@ -8,6 +8,7 @@ time a rule runs, ``resolve`` has asked everything a rule may need.
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
@@ -39,6 +40,7 @@ class ProjectIndex:
         self.follow_calls = follow_calls
         self.modules: dict[str, str] = {f.module: p for p, f in files.items() if f.module}
         self._module_misses: set[str] = set()
+        self._root_names: dict[Path, frozenset[str]] = {}  # what each import root holds (``_may_hold``)
         self._call_targets: dict[tuple[str, str], list[tuple[str, str]]] = {}
         self._runtime_qnames: dict[str, Optional[str]] = {}
         self._definitions: dict[str, list[Definition]] = {}
@@ -73,14 +75,31 @@ class ProjectIndex:
             # An import root named like the module's first part is a namespace package (PEP 420:
             # ``awslabs/`` without ``__init__.py``, its packages' names relative to it): there
             # ``awslabs.x.y`` is ``x/y.py``, whichever folder above it the run started from.
-            within = [root / Path(*parts)]
+            within = [(parts[0], root / Path(*parts))]
             if root.name == parts[0] and len(parts) > 1:
-                within.append(root / Path(*parts[1:]))
-            for relative in within:
+                within.append((parts[1], root / Path(*parts[1:])))
+            for first, relative in within:
+                if not self._may_hold(root, first):
+                    continue
                 for candidate in (relative.with_suffix(".py"), relative / "__init__.py"):
                     if self._is_file(candidate):
                         return str(candidate)
         return None
+
+    def _may_hold(self, root: Path, first: str) -> bool:
+        """Whether ``root`` holds a package or module named ``first`` at all: one listing per root
+        instead of a stat per candidate (a corpus has hundreds of import roots and thousands of
+        names that are no project module: ``os``, ``pydantic``, ...). Unknown (no disk): True."""
+        if self._is_file is not Path.is_file:
+            return True
+        names = self._root_names.get(root)
+        if names is None:
+            try:
+                names = frozenset(os.listdir(root))
+            except OSError:
+                names = frozenset()
+            self._root_names[root] = names
+        return first in names or f"{first}.py" in names
 
     def _module_and_name(self, qname: str) -> Optional[tuple[FileFacts, str]]:
         """The project module ``qname`` starts with (the longest one) and the rest of it."""
