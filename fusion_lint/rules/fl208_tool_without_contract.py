@@ -67,6 +67,16 @@ def _when(text: Optional[str], fallback: str) -> str:
     return (text[:1].upper() + text[1:]) if text else fallback
 
 
+def _class_base(exception: str) -> str:
+    """An exception class's name without its ``Error``/``Exception`` suffix (``InvoiceLocked``)."""
+    return re.sub(r"(Error|Exception)$", "", exception)
+
+
+def _code_for(exception: str, text: str = "") -> str:
+    """The code a builtin exception's failure is, else what its class name or message says."""
+    return BUILTIN_CODES.get(exception) or _code_from_words(exception, text) or "INTERNAL_ERROR"
+
+
 def draft_for_raise(site: Raise, where: str) -> Draft:
     exception = (site.exception or "").rpartition(".")[2]
     text = site.text or ""
@@ -75,9 +85,9 @@ def draft_for_raise(site: Raise, where: str) -> Draft:
     elif site.kind == "mcp_error" and site.code:
         code = site.code
     else:
-        code = BUILTIN_CODES.get(exception) or _code_from_words(exception, text) or "INTERNAL_ERROR"
+        code = _code_for(exception, text)
     custom = exception and exception not in BUILTIN_CODES and exception not in ("Exception", "RuntimeError", "McpError", "MCPError", "ToolError")
-    base = re.sub(r"(Error|Exception)$", "", exception) if custom else ""
+    base = _class_base(exception) if custom else ""
     reason = snake_case(base) if base else (site.data_reason or _words(text) or snake_case(exception or "failure"))
     return Draft(reason, code, _when(text, f"{exception or 'An error'} raised in {where}"))
 
@@ -105,8 +115,7 @@ def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[D
             if view is not None and not any(found is definition for found in escapes_to(view, exception)):
                 continue  # a caller catches it into a normal value
             if site.kind == "reraise":
-                yield Draft(snake_case(re.sub(r"(Error|Exception)$", "", exception) or "failure"),
-                            BUILTIN_CODES.get(exception) or _code_from_words(exception) or "INTERNAL_ERROR",
+                yield Draft(snake_case(_class_base(exception) or "failure"), _code_for(exception),
                             f"{exception} raised in {reached.function.qualname}")  # fmt: skip
             else:
                 yield draft_for_raise(site, reached.function.qualname)
@@ -121,7 +130,7 @@ def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[D
                 texts = [error_text(s) for s in _texts(value)]
                 yield draft_for_text(next((t for t in texts if t), "") or "The tool fails")
         elif failure(value) is not None:
-            yield draft_for_text(next((t for s in _texts(value) if (t := error_text(s))), "") or "")
+            yield draft_for_text(next((t for s in _texts(value) if (t := error_text(s))), ""))
 
 
 def _texts(shape) -> Iterator:
