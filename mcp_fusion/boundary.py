@@ -330,6 +330,10 @@ def bounded_traceback(exc: BaseException) -> str:
     return f"{text[:head]}\n… [traceback truncated from {len(text)} characters] …\n{text[-tail:]}"
 
 
+_FAILURE_FORMAT = "%s %s:%s [%s%s] %s%s"
+_STANDARD_MAKE_RECORD = logging.Logger.makeRecord
+
+
 def log_failure(
     target: BoundaryTarget,
     level: int,
@@ -347,27 +351,34 @@ def log_failure(
     """
     if not failure_logger.isEnabledFor(level):
         return
-    bounded_arguments = render_bounded(dict(arguments)) if arguments is not None else None
-    record = failure_logger.makeRecord(
-        failure_logger.name,
-        level,
-        __file__,
-        0,
-        "%s %s:%s [%s%s] %s%s",
-        (
-            label, target.kind, clean_text(target.name), code_name,
-            f" reason={bound_text(reason)}" if reason else "", bound_text(clean_text(message)),
-            f"; arguments={bounded_arguments}" if bounded_arguments is not None else "",
-        ),
-        (type(exc), exc, exc.__traceback__) if exc is not None else None,
-        extra={
-            "fusion_kind": target.kind,
-            "fusion_name": target.name,
-            "fusion_code": code_name,
-            "fusion_reason": reason,
-            "fusion_arguments": bounded_arguments,
-        },
+    if arguments is None:
+        bounded_arguments = None
+    else:  # render_bounded reads a dict, never changes it: no copy of one
+        bounded_arguments = render_bounded(arguments if type(arguments) is dict else dict(arguments))
+    args = (
+        label, target.kind, clean_text(target.name), code_name,
+        f" reason={bound_text(reason)}" if reason else "", bound_text(message),
+        f"; arguments={bounded_arguments}" if bounded_arguments is not None else "",
     )
+    exc_info = (type(exc), exc, exc.__traceback__) if exc is not None else None
+    extra = {
+        "fusion_kind": target.kind,
+        "fusion_name": target.name,
+        "fusion_code": code_name,
+        "fusion_reason": reason,
+        "fusion_arguments": bounded_arguments,
+    }
+    if type(failure_logger).makeRecord is _STANDARD_MAKE_RECORD and "makeRecord" not in failure_logger.__dict__:
+        # What Logger.makeRecord does, without its per-key check of `extra` (these keys never collide
+        # with a record's own attributes): the record factory (the application's, if it set one) makes it.
+        record = logging.getLogRecordFactory()(
+            failure_logger.name, level, __file__, 0, _FAILURE_FORMAT, args, exc_info, None, None
+        )
+        record.__dict__.update(extra)
+    else:  # a Logger subclass of the application's makes its own records
+        record = failure_logger.makeRecord(
+            failure_logger.name, level, __file__, 0, _FAILURE_FORMAT, args, exc_info, extra=extra
+        )
     if exc is not None:
         record.exc_text = bounded_traceback(exc)  # formatters print this instead of the raw traceback
     failure_logger.handle(record)

@@ -26,7 +26,7 @@ from .boundary import outcome_of_exception, outcome_of_return
 from .builder import ToolErrorBuilder
 from .context import Context, active_contract
 from .contract import ErrorContract, coerce_contract
-from .frameworks import FrameworkView, current_framework, raise_resource_failure, render_outcome
+from .frameworks import Framework, FrameworkView, current_framework, raise_resource_failure, render_outcome
 from .serving import ServedTool, served_tool
 
 HandlerT = TypeVar("HandlerT", bound=Callable[..., Any])
@@ -51,6 +51,8 @@ class ContractTarget:
         self.context = Context._of_definition(errors, self._by_reason, self.owner, None)
         #: One view per framework that served this handler (output schema, result conversion).
         self.views: dict[str, FrameworkView] = {}
+        #: This target under each other (name, kind) a framework served it with (made once, not per call).
+        self._renamed: dict[tuple[str, str], ContractTarget] = {}
 
     @property
     def owner(self) -> str:
@@ -68,30 +70,36 @@ class ContractTarget:
         name = name if name is not None and self.explicit_name is None else self.name
         if name == self.name and kind == self.kind:
             return self
-        renamed = ContractTarget(self.handler, self.errors, name)
-        renamed.kind = kind
-        renamed.context = Context._of_definition(self.errors, self._by_reason, renamed.owner, None)
-        renamed.views = self.views
+        renamed = self._renamed.get((name, kind))
+        if renamed is None:
+            renamed = ContractTarget(self.handler, self.errors, name)
+            renamed.kind = kind
+            renamed.context = Context._of_definition(self.errors, self._by_reason, renamed.owner, None)
+            renamed.views = self.views
+            self._renamed[(name, kind)] = renamed
         return renamed
 
     def failed(self, exc: BaseException, kwargs: Mapping[str, Any]) -> Any:
-        served, target = self._served()
-        return target._finish(outcome_of_exception(target, exc, call_arguments(kwargs), target.context), served)
+        framework = current_framework()
+        served, target = self._served(framework)
+        outcome = outcome_of_exception(target, exc, call_arguments(kwargs), target.context)
+        return target._finish(outcome, served, framework)
 
     def returned(self, result: Any, kwargs: Mapping[str, Any]) -> Any:
         if not isinstance(result, ToolErrorBuilder):
             return result  # the success path: untouched, the framework converts it as it always did
-        served, target = self._served()
-        return target._finish(outcome_of_return(target, result, call_arguments(kwargs)), served)
+        framework = current_framework()
+        served, target = self._served(framework)
+        return target._finish(outcome_of_return(target, result, call_arguments(kwargs)), served, framework)
 
-    def _served(self) -> tuple[ServedTool | None, ContractTarget]:
-        served = served_tool(current_framework().key == "mcp1")
+    def _served(self, framework: Framework) -> tuple[ServedTool | None, ContractTarget]:
+        served = served_tool(framework.key == "mcp1")
         return served, self if served is None else self.named(served.name, served.kind)
 
-    def _finish(self, outcome: Any, served: ServedTool | None) -> Any:
+    def _finish(self, outcome: Any, served: ServedTool | None, framework: Framework) -> Any:
         if self.kind == "resource":
             return raise_resource_failure(self, outcome)
-        return render_outcome(self, outcome, served)
+        return render_outcome(self, outcome, served, framework)
 
 
 def call_arguments(kwargs: Mapping[str, Any]) -> dict[str, Any]:

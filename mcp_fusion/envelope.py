@@ -36,7 +36,16 @@ from dataclasses import dataclass, field, replace
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Literal, Optional
 
-from .bounding import MAX_ITEMS, as_text, bound_text, bound_value, clean_text
+from .bounding import (
+    MAX_ITEMS,
+    as_text,
+    bound_text,
+    bound_value,
+    clean_text,
+    compact_json,
+    is_plain_and_small,
+    strict_compact_json,
+)
 from .errors import Code, JsonRpcErrorCode, McpError, code_name, code_value, coerce_code
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -116,10 +125,10 @@ def render_detail_value(value: Any) -> str:
     if isinstance(value, str):
         return clean_text(value)
     try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+        return strict_compact_json(value)
     except (TypeError, ValueError, RecursionError):
         # A client reading another server's data: not bounded by this runtime, so bound it now.
-        return json.dumps(bound_value(value), ensure_ascii=False)
+        return compact_json(bound_value(value))
 
 
 def render_seconds(seconds: float) -> str:
@@ -193,7 +202,7 @@ class ToolErrorEnvelope:
         ``default_recovery``/``default_retryable`` (the contract entry's) fill what the throw site
         left unset: a throw-site recovery always wins.
         """
-        data = error.data if isinstance(error.data, Mapping) else {}
+        data = error.data if type(error.data) is dict or isinstance(error.data, Mapping) else {}
         if default_retryable is not None and "retryable" not in data:
             data = {**data, "retryable": default_retryable}
         # A raised McpError fails the call: its data may escalate it to critical, never make it a warning.
@@ -203,7 +212,7 @@ class ToolErrorEnvelope:
             message=error.message,
             severity=severity,
             recovery=recovery_hint(data.get("recovery")) or default_recovery,
-            available_actions=_coerce_actions(data.get("available_actions")),
+            available_actions=_coerce_actions(actions) if (actions := data.get("available_actions")) is not None else (),
             details=data,
             retry_after=coerce_seconds(data.get("retry_after")),
         )
@@ -294,6 +303,8 @@ def render_awareness_xml(deltas: Sequence[Delta], indent: str = _INDENT) -> list
 
 def recovery_hint(recovery: Any) -> str | None:
     """The hint of a ``data["recovery"]`` value: ``{"hint": ...}`` or a plain string."""
+    if recovery is None:
+        return None
     if isinstance(recovery, Mapping):
         hint = recovery.get("hint")
         return hint if isinstance(hint, str) and hint else None
@@ -328,17 +339,24 @@ def coerce_seconds(seconds: Any) -> float | None:
     return seconds
 
 
+def _leads(details: dict[Any, Any], key: str) -> bool:
+    first = next(iter(details))
+    return type(first) is str and first == key
+
+
 def normalize_details(data: Mapping[str, Any]) -> dict[str, Any]:
     """The ``<details>`` of a failure's data: bounded, sanitised, without sections or owned keys.
 
     The reason leads (it is what a client switches on, so it is never the one cut). Values are
     bounded because services often echo caller input into their error data.
     """
-    if not isinstance(data, Mapping):
+    if type(data) is not dict and not isinstance(data, Mapping):
         return {}
     details = {key: value for key, value in data.items() if key not in SECTION_KEYS and key not in OWNED_KEYS}
-    if "reason" in details:
+    if "reason" in details and not _leads(details, "reason"):
         details = {"reason": details.pop("reason"), **details}
+    if is_plain_and_small(details):
+        return details  # our own copy, and bounding it would change nothing
     bounded = bound_value(details, source=data)
     return bounded if isinstance(bounded, dict) else {}
 

@@ -120,7 +120,8 @@ def coerce_code(code: object) -> Code:
 
 def code_name(code: Code) -> str:
     """The envelope's ``code`` attribute: always the name."""
-    return code.name if isinstance(code, JsonRpcErrorCode) else code
+    # ``_name_`` is the member's plain attribute; ``.name`` goes through enum's descriptor (every failure asks 3x).
+    return code._name_ if type(code) is JsonRpcErrorCode else code  # type: ignore[return-value]
 
 
 def code_value(code: Code) -> Optional[int]:
@@ -152,7 +153,7 @@ class McpError(Exception):
         self.code: Code = coerce_code(code)
         self.message: str = as_text(message) if message is not None else _default_message(self.code)
         # Credentials never travel, at any depth; the rest is bounded when it is rendered.
-        if data is not None and not isinstance(data, Mapping):
+        if data is not None and type(data) is not dict and not isinstance(data, Mapping):
             data = {"detail": data}  # ``not_found("x", "some text")``: kept, never a crash in the handler
         self.data: dict[str, Any] = drop_credentials(data) if data is not None else {}
         super().__init__(self.message)

@@ -43,9 +43,15 @@ class FrameworkView:
     convert: Optional[Callable[[Any], tuple[list[dict[str, Any]], Optional[dict[str, Any]]]]] = None
 
 
-def render_outcome(target: Any, outcome: Outcome, served: Optional[ServedTool] = None) -> Any:
-    """The framework's result for ``outcome`` (a failure, or a success carrying a warning)."""
-    framework = current_framework()
+def render_outcome(
+    target: Any, outcome: Outcome, served: Optional[ServedTool] = None, framework: Optional[Framework] = None
+) -> Any:
+    """The framework's result for ``outcome`` (a failure, or a success carrying a warning).
+
+    ``framework`` is the one serving this call when the caller already asked (:func:`current_framework`).
+    """
+    if framework is None:
+        framework = current_framework()
     view = _view(target, framework)
     has_output_schema = served.has_output_schema if served is not None else view.has_output_schema
     if isinstance(outcome, HandlerSuccess) and has_output_schema and view.convert is not None:
@@ -162,15 +168,26 @@ class FastMcp1(Framework):
                 f"@contract needs mcp>={'.'.join(map(str, OLDEST_MCP1))} under FastMCP 1.x (mcp "
                 f"{'.'.join(map(str, _mcp_version()))} is installed): pip install 'mcp>=1.19,<2'"
             )
-        result_class = _mcp1_result_class()
-        if all(block.keys() == {"type", "text"} for block in parts.content):
+        result_class, text_content = _mcp1_result_classes()
+        content = []
+        for block in parts.content:
+            if block.keys() != _TEXT_BLOCK_KEYS:
+                return result_class.model_validate(parts.to_wire())
             # Text blocks (every envelope) are built directly: cheaper than validating the dump.
-            from mcp.types import TextContent
+            content.append(text_content(type="text", text=block["text"]))
+        return result_class(content=content, structuredContent=parts.structured_content,
+                            isError=parts.is_error, _meta=parts.meta)
 
-            content = [TextContent(type="text", text=block["text"]) for block in parts.content]
-            return result_class(content=content, structuredContent=parts.structured_content,
-                                isError=parts.is_error, _meta=parts.meta)
-        return result_class.model_validate(parts.to_wire())
+
+_TEXT_BLOCK_KEYS = frozenset({"type", "text"})
+
+
+@functools.lru_cache(maxsize=None)
+def _mcp1_result_classes() -> tuple[type, type]:
+    """mcp 1.x's result type (ours, see :func:`_mcp1_result_class`) and ``TextContent``, imported once."""
+    from mcp.types import TextContent
+
+    return _mcp1_result_class(), TextContent
 
 
 #: The oldest mcp 1.x whose FastMCP passes a returned ``CallToolResult`` through (1.19.0).

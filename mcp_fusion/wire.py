@@ -27,10 +27,9 @@ import logging
 import math
 import uuid
 from collections.abc import Iterable, Mapping, Set
-from dataclasses import dataclass
 from itertools import islice
 from pathlib import PurePath
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 from pydantic import ValidationError
 
@@ -72,9 +71,12 @@ class ResultProblem(Exception):
         self.problem = problem
 
 
-@dataclass(frozen=True)
-class ToolResultParts:
-    """A ``CallToolResult`` as JSON data: content blocks as wire dicts, the mirror, the flag."""
+class ToolResultParts(NamedTuple):
+    """A ``CallToolResult`` as JSON data: content blocks as wire dicts, the mirror, the flag.
+
+    A named tuple (immutable, like the frozen dataclass it was): one is made per call, and a tuple
+    is several times cheaper to make.
+    """
 
     content: list[dict[str, Any]]
     structured_content: Optional[dict[str, Any]]
