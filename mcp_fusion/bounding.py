@@ -193,11 +193,40 @@ def render_bounded(value: Any) -> str:
     Strings are shown quoted (``'abc'``) so an empty or blank string is visible; everything else
     as compact JSON.
     """
-    bounded = value if is_plain_and_small(value) else bound_value(value)
-    text = repr(bounded) if isinstance(bounded, str) else compact_json(bounded)
+    if is_plain_and_small(value):
+        text = _plain_json(value)  # the common case (a few IDs and flags): written directly, no encoder
+    else:
+        bounded = bound_value(value)
+        text = repr(bounded) if isinstance(bounded, str) else compact_json(bounded)
     if len(text) > MAX_RENDERED_CHARS:
         text = f"{text[:MAX_RENDERED_CHARS]}… [truncated from {len(text)} characters]"
     return text
+
+
+_encode_string = json.encoder.encode_basestring  # the string encoder of ensure_ascii=False (C where available)
+_JSON_CONSTANTS = {None: "null", True: "true", False: "false"}
+
+
+def _plain_json(value: dict[str, Any]) -> str:
+    """``compact_json(value)`` of a dict :func:`is_plain_and_small` accepted, written directly.
+
+    Its keys are ``str`` and its values exactly ``str``, ``None``, ``bool``, a bounded ``int`` or a
+    finite ``float``: JSON renders them as below (what ``json``'s own encoder writes for them), and
+    building an encoder per call would cost more than the whole record's arguments.
+    """
+    items = []
+    for key, item in value.items():
+        kind = type(item)
+        if kind is str:
+            text = _encode_string(item)
+        elif kind is int:
+            text = int.__repr__(item)
+        elif kind is float:
+            text = float.__repr__(item)
+        else:
+            text = _JSON_CONSTANTS[item]
+        items.append(f"{_encode_string(key)}: {text}")
+    return "{" + ", ".join(items) + "}"
 
 
 def integer_digits(number: int) -> int:

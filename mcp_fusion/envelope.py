@@ -223,24 +223,29 @@ class ToolErrorEnvelope:
     # -- renderings -------------------------------------------------------------------------
 
     def to_xml(self) -> str:
-        lines = [f'<tool_error code="{escape_attribute(self.code_name)}" severity="{escape_attribute(self.severity)}">']
-        lines.append(f"{_INDENT}<message>{escape_text(self.message)}</message>")
+        # Every failure renders this: one list, no generator, sections only when set (DESIGN §3.5).
+        lines = [
+            f'<tool_error code="{escape_attribute(code_name(self.code))}" severity="{escape_attribute(self.severity)}">',
+            f"{_INDENT}<message>{escape_text(self.message)}</message>",
+        ]
         if self.recovery:
             lines.append(f"{_INDENT}<recovery>{escape_text(self.recovery)}</recovery>")
         if self.available_actions:
             lines.append(f"{_INDENT}<available_actions>")
-            lines.extend(f"{_INDENT * 2}<action>{escape_text(action)}</action>" for action in self.available_actions)
+            for action in self.available_actions:
+                lines.append(f"{_INDENT * 2}<action>{escape_text(action)}</action>")
             lines.append(f"{_INDENT}</available_actions>")
         if self.details:
             lines.append(f"{_INDENT}<details>")
-            lines.extend(
-                f'{_INDENT * 2}<detail key="{escape_attribute(str(key))}">{escape_text(render_detail_value(value))}</detail>'
-                for key, value in self.details.items()
-            )
+            for key, value in self.details.items():
+                lines.append(
+                    f'{_INDENT * 2}<detail key="{escape_attribute(str(key))}">{escape_text(render_detail_value(value))}</detail>'
+                )
             lines.append(f"{_INDENT}</details>")
         if self.retry_after is not None:
             lines.append(f"{_INDENT}<retry_after>{render_seconds(self.retry_after)}</retry_after>")
-        lines.extend(render_awareness_xml(self.contract_awareness))
+        if self.contract_awareness:
+            lines.extend(render_awareness_xml(self.contract_awareness))
         lines.append("</tool_error>")
         return "\n".join(lines)
 
@@ -257,7 +262,8 @@ class ToolErrorEnvelope:
             data["severity"] = self.severity
         if self.contract_awareness:
             data["contract_awareness"] = [delta.to_wire() for delta in self.contract_awareness]
-        return {"error": {"code": self.code_value, "code_name": self.code_name, "message": self.message, "data": data}}
+        code = self.code
+        return {"error": {"code": code_value(code), "code_name": code_name(code), "message": self.message, "data": data}}
 
     def to_json_text(self) -> str:
         """The integrators' JSON text envelope (issue 11), same content as the XML one."""
