@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable, TypeVar
 
@@ -81,7 +82,7 @@ class ContractTarget:
 
     def failed(self, exc: BaseException, kwargs: Mapping[str, Any]) -> Any:
         framework = current_framework()
-        served, target = self._served(framework)
+        served, target = self._served(framework, _wrapper_caller())
         outcome = outcome_of_exception(target, exc, call_arguments(kwargs), target.context)
         return target._finish(outcome, served, framework)
 
@@ -89,17 +90,26 @@ class ContractTarget:
         if not isinstance(result, ToolErrorBuilder):
             return result  # the success path: untouched, the framework converts it as it always did
         framework = current_framework()
-        served, target = self._served(framework)
+        served, target = self._served(framework, _wrapper_caller())
         return target._finish(outcome_of_return(target, result, call_arguments(kwargs)), served, framework)
 
-    def _served(self, framework: Framework) -> tuple[ServedTool | None, ContractTarget]:
-        served = served_tool(framework.key == "mcp1")
+    def _served(self, framework: Framework, caller: Any) -> tuple[ServedTool | None, ContractTarget]:
+        """Who serves this call: the framework's tool (name, output schema, kind) seen from ``caller`` up."""
+        served = served_tool(framework.key == "mcp1", caller)
         return served, self if served is None else self.named(served.name, served.kind)
 
     def _finish(self, outcome: Any, served: ServedTool | None, framework: Framework) -> Any:
         if self.kind == "resource":
             return raise_resource_failure(self, outcome)
         return render_outcome(self, outcome, served, framework)
+
+
+def _wrapper_caller() -> Any:
+    """The frame that called the contracted wrapper: the framework's, where its tool object can be seen."""
+    try:
+        return sys._getframe(3)  # 0: here, 1: failed/returned, 2: the wrapper, 3: what called it
+    except ValueError:  # called from C with no Python frame above: look from wherever we are
+        return None
 
 
 def call_arguments(kwargs: Mapping[str, Any]) -> dict[str, Any]:

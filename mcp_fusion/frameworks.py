@@ -137,9 +137,15 @@ class McpServer2(Framework):
         return FrameworkView(metadata.output_schema is not None, convert)
 
     def result(self, parts: ToolResultParts) -> Any:
-        from .server import sdk_result
+        return _sdk_result()(parts)
 
-        return sdk_result(parts)
+
+@functools.lru_cache(maxsize=None)
+def _sdk_result() -> Callable[[ToolResultParts], Any]:
+    """``server.sdk_result``, imported once (the server module needs mcp 2.x)."""
+    from .server import sdk_result
+
+    return sdk_result
 
 
 class FastMcp1(Framework):
@@ -289,10 +295,7 @@ def _dump_blocks(blocks: Any) -> list[dict[str, Any]]:
 
 def _content_models(content: list[dict[str, Any]]) -> list[Any]:
     """Content dicts as the installed SDK's content blocks."""
-    if sdk_major() == 2:
-        import mcp_types as types
-    else:
-        import mcp.types as types  # type: ignore[no-redef]
+    types = _sdk_types()
     blocks: list[Any] = []
     for block in content:
         if block.keys() == {"type", "text"}:
@@ -302,6 +305,16 @@ def _content_models(content: list[dict[str, Any]]) -> list[Any]:
 
             blocks.append(TypeAdapter(types.ContentBlock).validate_python(block))
     return blocks
+
+
+@functools.lru_cache(maxsize=None)
+def _sdk_types() -> Any:
+    """The installed SDK's wire types module (``mcp_types`` in 2.x, ``mcp.types`` in 1.x), imported once."""
+    if sdk_major() == 2:
+        import mcp_types as types
+    else:
+        import mcp.types as types  # type: ignore[no-redef]
+    return types
 
 
 @functools.lru_cache(maxsize=None)

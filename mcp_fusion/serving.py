@@ -43,21 +43,22 @@ def serving_tool(name: Optional[str], has_output_schema: bool, kind: str = "tool
         _serving.reset(token)
 
 
-def served_tool(mcp1: bool) -> Optional[ServedTool]:
+def served_tool(mcp1: bool, caller: Any = None) -> Optional[ServedTool]:
     """The framework's own name and output-schema fact for the tool being served, when it can be seen.
 
     An integration tells it (:func:`serving_tool`); under mcp 1.x ``FastMCP``, which has no hook, the
     ``Tool`` running the call is on the stack (it awaits the handler, or calls a sync one directly).
+    ``caller`` is the frame to start looking from (the one that called the handler's wrapper: the
+    frames below it are mcp_fusion's own), else this function's caller.
     """
     served = _serving.get()
     if served is None:
-        served = _from_the_stack(mcp1)
+        served = _from_the_stack(mcp1, caller if caller is not None else sys._getframe(1))
     return served
 
 
-def _from_the_stack(mcp1: bool) -> Optional[ServedTool]:
+def _from_the_stack(mcp1: bool, frame: Any) -> Optional[ServedTool]:
     tool_class = getattr(sys.modules.get("mcp.server.fastmcp.tools.base"), "Tool", None) if mcp1 else None
-    frame: Any = sys._getframe(2)
     for _ in range(_MAX_FRAMES):
         if frame is None:
             return None

@@ -102,7 +102,7 @@ def render_failure(failure: Failure, envelope_format: EnvelopeFormat = "xml") ->
 
 
 def failure_parts(failure: Failure, envelope_format: EnvelopeFormat, *, has_output_schema: bool) -> ToolResultParts:
-    text, mirror = render_failure(failure, envelope_format)
+    text, mirror = failure.render(envelope_format), failure.to_structured()  # render_failure, one call fewer
     content = [{"type": "text", "text": text}]
     if has_output_schema:
         # structured_content is reserved for the output schema; the mirror travels in _meta.
