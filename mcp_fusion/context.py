@@ -121,7 +121,8 @@ class Context:
         payload: dict[str, Any] = {}
         if entry.retryable is not None:
             payload["retryable"] = entry.retryable
-        payload.update(data or {})
+        if data:
+            payload.update(data)
         payload["reason"] = entry.reason
         return McpError(entry.code, message if message is not None else entry.when, payload, cause=cause)
 
