@@ -162,15 +162,15 @@ class ToolErrorEnvelope:
             raise ValueError(f"envelope severity must be one of {ENVELOPE_SEVERITIES}, got {self.severity!r}")
         if self.retry_after is not None and coerce_seconds(self.retry_after) is None:
             raise ValueError(f"retry_after takes a non-negative number of seconds, got {self.retry_after!r}")
-        set_field = object.__setattr__
-        set_field(self, "code", coerce_code(self.code))
-        set_field(self, "message", bound_text(self.message if type(self.message) is str else as_text(self.message)))
-        if self.recovery:
-            set_field(self, "recovery", bound_text(self.recovery if type(self.recovery) is str else as_text(self.recovery)))
-        else:
-            set_field(self, "recovery", None)
-        set_field(self, "available_actions", _coerce_actions(self.available_actions) if self.available_actions else ())
-        set_field(self, "details", normalize_details(self.details))
+        recovery = self.recovery
+        # One update of the (frozen) instance's fields instead of one object.__setattr__ per field.
+        self.__dict__.update(
+            code=coerce_code(self.code),
+            message=bound_text(self.message if type(self.message) is str else as_text(self.message)),
+            recovery=bound_text(recovery if type(recovery) is str else as_text(recovery)) if recovery else None,
+            available_actions=_coerce_actions(self.available_actions) if self.available_actions else (),
+            details=normalize_details(self.details),
+        )
 
     @property
     def code_name(self) -> str:
