@@ -114,7 +114,10 @@ def _wrapper_caller() -> Any:
 
 def call_arguments(kwargs: Mapping[str, Any]) -> dict[str, Any]:
     """The tool's arguments as logged: without the framework's injected ``Context`` (or our own)."""
-    return {key: value for key, value in kwargs.items() if type(value).__name__ != "Context"}
+    for value in kwargs.values():
+        if type(value).__name__ == "Context":
+            return {key: value for key, value in kwargs.items() if type(value).__name__ != "Context"}
+    return kwargs  # nothing injected: the wrapper's own fresh dict, which the boundary only reads
 
 
 def contract(

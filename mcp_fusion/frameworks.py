@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
+import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, NoReturn, Optional
 
@@ -178,11 +179,14 @@ class FastMcp1(Framework):
         content = []
         for block in parts.content:
             if block.keys() != _TEXT_BLOCK_KEYS:
-                return result_class.model_validate(parts.to_wire())
+                result = result_class.model_validate(parts.to_wire())
+                break
             # Text blocks (every envelope) are built directly: cheaper than validating the dump.
             content.append(text_content(type="text", text=block["text"]))
-        return result_class(content=content, structuredContent=parts.structured_content,
-                            isError=parts.is_error, _meta=parts.meta)
+        else:
+            result = result_class(content=content, structuredContent=parts.structured_content,
+                                  isError=parts.is_error, _meta=parts.meta)
+        return _mark_own_error_result(result) if parts.is_error else result
 
 
 _TEXT_BLOCK_KEYS = frozenset({"type", "text"})
@@ -317,27 +321,36 @@ def _sdk_types() -> Any:
     return types
 
 
+#: The error results built here that are still alive, by id: FastMCP 1.x passes exactly these through
+#: unchecked. Weak values: an entry goes when its result does, so an id is never mistaken for another's.
+#: (They used to be marked by a subclass of ``CallToolResult``; pydantic serialises a subclass inside
+#: the SDK's ``ServerResult`` union through a slower fallback, about 5 µs per failed call.)
+_OWN_ERROR_RESULTS: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+
+def _mark_own_error_result(result: Any) -> Any:
+    _OWN_ERROR_RESULTS[id(result)] = result
+    return result
+
+
 @functools.lru_cache(maxsize=None)
 def _mcp1_result_class() -> type:
-    """mcp 1.x's ``CallToolResult``, marked as ours, with FastMCP told not to schema-check it as a success."""
+    """mcp 1.x's ``CallToolResult``, with FastMCP told not to schema-check our own error results as a success."""
     from mcp.server.fastmcp.utilities.func_metadata import FuncMetadata
     from mcp.types import CallToolResult
-
-    class FusionCallToolResult(CallToolResult):
-        """An mcp_fusion failure or warning: already valid for the wire (DESIGN §3.5)."""
 
     original = FuncMetadata.convert_result
 
     @functools.wraps(original)
     def convert_result(self: Any, result: Any) -> Any:
-        if isinstance(result, FusionCallToolResult) and result.isError:
+        if type(result) is CallToolResult and result.isError and _OWN_ERROR_RESULTS.get(id(result)) is result:
             return result
         return original(self, result)
 
     if not getattr(original, "__fusion_patched__", False):
         convert_result.__fusion_patched__ = True  # type: ignore[attr-defined]
         FuncMetadata.convert_result = convert_result  # type: ignore[method-assign]
-    return FusionCallToolResult
+    return CallToolResult
 
 
 @functools.lru_cache(maxsize=None)
