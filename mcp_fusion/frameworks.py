@@ -321,16 +321,28 @@ def _sdk_types() -> Any:
     return types
 
 
-#: The error results built here that are still alive, by id: FastMCP 1.x passes exactly these through
-#: unchecked. Weak values: an entry goes when its result does, so an id is never mistaken for another's.
-#: (They used to be marked by a subclass of ``CallToolResult``; pydantic serialises a subclass inside
-#: the SDK's ``ServerResult`` union through a slower fallback, about 5 µs per failed call.)
-_OWN_ERROR_RESULTS: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+#: The error results built here, by id, each with a weak reference to it: FastMCP 1.x passes exactly
+#: these through unchecked. A dead result's entry never matches (its reference is dead, so a new object
+#: with the same id is not mistaken for it) and dead entries are dropped in batches. (They used to be
+#: marked by a subclass of ``CallToolResult``; pydantic serialises a subclass inside the SDK's
+#: ``ServerResult`` union through a slower fallback, about 5 µs per failed call.)
+_OWN_ERROR_RESULTS: dict[int, "weakref.ref[Any]"] = {}
+_OWN_RESULTS_LIMIT = [1024]
 
 
 def _mark_own_error_result(result: Any) -> Any:
-    _OWN_ERROR_RESULTS[id(result)] = result
+    if len(_OWN_ERROR_RESULTS) >= _OWN_RESULTS_LIMIT[0]:
+        for key, ref in list(_OWN_ERROR_RESULTS.items()):
+            if ref() is None:
+                _OWN_ERROR_RESULTS.pop(key, None)
+        _OWN_RESULTS_LIMIT[0] = max(1024, 2 * len(_OWN_ERROR_RESULTS))  # many alive: sweep less often
+    _OWN_ERROR_RESULTS[id(result)] = weakref.ref(result)
     return result
+
+
+def _is_own_error_result(result: Any) -> bool:
+    ref = _OWN_ERROR_RESULTS.get(id(result))
+    return ref is not None and ref() is result
 
 
 @functools.lru_cache(maxsize=None)
@@ -343,7 +355,7 @@ def _mcp1_result_class() -> type:
 
     @functools.wraps(original)
     def convert_result(self: Any, result: Any) -> Any:
-        if type(result) is CallToolResult and result.isError and _OWN_ERROR_RESULTS.get(id(result)) is result:
+        if type(result) is CallToolResult and result.isError and _is_own_error_result(result):
             return result
         return original(self, result)
 

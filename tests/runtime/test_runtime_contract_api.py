@@ -202,3 +202,63 @@ async def test_messages_use_the_name_the_framework_registered(framework: str) ->
     async with in_memory(framework, app) as caller:
         got = await caller.call("billing_crash", {"invoice_id": "inv_9"})
     assert "<message>tool 'billing_crash' failed unexpectedly;" in got["content"][0]["text"]
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+async def test_one_function_under_two_names_fails_under_each(framework: str, caplog: pytest.LogCaptureFixture) -> None:
+    # The target renamed for a served name is made once and reused: each name must still get its own.
+    app = framework_app(framework)
+    if framework == "mcpserver":
+        from mcp_fusion.integrations import mcpserver
+
+        mcpserver.install(app)
+    elif framework == "fastmcp":
+        from mcp_fusion.integrations import fastmcp
+
+        fastmcp.install(app)
+    contracted = contract(errors=ENTRIES)(crash)
+    app.tool(name="crash_a")(contracted)
+    app.tool(name="crash_b")(contracted)
+    caplog.set_level("ERROR", logger="mcp_fusion.boundary")
+    async with in_memory(framework, app) as caller:
+        for _ in range(2):
+            for name in ("crash_a", "crash_b", "crash_a"):
+                got = await caller.call(name, {"invoice_id": "inv_9"})
+                assert f"<message>tool '{name}' failed unexpectedly;" in got["content"][0]["text"]
+    logged = [record.fusion_name for record in caplog.records if hasattr(record, "fusion_name")]
+    assert logged == ["crash_a", "crash_b", "crash_a"] * 2
+
+
+@pytest.mark.skipif(MCP_MAJOR != 1, reason="needs mcp 1.x (FastMCP 1.x checks a returned result's structuredContent)")
+async def test_mcp1_lets_only_our_own_error_results_skip_its_output_check() -> None:
+    from mcp.server.fastmcp import FastMCP
+    from mcp.types import CallToolResult, TextContent
+
+    app = FastMCP("billing")
+
+    def own_shape(invoice_id: str) -> str:  # -> str: FastMCP 1.x gives it an output schema
+        return CallToolResult(content=[TextContent(type="text", text="mine")], isError=True)
+
+    app.tool()(own_shape)
+    app.tool()(contract(errors=ENTRIES)(declared))
+    async with in_memory("mcp1", app) as caller:
+        ours = await caller.call("declared", {"invoice_id": "inv_1"})
+        theirs = await caller.call("own_shape", {"invoice_id": "inv_1"})
+    assert ours["isError"] and ours["content"][0]["text"].startswith('<tool_error code="NOT_FOUND"')
+    # A handler's own CallToolResult is checked by FastMCP exactly as without mcp_fusion.
+    assert theirs["isError"] and theirs["content"][0]["text"] != "mine"
+
+
+def test_the_registry_of_own_results_matches_by_identity_and_forgets_dead_ones() -> None:
+    from mcp_fusion import frameworks
+
+    class Result:  # anything weak-referenceable stands in for a CallToolResult
+        pass
+
+    kept = frameworks._mark_own_error_result(Result())
+    assert frameworks._is_own_error_result(kept)
+    assert not frameworks._is_own_error_result(Result())
+    for _ in range(5000):
+        frameworks._mark_own_error_result(Result())  # dies at once: its entry must not pile up
+    assert len(frameworks._OWN_ERROR_RESULTS) <= 2048
+    assert frameworks._is_own_error_result(kept)
