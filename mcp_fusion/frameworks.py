@@ -11,7 +11,8 @@ parts come from :func:`mcp_fusion.wire.tool_result`, so the text and the mirror 
   ``structuredContent`` against the tool's output schema even when ``isError`` is set (2.x does not),
   and it gives even ``-> str`` tools an output schema, so every error result would become a
   validation error. The first failure installs the 2.x behaviour for our own results only: an
-  error result built here skips that check; everything else is validated as before.
+  error result built here (recognised by identity, :func:`_mark_own_error_result`) skips that
+  check; everything else is validated as before.
 * fastmcp 3.x/4.x: its ``ToolResult(..., is_error=True)``; fastmcp 2.x, whose ``ToolResult`` has no
   ``is_error``, gets a subclass whose MCP result carries it.
 * No SDK at all (a unit test calling the function): the result as wire JSON (a dict).
