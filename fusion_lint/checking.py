@@ -64,13 +64,16 @@ def check(project: ProjectView, rules: Sequence[type[Rule]], report_set: set[str
     for rule_class in rules:
         rule, code = rule_class(), rule_class.code
         for scope in rule_class.checks():
-            check_one = getattr(rule, f"check_{scope}")
-            records = memo.records(rule_class, scope, items[scope]) if memo is not None else None
-            for index, (item, subjects, span, path, item_view) in enumerate(items[scope]):
+            check_one, scoped = getattr(rule, f"check_{scope}"), items[scope]
+            plan = memo.plan(rule_class, scope, scoped) if memo is not None else None
+            visit: Sequence[int] = range(len(scoped)) if plan is None else plan.visit(code)
+            LAST_CHECK.replayed += len(scoped) - (len(plan.misses) if plan is not None else len(scoped))
+            for index in visit:
+                item, subjects, span, path, item_view = scoped[index]
+                record = plan.found[index] if plan is not None else None
                 findings: Optional[list[Finding]] = None
-                if records is not None and records[index][1] is not None:
-                    findings = records[index][1].get(code, [])  # type: ignore[union-attr]
-                    LAST_CHECK.replayed += 1
+                if record is not None:
+                    findings = record.get(code, [])
                 else:
                     LAST_CHECK.ran += 1
                     LAST_CHECK.paths.add(path)
@@ -78,8 +81,8 @@ def check(project: ProjectView, rules: Sequence[type[Rule]], report_set: set[str
                         findings = list(check_one(item, item_view))
                     except Exception as exc:  # a bug in a rule must not hide the others (FL999)
                         internal.append(Reported(_internal_error(rule_class, _labels(subjects), exc, path, span)))
-                    if records is not None:
-                        memo.record(records[index][0], code, findings)  # type: ignore[union-attr]
+                    if plan is not None:
+                        memo.record(plan.tokens[index], code, findings)  # type: ignore[union-attr]
                     if findings is None:
                         continue
                 for finding in findings:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
@@ -229,6 +230,21 @@ class StoredFix:
         return self.fix
 
 
+@dataclass
+class Plan:
+    """The items of a scope (in the order ``check`` visits them) as the cache knows them."""
+
+    tokens: list[Optional[tuple]]  # where ``RuleMemo.record`` keeps an item's findings (None: not cached)
+    found: list[Optional[dict[str, list[Finding]]]]  # what earlier runs found, by rule (None: it must run)
+    misses: list[int] = field(default_factory=list)  # the items that must run
+    with_findings: dict[str, list[int]] = field(default_factory=dict)  # rule -> replayed items it found in
+
+    def visit(self, code: str) -> list[int]:
+        """The items a rule must look at, in order: those that run, and those replaying a finding of it."""
+        replayed = self.with_findings.get(code)
+        return sorted(self.misses + replayed) if replayed else self.misses
+
+
 class RuleMemo:
     """The findings of one run's checked items: ``records`` says what earlier runs found for each
     item (None: it must run), ``record`` keeps what a rule found running, ``save`` stores them
@@ -255,12 +271,11 @@ class RuleMemo:
         self.groups = 8 * len(paths | {f.path for f in project.functions})  # what the entry may hold
         self.recorded: dict[Digest, list[dict[str, list[Finding]]]] = {}
         self.spoiled: set[Digest] = set()  # a rule raised, or a finding cannot be stored
-        self.keys: dict[tuple, list] = {}  # (scope, reads callers) -> ``records``
+        self.keys: dict[tuple, Plan] = {}  # (scope, reads callers) -> its plan
 
-    def records(self, rule: type[Rule], scope: str, items: Sequence[tuple]) -> list[tuple]:
-        """For each item: (where ``record`` keeps its findings or None, what earlier runs found
-        for it by rule or None). One key per item, whatever the rule, but for the definition
-        rules that read callers."""
+    def plan(self, rule: type[Rule], scope: str, items: Sequence[tuple]) -> "Plan":
+        """What earlier runs found for each item, by rule, and where ``record`` keeps what runs.
+        One key per item, whatever the rule, but for the definition rules that read callers."""
         callers = scope == "definition" and rule.reads_callers
         slot = (scope, callers)
         if slot in self.keys:
@@ -275,7 +290,7 @@ class RuleMemo:
             else:
                 keys.append(self.inputs.function_key(item, view))
             by_file.setdefault(path, []).append(index)
-        found: list[tuple] = [(None, None)] * len(items)
+        plan = Plan([None] * len(items), [None] * len(items))
         for path, indices in by_file.items():
             if any(keys[index] is None for index in indices):
                 continue
@@ -283,9 +298,18 @@ class RuleMemo:
             decoded = self._decode_group(self.stored.get(group), len(indices))
             self.recorded[group] = [{} for _ in indices]
             for position, index in enumerate(indices):
-                found[index] = ((group, position), decoded[position] if decoded is not None else None)
-        self.keys[slot] = found
-        return found
+                plan.tokens[index] = (group, position)
+                if decoded is not None:
+                    plan.found[index] = decoded[position]
+        for index, record in enumerate(plan.found):
+            if record is None:
+                plan.misses.append(index)
+            else:
+                for code, findings in record.items():
+                    if findings:
+                        plan.with_findings.setdefault(code, []).append(index)
+        self.keys[slot] = plan
+        return plan
 
     def _decode_group(self, stored: Optional[tuple], size: int) -> Optional[list[dict[str, list[Finding]]]]:
         if not isinstance(stored, tuple) or len(stored) != size:
