@@ -49,10 +49,10 @@ from .project.view import FunctionView, ProjectView, ResolvedDefinition, Resolve
 from .rules import Finding, Rule
 
 #: Bumped when the layout of a record changes.
-STORE_FORMAT = "1"
+STORE_FORMAT = "2"
 Digest = bytes
-# A stored finding: (span, message, path, subjects' identities or None, fix or None, the content
-# key of the file the fix edits or None).
+# A stored finding: (span, message, path, subjects' identities or None, whether its rule described
+# a fix, the fix built). A group of records carries the digest of the files its fixes edit.
 Stored = tuple
 
 
@@ -311,30 +311,38 @@ class RuleMemo:
         self.keys[slot] = plan
         return plan
 
+    def _texts_digest(self, paths: Iterable[str]) -> Optional[Digest]:
+        """The content keys of the files some stored fixes were built from."""
+        keys = [(path, self.file_keys.get(path)) for path in sorted(set(paths))]
+        return _digest(*keys) if all(key is not None for _, key in keys) else None
+
     def _decode_group(self, stored: Optional[tuple], size: int) -> Optional[list[dict[str, list[Finding]]]]:
-        if not isinstance(stored, tuple) or len(stored) != size:
+        if not isinstance(stored, tuple) or len(stored) != 2 or len(stored[1]) != size:
             return None
-        decoded = []
-        for record in stored:
-            findings = self._decode(record)
+        fixed_from, records = stored
+        decoded, fixed = [], []
+        for record in records:
+            findings = self._decode(record, fixed)
             if findings is None:
                 return None
             decoded.append(findings)
+        if fixed and self._texts_digest(fixed) != fixed_from:
+            return None  # a fix was built from another text of its file
         return decoded
 
-    def _decode(self, record: dict[str, list[Stored]]) -> Optional[dict[str, list[Finding]]]:
+    def _decode(self, record: dict[str, list[Stored]], fixed: list[str]) -> Optional[dict[str, list[Finding]]]:
         decoded: dict[str, list[Finding]] = {}
         for code, stored in record.items():
             findings = []
-            for span, message, path, subjects, fix, fix_key in stored:
-                if fix_key is not None and self.file_keys.get(path) != fix_key:
-                    return None  # the fix was built from another text
+            for span, message, path, subjects, has_fix, fix in stored:
                 concerned = None
                 if subjects is not None:
                     concerned = [self.by_identity.get(subject) for subject in subjects]
                     if any(subject is None for subject in concerned):
                         return None
-                builder = StoredFix(fix) if fix_key is not None else None
+                if has_fix:
+                    fixed.append(path)
+                builder = StoredFix(fix) if has_fix else None
                 findings.append(Finding(Span(*span), message, path, builder, concerned))  # type: ignore[arg-type]
             decoded[code] = findings
         return decoded
@@ -349,7 +357,7 @@ class RuleMemo:
         else:
             self.recorded[group][position][code] = list(findings)
 
-    def _encode(self, findings: list[Finding], texts: dict[str, Optional[str]]) -> Optional[list[Stored]]:
+    def _encode(self, findings: list[Finding], texts: dict[str, Optional[str]], fixed: list[str]) -> Optional[list[Stored]]:
         stored = []
         for finding in findings:
             subjects = None
@@ -358,20 +366,17 @@ class RuleMemo:
                 if any(self.by_identity.get(subject) is None for subject in subjects):
                     return None
             fix: Optional[Fix] = None
-            fix_key = None
             if finding.fix is not None:
-                fix_key = self.file_keys.get(finding.path)
-                if fix_key is None:
-                    return None
                 if finding.path not in texts:
                     texts[finding.path] = self.text(finding.path)
                 text = texts[finding.path]
                 if text is None:
                     return None
                 fix = finding.fix(text)
+                fixed.append(finding.path)
             s = finding.span
             stored.append(((s.line, s.col, s.end_line, s.end_col, s.start, s.end, s.stmt_line), finding.message,
-                           finding.path, subjects, fix, fix_key))  # fmt: skip
+                           finding.path, subjects, finding.fix is not None, fix))  # fmt: skip
         return stored
 
     def save(self) -> None:
@@ -382,10 +387,12 @@ class RuleMemo:
         for group, records in self.recorded.items():
             if group in self.spoiled or group in self.stored:
                 continue  # a rule raised on one of its items, or it was replayed
-            encoded = [{code: self._encode(found, texts) for code, found in by_code.items() if found}
+            fixed: list[str] = []
+            encoded = [{code: self._encode(found, texts, fixed) for code, found in by_code.items() if found}
                        for by_code in records]  # fmt: skip
-            if all(stored is not None for record in encoded for stored in record.values()):
-                fresh[group] = tuple(encoded)
+            fixed_from = self._texts_digest(fixed) if fixed else None
+            if all(stored is not None for record in encoded for stored in record.values()) and (fixed_from or not fixed):
+                fresh[group] = (fixed_from, tuple(encoded))
         if not fresh:
             return
         kept = dict(fresh)
