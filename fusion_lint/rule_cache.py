@@ -85,60 +85,57 @@ def identity(definition: ResolvedDefinition) -> tuple:
     return (definition.path, span.start, span.end, definition.kind, definition.label)
 
 
+def _complete(parts: list[object]) -> Optional[Digest]:
+    """The digest of ``parts``, or None when one of them is unknown (an item that is not cached)."""
+    return None if any(part is None for part in parts) else _digest(*parts)
+
+
 class Inputs:
     """The digests of what each item's rules read, each computed once per run."""
 
     def __init__(self, project: ProjectView, file_keys: dict[str, str], salt: str):
         self.project, self.file_keys, self.salt = project, file_keys, salt
-        self._functions: dict[int, Optional[Digest]] = {}
-        self._entries: dict[int, Optional[Digest]] = {}
-        self._definitions: dict[int, Optional[Digest]] = {}
-        self._upward: dict[int, Optional[Digest]] = {}
+        self._known: dict[tuple[str, int], Optional[Digest]] = {}  # (what, id of the object) -> digest
         self._vocabulary: Optional[Digest] = None
+
+    def _once(self, what: str, subject: object, compute: Callable[[], Optional[Digest]]) -> Optional[Digest]:
+        slot = (what, id(subject))  # the objects live as long as the view: their ids are stable
+        if slot not in self._known:
+            self._known[slot] = compute()
+        return self._known[slot]
 
     def function(self, function: object, path: str) -> Optional[Digest]:
         """A reached function: its file's content key and its name; what the index settled in it
         (raises resolved through re-exports, reasons through constants) by value."""
-        known = self._functions.get(id(function), b"")
-        if known != b"":
-            return known
-        found: Optional[Digest] = None
-        key = self.file_keys.get(path)
-        if key is not None:
-            facts = self.project.files.get(path)
-            written = facts.functions.get(function.qualname) if facts is not None else None  # type: ignore[attr-defined]
-            settled = _settled(function, written)
-            found = _digest("F", path, key, function.qualname, repr(function.span), settled)  # type: ignore[attr-defined]
-        self._functions[id(function)] = found
-        return found
+        return self._once("F", function, lambda: self._function(function, path))
+
+    def _function(self, function: object, path: str) -> Optional[Digest]:
+        facts = self.project.files.get(path)
+        written = facts.functions.get(function.qualname) if facts is not None else None  # type: ignore[attr-defined]
+        return _complete(["F", path, self.file_keys.get(path), function.qualname,  # type: ignore[attr-defined]
+                          repr(function.span), _settled(function, written)])  # type: ignore[attr-defined]  # fmt: skip
 
     def entry(self, entry: ResolvedEntry) -> Optional[Digest]:
-        known = self._entries.get(id(entry), b"")
-        if known != b"":
-            return known
-        key = self.file_keys.get(entry.path)
-        found = None
-        if key is not None:  # the entry as written is its file's; a field's value resolved elsewhere, by value
-            parts: list[object] = ["E", entry.path, key, repr(entry.entry.span), len(entry.fields)]
-            for written, value in entry.fields:
-                parts += [written.name, "=" if value is written.value else repr(value)]
-            found = _digest(*parts)
-        self._entries[id(entry)] = found
-        return found
+        """The entry as written is its file's; a field's value resolved elsewhere, by value."""
+        return self._once("E", entry, lambda: self._entry(entry))
+
+    def _entry(self, entry: ResolvedEntry) -> Optional[Digest]:
+        parts: list[object] = ["E", entry.path, self.file_keys.get(entry.path), repr(entry.entry.span), len(entry.fields)]
+        for written, value in entry.fields:
+            parts += [written.name, "=" if value is written.value else repr(value)]
+        return _complete(parts)
 
     def definition(self, resolved: ResolvedDefinition) -> Optional[Digest]:
         """A definition as resolved: itself, its contract, its reach, its wrappers."""
-        known = self._definitions.get(id(resolved), b"")
-        if known != b"":
-            return known
-        found: Optional[Digest] = None
-        key = self.file_keys.get(resolved.path)
+        return self._once("D", resolved, lambda: self._definition(resolved))
+
+    def _definition(self, resolved: ResolvedDefinition) -> Optional[Digest]:
         contract = resolved.contract
         facts = self.project.files.get(resolved.path)
         span = resolved.definition.span
         written = next((d for d in facts.definitions if d.span == span), None) if facts is not None else None
-        parts: list[object] = ["D", resolved.path, str(key), _settled(resolved.definition, written),
-                               repr(identity(resolved)),
+        parts: list[object] = ["D", resolved.path, self.file_keys.get(resolved.path),
+                               _settled(resolved.definition, written), repr(identity(resolved)),
                                repr((contract.declared, contract.inert, contract.wrong_type, contract.empty_literal,
                                      contract.bad_items, contract.unresolved)),
                                repr(resolved.wrappers), len(contract.entries)]  # fmt: skip
@@ -147,27 +144,23 @@ class Inputs:
         for reached in resolved.reach:
             parts += [self.function(reached.function, reached.path), reached.depth]
         parts.append(resolved.handler is not None)
-        if key is not None and all(part is not None for part in parts):
-            found = _digest(*parts)  # type: ignore[arg-type]
-        self._definitions[id(resolved)] = found
-        return found
+        return _complete(parts)
 
     def upward(self, view: FunctionView) -> Optional[Digest]:
         """A function and everything above it in the call graph: each function with its callers
         (by the name they call it), the definitions it is the handler of and those reaching it."""
-        known = self._upward.get(id(view), b"")
-        if known != b"":
-            return known
+        return self._once("U", view, lambda: self._upward(view))
+
+    def _upward(self, view: FunctionView) -> Optional[Digest]:
         order: list[FunctionView] = []
         seen: set[int] = set()
         stack = [view]
-        while stack:
+        while stack:  # every function above, each once (a recursive call graph has cycles)
             current = stack.pop()
-            if id(current) in seen:
-                continue
-            seen.add(id(current))
-            order.append(current)
-            stack.extend(caller for caller, _ in reversed(current.callers))
+            if id(current) not in seen:
+                seen.add(id(current))
+                order.append(current)
+                stack.extend(caller for caller, _ in reversed(current.callers))
         parts: list[object] = ["U"]
         for current in order:
             parts += [self.function(current.function, current.path), len(current.callers)]
@@ -178,9 +171,7 @@ class Inputs:
             parts.append(len(current.reached_by))
             for definition, depth in current.reached_by:
                 parts += [self.definition(definition), depth]
-        found = _digest(*parts) if all(part is not None for part in parts) else None  # type: ignore[arg-type]
-        self._upward[id(view)] = found
-        return found
+        return _complete(parts)
 
     def vocabulary(self) -> Digest:
         if self._vocabulary is None:
@@ -203,13 +194,13 @@ class Inputs:
             for reached in resolved.reach:
                 function_view = view.function_view(reached.function)
                 parts.append(self.upward(function_view) if function_view is not None else "-")
-        return _digest(*parts) if all(part is not None for part in parts) else None  # type: ignore[arg-type]
+        return _complete(parts)
 
     def entry_key(self, entry: ResolvedEntry, view: ProjectView) -> Optional[Digest]:
         parts: list[object] = [self.salt, "entry", self.entry(entry), view.recovery_min_words, view.runtime_modules,
                                self.vocabulary(), len(entry.holders)]  # fmt: skip
         parts += [self.definition(holder) for holder in entry.holders]
-        return _digest(*parts) if all(part is not None for part in parts) else None  # type: ignore[arg-type]
+        return _complete(parts)
 
     def function_key(self, function: FunctionView, view: ProjectView) -> Optional[Digest]:
         upward = self.upward(function)
