@@ -373,6 +373,7 @@ def lint(options: Options) -> Report:
     fixed_texts = {path: text for path, text in texts.items() if path in with_fixes}
     if memo is not None:
         memo.store(ordered, analysis.results, analysis.files, fixed_texts, counts)
+    view.release()
     return Report(ordered, len(report_set), config, fixed_texts, sorted(report_set), frozenset(enabled), counts)
 
 

@@ -51,6 +51,7 @@ from .rules import Finding, Rule
 #: Bumped when the layout of a record changes.
 STORE_FORMAT = "2"
 Digest = bytes
+_UNKNOWN = object()  # not computed yet (None: computed, and the item is not cached)
 # A stored finding: (span, message, path, subjects' identities or None, whether its rule described
 # a fix, the fix built). A group of records carries the digest of the files its fixes edit.
 Stored = tuple
@@ -87,7 +88,7 @@ def identity(definition: ResolvedDefinition) -> tuple:
 
 def _complete(parts: list[object]) -> Optional[Digest]:
     """The digest of ``parts``, or None when one of them is unknown (an item that is not cached)."""
-    return None if any(part is None for part in parts) else _digest(*parts)
+    return None if None in parts else _digest(*parts)  # parts are strings, bytes, numbers: ``in`` is exact
 
 
 class Inputs:
@@ -95,19 +96,21 @@ class Inputs:
 
     def __init__(self, project: ProjectView, file_keys: dict[str, str], salt: str):
         self.project, self.file_keys, self.salt = project, file_keys, salt
-        self._known: dict[tuple[str, int], Optional[Digest]] = {}  # (what, id of the object) -> digest
+        # id of the object -> its digest, by kind (the objects live as long as the view: ids are stable)
+        self._functions: dict[int, Optional[Digest]] = {}
+        self._entries: dict[int, Optional[Digest]] = {}
+        self._definitions: dict[int, Optional[Digest]] = {}
+        self._upwards: dict[int, Optional[Digest]] = {}
+        self._identities: dict[int, str] = {}
         self._vocabulary: Optional[Digest] = None
-
-    def _once(self, what: str, subject: object, compute: Callable[[], Optional[Digest]]) -> Optional[Digest]:
-        slot = (what, id(subject))  # the objects live as long as the view: their ids are stable
-        if slot not in self._known:
-            self._known[slot] = compute()
-        return self._known[slot]
 
     def function(self, function: object, path: str) -> Optional[Digest]:
         """A reached function: its file's content key and its name; what the index settled in it
         (raises resolved through re-exports, reasons through constants) by value."""
-        return self._once("F", function, lambda: self._function(function, path))
+        known = self._functions.get(id(function), _UNKNOWN)
+        if known is _UNKNOWN:
+            known = self._functions[id(function)] = self._function(function, path)
+        return known  # type: ignore[return-value]
 
     def _function(self, function: object, path: str) -> Optional[Digest]:
         facts = self.project.files.get(path)
@@ -117,7 +120,10 @@ class Inputs:
 
     def entry(self, entry: ResolvedEntry) -> Optional[Digest]:
         """The entry as written is its file's; a field's value resolved elsewhere, by value."""
-        return self._once("E", entry, lambda: self._entry(entry))
+        known = self._entries.get(id(entry), _UNKNOWN)
+        if known is _UNKNOWN:
+            known = self._entries[id(entry)] = self._entry(entry)
+        return known  # type: ignore[return-value]
 
     def _entry(self, entry: ResolvedEntry) -> Optional[Digest]:
         parts: list[object] = ["E", entry.path, self.file_keys.get(entry.path), repr(entry.entry.span), len(entry.fields)]
@@ -127,7 +133,16 @@ class Inputs:
 
     def definition(self, resolved: ResolvedDefinition) -> Optional[Digest]:
         """A definition as resolved: itself, its contract, its reach, its wrappers."""
-        return self._once("D", resolved, lambda: self._definition(resolved))
+        known = self._definitions.get(id(resolved), _UNKNOWN)
+        if known is _UNKNOWN:
+            known = self._definitions[id(resolved)] = self._definition(resolved)
+        return known  # type: ignore[return-value]
+
+    def identity(self, resolved: ResolvedDefinition) -> str:
+        known = self._identities.get(id(resolved))
+        if known is None:
+            known = self._identities[id(resolved)] = repr(identity(resolved))
+        return known
 
     def _definition(self, resolved: ResolvedDefinition) -> Optional[Digest]:
         contract = resolved.contract
@@ -135,7 +150,7 @@ class Inputs:
         span = resolved.definition.span
         written = next((d for d in facts.definitions if d.span == span), None) if facts is not None else None
         parts: list[object] = ["D", resolved.path, self.file_keys.get(resolved.path),
-                               _settled(resolved.definition, written), repr(identity(resolved)),
+                               _settled(resolved.definition, written), self.identity(resolved),
                                repr((contract.declared, contract.inert, contract.wrong_type, contract.empty_literal,
                                      contract.bad_items, contract.unresolved)),
                                repr(resolved.wrappers), len(contract.entries)]  # fmt: skip
@@ -149,12 +164,15 @@ class Inputs:
     def upward(self, view: FunctionView) -> Optional[Digest]:
         """A function and everything above it in the call graph: each function with its callers
         (by the name they call it), the definitions it is the handler of and those reaching it."""
-        return self._once("U", view, lambda: self._upward(view))
+        known = self._upwards.get(id(view), _UNKNOWN)
+        if known is _UNKNOWN:
+            known = self._upwards[id(view)] = self._upward(view)
+        return known  # type: ignore[return-value]
 
     def _upward(self, view: FunctionView) -> Optional[Digest]:
-        order: list[FunctionView] = []
-        seen: set[int] = set()
-        stack = [view]
+        order: list[FunctionView] = [view]
+        seen: set[int] = {id(view)}
+        stack = [caller for caller, _ in reversed(view.callers)]  # most functions have none
         while stack:  # every function above, each once (a recursive call graph has cycles)
             current = stack.pop()
             if id(current) not in seen:
@@ -188,7 +206,7 @@ class Inputs:
         for entry in resolved.contract.entries:  # ``entry #2``: its place in its first holder's contract
             first = entry.holders[0] if entry.holders else None
             place = next((i for i, held in enumerate(first.contract.entries) if held is entry), 0) if first else -1
-            parts += [repr(identity(first)) if first is not None else "-", place]
+            parts += [self.identity(first) if first is not None else "-", place]
         if callers:
             parts.append("callers")
             for reached in resolved.reach:
