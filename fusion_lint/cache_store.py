@@ -53,7 +53,7 @@ CACHEDIR_TAG = (
 # The .gitignore the cache wrote before it signed its directory: such a directory holding nothing
 # but entries is adopted, so an upgrade does not nest a new cache inside the old one.
 _LEGACY_GITIGNORE = b"# created by fusion-lint\n*\n"
-ENTRY_NAME = re.compile(r"^(?:run-|stat-)?[0-9a-f]{64}\.pickle$")
+ENTRY_NAME = re.compile(r"^(?:run-|stat-|rules-)?[0-9a-f]{64}\.pickle$")
 _TEMPORARY_NAME = re.compile(r"^tmp[\w-]+\.tmp$")
 _MAGIC = b"FLC4"  # 4: the pickle is zlib-compressed (the cache ~0.9x the source, not 2.6x)
 _MAC_SIZE = hashlib.sha256().digest_size

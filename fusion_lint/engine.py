@@ -6,7 +6,6 @@ This module owns every file read of a lint; the rules see the resolved project o
 from __future__ import annotations
 
 import os
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
@@ -22,8 +21,10 @@ from .modules import module_of
 from .pipeline import FileResult, imports_module, read_source
 from .project.index import ProjectIndex
 from .project.resolve import resolve
-from .project.view import ProjectView, ResolvedDefinition
-from .rules import Finding, Rule, all_rules
+from .project.view import ProjectView
+from .checking import LAST_CHECK, CheckCounts, all_rules_by_code, check  # noqa: F401 (the engine's API)
+from .rule_cache import RuleMemo
+from .rules import Rule, all_rules
 from .runner import KeptWorker, run_files
 from .scopes import FileScopes
 from .selection import RuleSelector, Selection
@@ -81,6 +82,8 @@ class Analysis:
     # benchmark counts as reached (bench/corpus_bench.py).
     loaded: list[str] = field(default_factory=list)
     kept: Optional[KeptWorker] = None  # the worker those loads share, ended once the project is resolved
+    # Each file's content key in the per-file cache (what the rules' cache keys are made of).
+    file_keys: dict[str, str] = field(default_factory=dict)
 
     def text(self, path: str) -> Optional[str]:
         """The decoded text of a file, as the run saw it (what a fix's offsets point into)."""
@@ -209,10 +212,15 @@ def analyse(
     loaded: list[str] = []
     kept = KeptWorker(settings.runtime_modules)
 
+    file_keys = {result.path: result.key for result in results if result.key is not None and result.facts is not None}
+
     def load(path: str) -> Optional[FileFacts]:
         loaded.append(path)
-        return run_files([path], settings, jobs=1, use_cache=options.use_cache, cache_root=root, prescan=False,
-                         overrides=overrides, kept=kept)[0].facts  # fmt: skip
+        result = run_files([path], settings, jobs=1, use_cache=options.use_cache, cache_root=root, prescan=False,
+                           overrides=overrides, kept=kept)[0]  # fmt: skip
+        if result.key is not None and result.facts is not None:
+            file_keys[path] = result.key
+        return result.facts
 
     def read(path: str) -> Optional[bytes]:
         if path in overrides:
@@ -222,7 +230,7 @@ def analyse(
 
     index = ProjectIndex(files, load, import_roots(files, root), settings.follow_calls)
     return Analysis(config, settings, root, report_set, list(reported.problems), results, files, index, read, memo,
-                    scopes, enabled, loaded, kept)  # fmt: skip
+                    scopes, enabled, loaded, kept, file_keys)  # fmt: skip
 
 
 def import_roots(files: Iterable[str], root: Path) -> list[Path]:
@@ -298,91 +306,6 @@ def _admit_reexport_users(
 # ----- the rule phase: pure functions of the resolved project -------------------------------------
 
 
-def _touches(definition: ResolvedDefinition, report_set: set[str]) -> bool:
-    """Whether a definition's diagnostics could land in a reported file: its own file, a file its
-    contract was written in, or a file its handler reaches."""
-    if definition.path in report_set:
-        return True
-    return not definition.contract.files.isdisjoint(report_set) or any(r.path in report_set for r in definition.reach)
-
-
-def check(project: ProjectView, rules: Sequence[type[Rule]], report_set: set[str],
-          views: Optional[Callable[[str], ProjectView]] = None) -> list[Reported]:  # fmt: skip
-    """Run ``rules`` over the resolved project: definition rules once per definition, entry rules
-    once per contract entry, function rules once per function. Only what can report into a
-    reported file is checked (pre-commit and the editor report one file of a large project). A
-    finding made for several definitions (a shared entry, a shared handler) is one diagnostic
-    naming every one of them. A rule that raises is FL999 for what it was checking. ``views``: the
-    project as the rule sees it from the file of what it checks (that file's settings)."""
-    view = views or (lambda path: project)
-    order = {id(definition): index for index, definition in enumerate(project.definitions)}
-    touching = [d for d in project.definitions if _touches(d, report_set)]
-    entries = [e for e in project.entries if e.path in report_set]
-    functions = [f for f in project.functions if f.path in report_set]
-    grouped: dict[tuple, tuple[type[Rule], Finding, list[ResolvedDefinition]]] = {}
-    internal: list[Reported] = []
-    for rule_class in rules:
-        rule = rule_class()
-        scopes = rule_class.checks()
-        work: list[tuple[Callable[[], Iterable[Finding]], list[ResolvedDefinition], Span, str]] = []
-        if "definition" in scopes:
-            work += [(lambda d=d: rule.check_definition(d, view(d.path)), [d], d.definition.span, d.path)
-                     for d in touching]  # fmt: skip
-        if "entry" in scopes:
-            work += [(lambda e=e: rule.check_entry(e, view(e.path)), e.holders, e.entry.span, e.path) for e in entries]
-        if "function" in scopes:
-            work += [(lambda f=f: rule.check_function(f, view(f.path)), f.handler_of, f.function.span, f.path)
-                     for f in functions]  # fmt: skip
-        for run, subjects, span, path in work:
-            try:
-                findings = list(run())
-            except Exception as exc:  # a bug in a rule must not hide the others (FL999)
-                internal.append(Reported(_internal_error(rule_class, _labels(subjects), exc, path, span)))
-                continue
-            for finding in findings:
-                concerned = finding.subjects if finding.subjects is not None else subjects
-                if not concerned:
-                    continue
-                s = finding.span
-                key = (rule_class.code, finding.path, s.line, s.col, s.end_line, s.end_col, finding.message)
-                if key in grouped:
-                    grouped[key][2].extend(concerned)
-                else:
-                    grouped[key] = (rule_class, finding, list(concerned))
-    reported = []
-    for rule_class, finding, subjects in grouped.values():
-        unique = sorted({id(s): s for s in subjects}.values(), key=lambda s: order.get(id(s), len(order)))
-        message = f"{_labels(unique)}: {finding.message}"
-        diagnostic = Diagnostic(rule_class.code, rule_class.name, rule_class.severity, message, finding.path, finding.span)
-        reported.append(Reported(diagnostic, finding.fix))
-    return reported + internal
-
-
-#: A finding shared by more definitions than this names the first ones and counts the rest.
-MAX_LABELS = 10
-
-
-def _labels(subjects: Sequence[ResolvedDefinition]) -> str:
-    """``tool 'a'``, ``tool 'a', tool 'b'``, ... ``and 12 more`` (each definition once, in order)."""
-    labels = list(dict.fromkeys(subject.label for subject in subjects))
-    if len(labels) > MAX_LABELS:
-        return ", ".join(labels[:MAX_LABELS]) + f" and {len(labels) - MAX_LABELS} more"
-    return ", ".join(labels)
-
-
-def _internal_error(rule: type[Rule], label: str, exc: Exception, path: str, span: Span) -> Diagnostic:
-    # Where it failed, without reading the source lines (nothing is read while rules run).
-    where = traceback.StackSummary.extract(traceback.walk_tb(exc.__traceback__), lookup_lines=False)[-1]
-    internal = all_rules_by_code()["FL999"]
-    message = (f"rule {rule.code} ({rule.name}) failed on {label}: {type(exc).__name__}: {exc} "
-               f"[{os.path.basename(where.filename)}:{where.lineno}]")  # fmt: skip
-    return Diagnostic(internal.code, internal.name, internal.severity, message, path, span)
-
-
-def all_rules_by_code() -> dict[str, type[Rule]]:
-    return {rule.code: rule for rule in all_rules()}
-
-
 # ----- after the rules: per-file ignores, suppressions, fixes -------------------------------------
 
 
@@ -410,6 +333,8 @@ def build_fixes(reported: list[Reported], texts: dict[str, str]) -> None:
 # file's facts again and again: measured ~20% of the rules' time on the dense benchmark corpus.
 @gc_paused()
 def lint(options: Options) -> Report:
+    LAST_CHECK.ran = LAST_CHECK.replayed = 0
+    LAST_CHECK.paths.clear()
     tree, config, settings = configure_tree(options)
     rules = all_rules()
     analysis = analyse(options, config, settings, RuleSelector(options.selection, rules), tree)
@@ -425,7 +350,13 @@ def lint(options: Options) -> Report:
     reported = [Reported(d) for d in _file_problems(analysis, by_code)]
     active = [rule for rule in rules if rule.code in enabled and rule.code not in ENGINE_RULES]
     view = analysis.resolved()
-    reported += check(view, active, report_set, scopes.views(view))
+    rule_memo = None
+    if memo is not None:  # a run over files on disk, with a cache: replay what did not change
+        rule_memo = RuleMemo(memo.cache.directory, view, analysis.file_keys, analysis.text,
+                             [settings.model_dump_json(), ",".join(rule.code for rule in active)])  # fmt: skip
+    reported += check(view, active, report_set, scopes.views(view), rule_memo)
+    if rule_memo is not None:
+        rule_memo.save()
     counts = definition_counts(view, report_set)
     # A directory the walk could not read is reported at the directory, which no file set holds.
     reportable = report_set | {path for path, _ in analysis.walk_problems}
@@ -442,6 +373,7 @@ def lint(options: Options) -> Report:
     fixed_texts = {path: text for path, text in texts.items() if path in with_fixes}
     if memo is not None:
         memo.store(ordered, analysis.results, analysis.files, fixed_texts, counts)
+    view.release()
     return Report(ordered, len(report_set), config, fixed_texts, sorted(report_set), frozenset(enabled), counts)
 
 

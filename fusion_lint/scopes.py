@@ -24,10 +24,17 @@ ALWAYS_REPORTED = frozenset({"FL900", "FL999"})
 class FileScopes:
     def __init__(self, tree: ConfigTree, root: Path, selector: Optional[RuleSelector] = None):
         self.tree, self.root, self.selector = tree, root, selector
+        # Folder -> scope, once per run: the rule phase asks for every definition, entry and
+        # function (a config lookup each was most of the rules' time on a large project).
+        self._of: dict[str, Scope] = {}
 
     def of(self, path: str) -> Scope:
         """The scope of a file (or of a folder the walk reports on: that of the folder holding it)."""
-        return self.tree.scope(Path(os.path.dirname(path)), self.root)
+        folder = os.path.dirname(path)
+        scope = self._of.get(folder)
+        if scope is None:
+            scope = self._of[folder] = self.tree.scope(Path(folder), self.root)
+        return scope
 
     def excludes(self, directory: Path) -> list:
         return self.tree.scope(directory, self.root).excludes

@@ -190,6 +190,16 @@ class ProjectView:
         """The view of a reached function (its callers, the definitions it serves)."""
         return self._views.get(id(function))
 
+    def release(self) -> None:
+        """Drop the links between definitions, entries and functions once the run is done: they
+        are reference cycles, which left the whole view (3,000 modules: 3.5 million objects) to a
+        garbage collection scanning all of it (~2 s); without them reference counting frees it."""
+        for entry in self.entries:
+            entry.holders = []
+        for view in self.functions:
+            view.callers, view.handler_of, view.reached_by = [], [], []
+        self.__dict__.pop("_views", None)
+
 
 UNRESOLVED_KINDS = ("ref", "expr")  # values a field holds that could not be resolved statically
 CODE_NAMES = {int(member): member.name for member in JsonRpcErrorCode}

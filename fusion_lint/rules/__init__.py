@@ -114,6 +114,9 @@ class Rule:
     limits: ClassVar[str] = ""  # what it cannot see
     default_enabled: ClassVar[bool] = True
     prelude: ClassVar[str] = ""  # what the harness puts before every example
+    # A definition rule that follows the callers of the functions its handler reaches
+    # (``project.function_view``): its cached findings are keyed by that call graph too (rule_cache).
+    reads_callers: ClassVar[bool] = False
     VALID: ClassVar[tuple[ExampleLike, ...]] = ()
     INVALID: ClassVar[tuple[ExampleLike, ...]] = ()
 

@@ -190,6 +190,7 @@ def draft_contract(text: str, *, drafts: list[Draft], handler_name_offset: int, 
 @register
 class ToolWithoutContract(Rule):
     code, name, severity = "FL208", "tool-without-contract", "warning"
+    reads_callers = True  # what the handler reaches escapes to it only if no caller above catches it
     default_enabled = False
     summary = "A tool or resource that can fail declares no contract (opt-in)."
     why = (
