@@ -2,7 +2,7 @@
 
 * ``FileCache``: one ``FileResult`` per file, keyed by the file's bytes, its path and module name,
   the settings that shape facts, and a fingerprint of the linter's own source, of the Python that
-  runs it and of libcst (a file Python 3.11 cannot parse may parse on 3.12). Cross-file facts are
+  runs it (a file Python 3.11 cannot parse may parse on 3.12). Cross-file facts are
   never cached per file: they are recomputed every run from these, so a changed contract module
   changes the diagnostics of every file that imports it.
 * ``ReportCache``: the diagnostics of a whole run, keyed by the per-file keys of every analysed file,

@@ -26,7 +26,7 @@ _MENTIONS_SUPPRESSION = re.compile(r"noqa|fusion-lint", re.IGNORECASE)
 
 
 #: A file larger than this is reported (FL001), neither parsed nor read past this many bytes: the
-#: largest hand-written modules are well under 1 MB, and libcst needs ~2 s per MB.
+#: largest hand-written modules are well under 1 MB.
 MAX_FILE_BYTES = 4_000_000
 
 

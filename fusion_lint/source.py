@@ -74,7 +74,7 @@ def gate(text: str, path: str) -> Optional[Unreadable]:
 
 
 def gate_tree(text: str, path: str) -> Union[ast.Module, Unreadable]:
-    """CPython's tree of the text, or why it rejects it (or why libcst must not see it)."""
+    """CPython's tree of the text, or why it rejects it (or why the analysis must not walk it)."""
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
@@ -172,9 +172,9 @@ def _header_depth(statement: ast.AST, depth: int) -> int:
     return deepest
 
 
-#: When set (worker processes set it, see workers.py), libcst's parse and the walks over its tree
-#: may recurse this deep. Never the gate: CPython bounds nesting by the recursion limit (in 3.11,
-#: three levels per unit), and with a raised limit it would admit what crashes or stalls libcst.
+#: When set (worker processes set it, see workers.py), the walks over a file's tree may recurse
+#: this deep. Never the gate: CPython bounds nesting by the recursion limit (in 3.11, three levels
+#: per unit), and with a raised limit it would admit trees deeper than ``MAX_DEPTH``.
 analysis_recursion_limit: Optional[int] = None
 DEFAULT_RECURSION_LIMIT = sys.getrecursionlimit()
 
