@@ -45,7 +45,7 @@ class SpanRegistry:
         self.ast_starts = (
             [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", text))] if "\r" in text else self.starts
         )
-        self._ascii_lines: dict[int, bool] = {}
+        self._encoded_lines: dict[int, bytes] = {}  # a non-ASCII line's UTF-8 (b"" for an ASCII one)
 
     # ----- offsets ------------------------------------------------------------------------------
 
@@ -57,13 +57,14 @@ class SpanRegistry:
         start = starts[line - 1]
         if self.ascii:
             return start + byte_col
-        plain = self._ascii_lines.get(line)
-        if plain is None:
+        encoded = self._encoded_lines.get(line)
+        if encoded is None:
             end = starts[line] if line < len(starts) else len(self.text)
-            plain = self._ascii_lines[line] = self.text[start:end].isascii()
-        if plain:
+            text = self.text[start:end]
+            encoded = self._encoded_lines[line] = b"" if text.isascii() else text.encode("utf-8")
+        if not encoded:  # an ASCII line: bytes are code points
             return start + byte_col
-        return start + len(self.text[start:].encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
+        return start + len(encoded[:byte_col].decode("utf-8", errors="ignore"))
 
     def range_of(self, node: ast.AST) -> tuple[int, int]:
         """``node``'s range as the facts place it (see the module's docstring)."""

@@ -26,10 +26,6 @@ def name_value(node: Optional[ast.AST]) -> Optional[str]:
     return None
 
 
-def is_name(node: Optional[ast.AST]) -> bool:
-    return name_value(node) is not None
-
-
 def is_name_or_attribute(node: Optional[ast.AST]) -> bool:
     return type(node) is ast.Attribute or name_value(node) is not None
 
@@ -96,7 +92,7 @@ def children(node: ast.AST) -> Iterator[ast.AST]:
         if node.guard is not None:  # type: ignore[attr-defined]
             yield node.guard  # type: ignore[attr-defined]
         return
-    if kind is ast.ExceptHandler or kind.__name__ == "ExceptHandler":
+    if kind is ast.ExceptHandler:
         yield from node.body  # type: ignore[attr-defined]
         if node.type is not None:  # type: ignore[attr-defined]
             yield node.type  # type: ignore[attr-defined]
@@ -182,8 +178,6 @@ class _AttrName(ast.AST):
         self.id = node.attr
 
 
-#: Nodes standing for a bare identifier among an expression's children (``uses`` records them).
-IDENTIFIER_TYPES = (ast.arg, _KeywordName, _AttrName)
 LEAF_TYPES = (ast.Name, ast.Constant, ast.arg, _KeywordName, _AttrName)
 
 
@@ -213,12 +207,6 @@ def is_string(node: Optional[ast.AST]) -> bool:
     """A string literal of any kind (plain, bytes, f-string, concatenated)."""
     kind = type(node)
     return kind is ast.JoinedStr or (kind is ast.Constant and type(node.value) in (str, bytes))  # type: ignore[union-attr]
-
-
-def is_plain_string(node: Optional[ast.AST]) -> bool:
-    """A plain or bytes string literal (not an f-string): libcst's ``SimpleString``/``ConcatenatedString``,
-    where an f-string inside a concatenation is one too."""
-    return is_string(node)
 
 
 def is_bytes(node: ast.AST) -> bool:
@@ -298,11 +286,6 @@ def argument(call: ast.Call, position: int, keyword: str) -> Optional[Arg]:
 def argument_value(call: ast.Call, position: int, keyword: str) -> Optional[ast.expr]:
     arg = argument(call, position, keyword)
     return arg.value if arg is not None else None
-
-
-def first_arg(call: ast.Call) -> Optional[Arg]:
-    found = args_of(call)
-    return found[0] if found else None
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
