@@ -2,7 +2,7 @@
 
 * ``FileCache``: one ``FileResult`` per file, keyed by the file's bytes, its path and module name,
   the settings that shape facts, and a fingerprint of the linter's own source, of the Python that
-  runs it and of libcst (a file Python 3.11 cannot parse may parse on 3.12). Cross-file facts are
+  runs it (a file Python 3.11 cannot parse may parse on 3.12). Cross-file facts are
   never cached per file: they are recomputed every run from these, so a changed contract module
   changes the diagnostics of every file that imports it.
 * ``ReportCache``: the diagnostics of a whole run, keyed by the per-file keys of every analysed file,
@@ -48,17 +48,13 @@ OUTSIDE_MAX_BYTES = 64 * 1024 * 1024
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """A digest of the linter's and the runtime's source files, the Python running them and libcst.
+    """A digest of the linter's and the runtime's source files and the Python running them.
 
     Facts extracted by other code are never read back, even when the version number did not
     change (an editable install under development, a patched copy), nor facts (or FL000s) of
-    another Python or libcst: what parses depends on both.
+    another Python: what parses, and the tree the facts are read from, are CPython's.
     """
     digest = hashlib.sha256(f"{__version__}|{CACHE_FORMAT}|{sys.implementation.name}|{sys.version}".encode())
-    try:  # what parses depends on the Python (gate) and on libcst
-        digest.update(f"|libcst {importlib.metadata.version('libcst')}".encode())
-    except importlib.metadata.PackageNotFoundError:  # pragma: no cover (a vendored libcst)
-        digest.update(b"|libcst ?")
     for package in ("fusion_lint", "mcp_fusion"):
         spec = importlib.util.find_spec(package)
         for location in (spec.submodule_search_locations or []) if spec else []:

@@ -6,7 +6,7 @@
   (identical edits, such as two fixes adding the same import, count once), then the project is
   linted again, with the new texts in memory, and the fixes of that report go in, until a round
   changes nothing (at most ``MAX_ROUNDS``);
-* a text that CPython or libcst cannot parse is never kept: the fixes that broke it are dropped;
+* a text that CPython's gate rejects is never kept: the fixes that broke it are dropped;
 * a file keeps its encoding, BOM and line endings, and its owner, group and mode: it is written
   atomically (a temporary file in its directory, then ``os.replace``) where the new file can take
   the original's owner and group, else rewritten in place (``files.write_back``); a file the user
@@ -32,7 +32,7 @@ import click
 from .diagnostics import Diagnostic, Edit, Fix, Report
 from .engine import Options, lint
 from .files import Snapshot, read_snapshot, write_back
-from .source import Decoded, Unreadable, decode, parse
+from .source import Decoded, Unreadable, decode, gate
 
 #: Rounds of fix-then-relint before giving up on convergence (each round is one lint of the project).
 MAX_ROUNDS = 10
@@ -325,8 +325,8 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
 
 
 def _parses(text: str, path: str) -> bool:
-    """The gate a fixed text passes before it may be written: CPython's parser, then libcst."""
-    return not isinstance(parse(text, path), Unreadable)
+    """The gate a fixed text passes before it may be written: CPython's, as every lint's."""
+    return gate(text, path) is None
 
 
 def _inconsistency(text: str, report: Report, path: str) -> Optional[str]:

@@ -13,7 +13,7 @@ COLLECT_EVERY = 200
 def gc_paused() -> Iterator[None]:
     """No automatic cyclic garbage collection while files are parsed or results unpickled.
 
-    Both allocate hundreds of thousands of objects that reference counting frees (libcst trees
+    Both allocate hundreds of thousands of objects that reference counting frees (syntax trees
     hold no cycles; a file leaves a few hundred objects of closures behind), yet every 700
     allocations trigger a collection that scans the growing set of retained results: measured on
     the dense benchmark corpus, ~15% of the analysis time, and most of loading a run's report

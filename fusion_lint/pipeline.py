@@ -15,7 +15,7 @@ from typing import Optional, Sequence, Union
 from .facts.model import FileFacts
 from .files import FileTooLarge, NotRegularFile, read_regular
 from .modules import module_of
-from .source import Unreadable, decode, deep_recursion, parse_with_tree
+from .source import Unreadable, decode, deep_recursion, gate_tree
 
 _SUPPRESSION = re.compile(
     r"#\s*(?:noqa(?::\s*(?P<codes>[\w-]+(?:[\s,]+[\w-]+)*))?|fusion-lint:\s*ignore(?:\[(?P<names>[^\]]*)\])?)",
@@ -26,7 +26,7 @@ _MENTIONS_SUPPRESSION = re.compile(r"noqa|fusion-lint", re.IGNORECASE)
 
 
 #: A file larger than this is reported (FL001), neither parsed nor read past this many bytes: the
-#: largest hand-written modules are well under 1 MB, and libcst needs ~2 s per MB.
+#: largest hand-written modules are well under 1 MB.
 MAX_FILE_BYTES = 4_000_000
 
 
@@ -216,37 +216,14 @@ def _analyze_text(path: str, data: bytes, runtime_modules: Sequence[str]) -> Fil
     decoded = decode(data)
     if isinstance(decoded, Unreadable):
         return FileResult(path, problem=decoded)
-    parsed = parse_with_tree(decoded.text, path)
-    if isinstance(parsed, Unreadable):
-        return FileResult(path, problem=parsed)
-    module, tree = parsed
-    from .facts.extract import extract  # with libcst: only when a file is actually parsed
+    tree = gate_tree(decoded.text, path)
+    if isinstance(tree, Unreadable):
+        return FileResult(path, problem=tree)
+    from .facts.extract import extract  # only when a file is actually analysed
 
     name, is_package, _ = module_of(path)
     with deep_recursion():
-        facts, generated = extract(module, path, name, is_package, runtime_modules, decoded.text, tree)
-    if generated != decoded.text:
-        problem = _not_reproduced(decoded.text, generated)
-        if problem is not None:
-            return FileResult(path, problem=problem)
+        facts = extract(tree, path, name, is_package, runtime_modules, decoded.text)
     facts.suppressions = suppressions(decoded.text)
     facts.file_suppressions = file_suppressions(decoded.text)
     return FileResult(path, facts=facts)
-
-
-def _not_reproduced(source: str, generated: str) -> Optional[Unreadable]:
-    """Positions are offsets into libcst's rendering of the tree, which is the source byte for byte
-    but in rare libcst bugs (a blank line before trailing spaces at the end of a file is dropped).
-    A difference in trailing whitespace leaves every node where it was; any other would misplace
-    diagnostics and fixes, so the file is not analysed."""
-    common = 0
-    for common, (a, b) in enumerate(zip(source, generated)):  # noqa: B007
-        if a != b:
-            break
-    else:
-        common = min(len(source), len(generated))
-    if not source[common:].strip() and not generated[common:].strip():
-        return None
-    line = source.count("\n", 0, common) + 1
-    return Unreadable("FL000", f"libcst does not reproduce this file exactly (from line {line}); "
-                               "fusion-lint cannot place its findings in it", line)  # fmt: skip

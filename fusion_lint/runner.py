@@ -1,7 +1,6 @@
 """Running the per-file pipeline over many files: the cache first, then isolated worker processes.
 
-A libcst crash (the native parser can segfault on inputs that pass CPython's gate) or a hang must
-cost one file, not the run: files are parsed in worker processes that take one file at a time
+A crash or a hang while a file is analysed must cost one file, not the run: files are parsed in worker processes that take one file at a time
 (``workers.py``), so the file a dead or stuck worker held becomes FL000 and every other file is
 linted as usual. Only where a worker cannot be started cheaply and safely (a process with other
 threads running, such as the language server, on a platform without ``fork``; or a handful of
@@ -29,7 +28,7 @@ from .workers import WorkerPool
 
 #: From this many files to parse, ``--jobs`` workers share them; below it, one worker does.
 PARALLEL_THRESHOLD = 12
-#: Without ``fork``, a worker is a fresh interpreter (~0.3 s to import libcst): worth it from here.
+#: Without ``fork``, a worker is a fresh interpreter (start-up and imports): worth it from here.
 SPAWN_THRESHOLD = 24
 
 
@@ -93,7 +92,7 @@ def _fork_server() -> Optional[multiprocessing.context.BaseContext]:
 
 def start_fork_server() -> None:
     """Start the fork server ``strict_context`` will use, ahead of the first lint that needs it
-    (it imports libcst: ~0.4 s the language server's first answer would otherwise wait)."""
+    (it imports the analysis: time the language server's first answer would otherwise wait)."""
     if _fork_server() is not None:
         from multiprocessing import forkserver
 

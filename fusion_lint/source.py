@@ -1,25 +1,20 @@
-"""Reading and parsing one file, behind CPython's parser as a gate (DESIGN §11).
+"""Reading and parsing one file: CPython's parser, behind a bound on nesting (DESIGN §11).
 
-libcst's native parser can crash the process or spin for minutes on inputs CPython rejects in
-milliseconds, so every file goes through ``ast.parse`` first; what CPython rejects is FL000 with
-CPython's own message and never reaches libcst.
+Every file is parsed once, by ``ast.parse``: what CPython rejects is FL000 with CPython's own
+message; what it accepts is walked for its facts (``facts/``) in that same tree.
 """
 from __future__ import annotations
 
 import ast
 import codecs
 import io
-import re
 import sys
 import tokenize
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, Optional, Union
+from typing import Iterator, Optional, Union
 
 from .newer_syntax import NEWEST_KNOWN, needed_version
-
-if TYPE_CHECKING:  # libcst is imported on the first parse: a tree that needs none never pays for it
-    import libcst as cst
 
 
 @dataclass(slots=True)
@@ -79,7 +74,7 @@ def gate(text: str, path: str) -> Optional[Unreadable]:
 
 
 def gate_tree(text: str, path: str) -> Union[ast.Module, Unreadable]:
-    """CPython's tree of the text, or why it rejects it (or why libcst must not see it)."""
+    """CPython's tree of the text, or why it rejects it (or why the analysis must not walk it)."""
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
@@ -177,9 +172,9 @@ def _header_depth(statement: ast.AST, depth: int) -> int:
     return deepest
 
 
-#: When set (worker processes set it, see workers.py), libcst's parse and the walks over its tree
-#: may recurse this deep. Never the gate: CPython bounds nesting by the recursion limit (in 3.11,
-#: three levels per unit), and with a raised limit it would admit what crashes or stalls libcst.
+#: When set (worker processes set it, see workers.py), the walks over a file's tree may recurse
+#: this deep. Never the gate: CPython bounds nesting by the recursion limit (in 3.11, three levels
+#: per unit), and with a raised limit it would admit trees deeper than ``MAX_DEPTH``.
 analysis_recursion_limit: Optional[int] = None
 DEFAULT_RECURSION_LIMIT = sys.getrecursionlimit()
 
@@ -210,38 +205,3 @@ def shallow_recursion() -> Iterator[None]:
         yield
     finally:
         sys.setrecursionlimit(limit)
-
-
-def parse(text: str, path: str) -> Union[cst.Module, Unreadable]:
-    """Gate, then libcst. libcst rejects a few files CPython accepts: FL000 naming the parser."""
-    parsed = parse_with_tree(text, path)
-    return parsed if isinstance(parsed, Unreadable) else parsed[0]
-
-
-def parse_with_tree(text: str, path: str) -> Union[tuple[cst.Module, ast.Module], Unreadable]:
-    """``parse``, also keeping CPython's tree (it places statements for the positions pass)."""
-    tree = gate_tree(text, path)
-    if isinstance(tree, Unreadable):
-        return tree
-    module = _libcst_parse(text)
-    return module if isinstance(module, Unreadable) else (module, tree)
-
-
-#: "error at 2:5" in a libcst parser message: the line (1-based) and column (0-based) of the error.
-_LIBCST_POSITION = re.compile(r"\berror at (\d+):(\d+)")
-
-
-def _libcst_parse(text: str) -> Union[cst.Module, Unreadable]:
-    import libcst as cst
-
-    try:
-        with deep_recursion():
-            return cst.parse_module(text)
-    except cst.ParserSyntaxError as exc:
-        # libcst's ``raw_line`` is the line of the token after the error when that token is a
-        # NEWLINE (one line below); the position its message gives is the error's own.
-        stated = _LIBCST_POSITION.search(exc.message)
-        line, col = (int(stated[1]), int(stated[2])) if stated else (exc.raw_line, exc.raw_column)
-        return Unreadable("FL000", f"libcst cannot parse this file (CPython can): {exc.message}", line, col)
-    except (RecursionError, MemoryError, ValueError) as exc:
-        return Unreadable("FL000", f"libcst cannot parse this file: {type(exc).__name__}: {exc}")

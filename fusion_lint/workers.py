@@ -1,9 +1,8 @@
 """Worker processes that analyse one file at a time (DESIGN §11).
 
-libcst's native parser is hostile territory: CPython's gate stops what is known to crash it, but
-inputs the gate admits can still make it run for a minute (measured: a 2,900-link subscript chain,
-58 s), and an unknown input may still kill the process. So files are analysed in workers that take
-one file at a time. The parent knows which file each worker holds: a worker that dies costs that
+An unknown input may still make the analysis run for minutes or kill the process (libcst's native
+parser, which the facts were read from until issue 19, did both on inputs CPython admits; CPython's
+own parser is not immune either). So files are analysed in workers that take one file at a time. The parent knows which file each worker holds: a worker that dies costs that
 file an FL000 and is replaced; a file that runs past its deadline has its worker killed and
 replaced, and becomes FL000 too. Every other file is analysed as usual.
 

@@ -6,16 +6,11 @@ statement, which keeps it at a few percent of the parse.
 """
 from __future__ import annotations
 
-from contextlib import nullcontext
-
-from dataclasses import dataclass
+import ast
 from typing import Optional, Protocol, Union
-
-import libcst as cst
 
 from mcp_fusion import FACTORY_CODES
 
-from ..diagnostics import Span
 from ..positions import Cursor, SpanRegistry
 from .definitions import Definitions
 from .model import (
@@ -26,7 +21,6 @@ from .model import (
     FileFacts,
     FunctionFacts,
     Raise,
-    RaiseKind,
     Return,
     ServerRef,
     Suppressing,
@@ -38,15 +32,20 @@ from .model import (
 from .expressions import data_reason, literal_text, shape as value_shape, uses
 from .names import Names, Scope
 from .parameters import ParameterReading
+from .raised import Raised
 from .values import Values
 from .syntax import (
-    LEAF_TYPES, argument, argument_value, children, contains_raise, dotted, if_branches, keyword_argument, rethrows,
-    string_value,
+    LEAF_TYPES, args_of, argument, argument_value, children, contains_raise, dotted, if_branches, is_name_or_attribute,
+    keyword_argument, name_value, rethrows, string_value,
 )  # fmt: skip
 
 
+LEAF_SET = frozenset(LEAF_TYPES)
 FACTORY_FOR_CODE = {code.name: name for name, code in FACTORY_CODES.items()}
 RUNTIME_RAISES = ("fail", "mcp_error", "factory", "tool_error")
+TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
+COMPOUND = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
+                      ast.With, ast.AsyncWith, *TRY, *((ast.Match,) if hasattr(ast, "Match") else ())})  # fmt: skip
 
 
 class Module(Protocol):
@@ -59,28 +58,12 @@ class Module(Protocol):
     needs_names: bool
     facts: FileFacts
 
-    def function(self, node: cst.FunctionDef, prefix: str, outer: Optional["FunctionWalker"], at: Cursor,
+    def function(self, node: ast.FunctionDef, prefix: str, outer: Optional["FunctionWalker"], at: Cursor,
                  top: bool = False) -> None: ...  # fmt: skip
 
 
-@dataclass(slots=True)
-class Raised:
-    """What raising a call raises, read from the call (the statement's facts are added around it)."""
-
-    kind: RaiseKind
-    exception: Optional[str] = None
-    code: Optional[str] = None
-    factory: Optional[str] = None
-    data_reason: Optional[str] = None
-    has_cause: bool = False
-    message: Optional[cst.BaseExpression] = None
-    message_span: Optional[Span] = None  # placed where the call is (the runtime's raises only)
-    data: Optional[cst.BaseExpression] = None
-    assumes: Assumptions = ()
-
-
 class FunctionWalker(ParameterReading):
-    def __init__(self, ex: Module, node: cst.FunctionDef, facts: FunctionFacts, outer: Optional["FunctionWalker"]):
+    def __init__(self, ex: Module, node: ast.FunctionDef, facts: FunctionFacts, outer: Optional["FunctionWalker"]):
         self.ex = ex
         self.names = ex.names
         self.spans = ex.spans
@@ -103,7 +86,7 @@ class FunctionWalker(ParameterReading):
         self.seen_calls: set[str] = set()
         if outer is None and "." in facts.qualname:
             self._bind_receiver(node, facts.qualname.rpartition(".")[0])
-        self._find_context(node.params, facts)
+        self._find_context(node.args, facts)
 
     # A fact belongs to this function and to every function it is nested in.
     def _record(self, attribute: str, fact: object) -> None:
@@ -112,106 +95,109 @@ class FunctionWalker(ParameterReading):
 
     # ----- statements ---------------------------------------------------------------------------
 
-    def block(self, body: cst.CSTNode, at: Cursor) -> None:
-        statements = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
-        for stmt in statements:
-            self.statement(stmt, at)
+    def block(self, body: list[ast.stmt], at: Cursor) -> None:
+        """A block's statements; those of a one-line suite (``if x: raise E``) are where its header is."""
+        if not body:
+            return
+        if self.spans.is_suite(body):
+            for stmt in body:
+                self.statement(stmt, at, at)
+            return
+        for stmt, line in zip(body, self.spans.statement_lines(body)):
+            self.statement(stmt, at, line)
 
-    def statement(self, stmt: cst.CSTNode, at: Cursor) -> None:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                self.small_statement(small, at.inside(stmt))
+    def statement(self, stmt: ast.stmt, at: Cursor, line: Cursor) -> None:
+        """``line``: where the statement (its line of small statements) starts."""
+        kind = type(stmt)
+        if kind not in COMPOUND:
+            self.small_statement(stmt, line)
             return
-        if isinstance(stmt, cst.BaseSmallStatement):
-            self.small_statement(stmt, at)
-            return
-        here = at.inside(stmt)
-        if isinstance(stmt, cst.FunctionDef):
+        here = line
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             self.ex.function(stmt, prefix=self.qualprefix, outer=self, at=here)
             return
-        if isinstance(stmt, cst.ClassDef):
-            for inner in stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ():
-                self.statement(inner, here)
+        if kind is ast.ClassDef:
+            if not self.spans.is_suite(stmt.body):  # type: ignore[attr-defined]
+                self.block(stmt.body, here)  # type: ignore[attr-defined]
             return
-        if isinstance(stmt, (cst.Try, cst.TryStar)):
+        if kind in TRY:
             self.try_statement(stmt, here)
             return
-        if isinstance(stmt, (cst.With, cst.For)) and stmt.asynchronous is not None:
+        if kind is ast.AsyncWith or kind is ast.AsyncFor:
             self.awaits += 1
-        if isinstance(stmt, cst.With) and self._suppressing(stmt, here):
+        if (kind is ast.With or kind is ast.AsyncWith) and self._suppressing(stmt, here):  # type: ignore[arg-type]
             return
         # Any other compound statement: its header expressions, then its blocks.
-        with self.ex.definitions.looping(stmt) if isinstance(stmt, cst.For) else nullcontext():
-            for child in children(stmt):
-                if isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite)):
-                    self.block(child, here)
-                elif isinstance(child, cst.If):
-                    self.statement(child, here)
-                elif isinstance(child, (cst.Else, cst.MatchCase, cst.Finally)):
-                    self._clause(child, here)
-                else:
-                    self.expression(child, here)
+        if kind is ast.If or kind is ast.While:
+            self.expression(stmt.test, here)  # type: ignore[attr-defined]
+            self.block(stmt.body, here)  # type: ignore[attr-defined]
+            self.block(stmt.orelse, here)  # type: ignore[attr-defined]
+        elif kind is ast.For or kind is ast.AsyncFor:
+            with self.ex.definitions.looping(stmt):  # type: ignore[arg-type]
+                self.expression(stmt.target, here)  # type: ignore[attr-defined]
+                self.expression(stmt.iter, here)  # type: ignore[attr-defined]
+                self.block(stmt.body, here)  # type: ignore[attr-defined]
+                self.block(stmt.orelse, here)  # type: ignore[attr-defined]
+        elif kind is ast.With or kind is ast.AsyncWith:
+            for item in stmt.items:  # type: ignore[attr-defined]
+                self.expression(item, here)
+            self.block(stmt.body, here)  # type: ignore[attr-defined]
+        else:  # ``match``: the subject, then each case (``case JsonRpcErrorCode.NOT_FOUND:`` is a
+            # comparison, never a raise): its body, then its guard
+            self.expression(stmt.subject, here)  # type: ignore[attr-defined]
+            for case in stmt.cases:  # type: ignore[attr-defined]
+                self.block(case.body, here)
+                if case.guard is not None:
+                    self.expression(case.guard, here)
 
-    def _suppressing(self, stmt: cst.With, at: Cursor) -> bool:
+    def _suppressing(self, stmt: ast.With, at: Cursor) -> bool:
         """``with contextlib.suppress(<types>):``: what it silences, and (after its body is walked, by
         the awaits counted meanwhile) whether cancellation can arrive inside it."""
         for item in stmt.items:
-            call = item.item
-            if isinstance(call, cst.Call) and self.names.qualify(call.func, self.scope) == "contextlib.suppress":
-                types = tuple(self.names.qualify(arg.value, self.scope) or "" for arg in call.args)
-                fact = Suppressing(self.spans.at(call, at), types, awaits=stmt.asynchronous is not None)
+            call = item.context_expr
+            if type(call) is ast.Call and self.names.qualify(call.func, self.scope) == "contextlib.suppress":  # type: ignore[attr-defined]
+                types = tuple(self.names.qualify(arg.value, self.scope) or "" for arg in args_of(call))  # type: ignore[arg-type]
+                fact = Suppressing(self.spans.at(call, at), types, awaits=type(stmt) is ast.AsyncWith)
                 before = self.awaits
                 self.block(stmt.body, at)
                 fact.awaits = fact.awaits or self.awaits > before
                 self._record("suppressing", fact)
                 for other in stmt.items:
-                    self.expression(other.item, at)
+                    self.expression(other.context_expr, at)
                 return True  # the statement is walked
         return False
 
-    def _clause(self, node: cst.CSTNode, at: Cursor) -> None:
-        for child in children(node):
-            if isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite)):
-                self.block(child, at)
-            elif isinstance(child, cst.MatchPattern):
-                continue  # ``case JsonRpcErrorCode.NOT_FOUND:`` is a comparison, never a raise
-            else:
-                self.expression(child, at)
-
-    def try_statement(self, stmt: Union[cst.Try, cst.TryStar], at: Cursor) -> None:
+    def try_statement(self, stmt: ast.stmt, at: Cursor) -> None:
         # The clauses are known before the body is walked (a raise in the body may be caught by
         # them); whether the body awaits is known after.
-        clauses = [self._except_clause(handler, at) for handler in stmt.handlers]
+        handlers = stmt.handlers  # type: ignore[attr-defined]
+        lines = [self.spans.line_of(handler) for handler in handlers]
+        clauses = [self._except_clause(handler, line) for handler, line in zip(handlers, lines)]
         fact = Try(tuple(clauses), awaits=False)
         before = self.awaits
         self.try_bodies.append(fact)
-        self.block(stmt.body, at)
+        self.block(stmt.body, at)  # type: ignore[attr-defined]
         self.try_bodies.pop()
         fact.awaits = self.awaits > before
         for clause in clauses:
             clause.try_awaits = fact.awaits
         self._record("tries", fact)
-        for handler, clause in zip(stmt.handlers, clauses):
+        for handler, clause, line in zip(handlers, clauses, lines):
             self._record("excepts", clause)
             if handler.type is not None:
-                self.expression(handler.type, at.inside(handler))
+                self.expression(handler.type, line)
             self.clauses.append(clause)
-            self.block(handler.body, at.inside(handler))
+            self.block(handler.body, line)
             self.clauses.pop()
-        for tail in (stmt.orelse, stmt.finalbody):
-            if tail is not None:
-                self.block(tail.body, at)
+        self.block(stmt.orelse, at)  # type: ignore[attr-defined]
+        self.block(stmt.finalbody, at)  # type: ignore[attr-defined]
 
-    def _except_clause(self, handler: Union[cst.ExceptHandler, cst.ExceptStarHandler], at: Cursor) -> Except:
-        here = at.inside(handler)
+    def _except_clause(self, handler: ast.ExceptHandler, here: Cursor) -> Except:
         types: tuple[str, ...] = ()
         if handler.type is not None:
-            elements = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
-            types = tuple(
-                self.names.qualify(element.value if isinstance(element, cst.Element) else element, self.scope) or ""
-                for element in elements
-            )
-        name = handler.name.name.value if handler.name is not None and isinstance(handler.name.name, cst.Name) else ""
+            elements = handler.type.elts if type(handler.type) is ast.Tuple else [handler.type]  # type: ignore[attr-defined]
+            types = tuple(self.names.qualify(element, self.scope) or "" for element in elements)
+        name = handler.name or ""
         return Except(
             span=self.spans.at(handler, here),
             type_span=self.spans.at(handler.type, here) if handler.type is not None else None,
@@ -222,49 +208,50 @@ class FunctionWalker(ParameterReading):
             rethrows=rethrows(handler.body, name),
         )
 
-    def small_statement(self, small: cst.CSTNode, at: Cursor) -> None:
-        if isinstance(small, cst.Raise):
-            self.raise_statement(small, at)
+    def small_statement(self, small: ast.stmt, at: Cursor) -> None:
+        kind = type(small)
+        if kind is ast.Raise:
+            self.raise_statement(small, at)  # type: ignore[arg-type]
             return
-        if isinstance(small, cst.Return):
-            self.return_statement(small, at)
+        if kind is ast.Return:
+            self.return_statement(small, at)  # type: ignore[arg-type]
             return
-        if isinstance(small, (cst.Import, cst.ImportFrom)):
-            self.names.bind_imports(small, self.scope)
+        if kind is ast.Import or kind is ast.ImportFrom:
+            self.names.bind_imports(small, self.scope)  # type: ignore[arg-type]
             return
-        if isinstance(small, cst.Expr):
-            value = small.value
-            inner = value.expression if isinstance(value, cst.Await) else value
-            if isinstance(inner, cst.Call):
+        if kind is ast.Expr:
+            value = small.value  # type: ignore[attr-defined]
+            inner = value.value if type(value) is ast.Await else value
+            if type(inner) is ast.Call:
                 if inner is not value:
                     self.awaits += 1
                 self.call(inner, at, usage="discarded")
                 return
             self.expression(value, at)
             return
-        if isinstance(small, (cst.Assign, cst.AnnAssign)):
-            self._assignment(small, at)
+        if kind is ast.Assign or kind is ast.AnnAssign:
+            self._assignment(small, at)  # type: ignore[arg-type]
             return
         self.expression(small, at)
 
-    def _assignment(self, small: Union[cst.Assign, cst.AnnAssign], at: Cursor) -> None:
+    def _assignment(self, small: Union[ast.Assign, ast.AnnAssign], at: Cursor) -> None:
         value = small.value
-        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
-        names = [t.value for t in targets if isinstance(t, cst.Name)]
+        targets = small.targets if type(small) is ast.Assign else [small.target]  # type: ignore[union-attr]
+        names = [t.id for t in targets if type(t) is ast.Name]  # type: ignore[attr-defined]
         if value is not None and names:
             method = self._fail_method(value)
             if method is not None:  # ``fail = ctx.fail``
                 for name in names:
                     self.fail_aliases[name] = method
                 return
-            if isinstance(value, cst.Call):
-                server = self.names.server_of_call(value, self.scope)
+            if type(value) is ast.Call:
+                server = self.names.server_of_call(value, self.scope)  # type: ignore[arg-type]
                 for name in names:  # ``server = Server("name")`` inside a function
                     if server is not None:
                         self.servers[name] = server
                     else:
                         self.servers.pop(name, None)
-                raised = self.classify(value, at)
+                raised = self.classify(value, at)  # type: ignore[arg-type]
                 for name in names:  # ``err = not_found(...); raise err``
                     self.bound_errors[name] = raised
                 if raised.kind == "call":
@@ -275,46 +262,46 @@ class FunctionWalker(ParameterReading):
                         else:
                             self.scope.pop(name, None)
         for target in targets:
-            if not isinstance(target, cst.Name):
+            if type(target) is not ast.Name:
                 self.expression(target, at)
         if value is not None:
             self.expression(value, at)
             if self.clauses:  # ``msg = str(e)`` inside an except clause: what ``msg`` is built from
                 caught = tuple(clause.name for clause in self.clauses if clause.name)
-                span = self.spans.at(small, at)  # filled once the module is rendered
+                span = self.spans.at(small, at)
                 for name in names:
                     self.facts_stack[0].assigned_in_except[name] = (uses(value, self.names, self.scope), caught, span)
 
-    def raise_statement(self, node: cst.Raise, at: Cursor) -> None:
-        if isinstance(node.exc, cst.IfExp):  # ``raise (a(...) if c else b(...))``: each branch is a raise
+    def raise_statement(self, node: ast.Raise, at: Cursor) -> None:
+        if type(node.exc) is ast.IfExp:  # ``raise (a(...) if c else b(...))``: each branch is a raise
             self.expression(node.exc.test, at)
-            for branch in if_branches(node.exc):
+            for branch in if_branches(node.exc):  # type: ignore[arg-type]
                 self._raise(node, branch, at)
             return
         self._raise(node, node.exc, at)
 
-    def _raise(self, node: cst.Raise, exc: Optional[cst.BaseExpression], at: Cursor) -> None:
+    def _raise(self, node: ast.Raise, exc: Optional[ast.expr], at: Cursor) -> None:
         in_except = bool(self.clauses)
         caught = {clause.name for clause in self.clauses if clause.name}
         raised: Raised
         call = None
         if exc is None:
             raised = Raised("reraise")
-        elif isinstance(exc, cst.Call):
-            raised = self.classify(exc, at)
+        elif type(exc) is ast.Call:
+            raised = self.classify(exc, at)  # type: ignore[arg-type]
             if raised.kind in RUNTIME_RAISES:
                 call = self.ex.values.call_layout(exc, at)
-            self.call(exc, at, usage="raised")
-        elif isinstance(exc, cst.Name) and exc.value in self.bound_errors:
-            raised = self.bound_errors[exc.value]
-        elif isinstance(exc, cst.Name) and in_except and exc.value in caught:
+            self.call(exc, at, usage="raised")  # type: ignore[arg-type]
+        elif name_value(exc) is not None and name_value(exc) in self.bound_errors:
+            raised = self.bound_errors[name_value(exc)]  # type: ignore[index]
+        elif name_value(exc) is not None and in_except and name_value(exc) in caught:
             raised = Raised("reraise")
-        elif isinstance(exc, (cst.Name, cst.Attribute)):
+        elif is_name_or_attribute(exc):
             raised = Raised("name", exception=self.names.qualify(exc, self.scope))
         else:
             self.expression(exc, at)
             raised = Raised("other")
-        cause = node.cause.item if node.cause is not None else None
+        cause = node.cause
         if cause is not None:
             self.expression(cause, at)
         self._record(
@@ -329,82 +316,87 @@ class FunctionWalker(ParameterReading):
                 clauses=tuple(reversed(self.clauses)),
                 tries=tuple(reversed(self.try_bodies)),
                 has_cause=raised.has_cause or cause is not None,
-                cause_is_none=isinstance(cause, cst.Name) and cause.value == "None",
+                cause_is_none=name_value(cause) == "None",
                 call=call,
                 message_span=raised.message_span,
                 message=uses(raised.message, self.names, self.scope) if raised.message is not None else None,
                 data=uses(raised.data, self.names, self.scope) if raised.data is not None else None,
                 assumes=raised.assumes,
-                text=literal_text(raised.message, self.names, self.scope),
+                text=literal_text(raised.message, self.names, self.scope, self.spans),
             ),
         )
 
-    def return_statement(self, node: cst.Return, at: Cursor) -> None:
+    def return_statement(self, node: ast.Return, at: Cursor) -> None:
         value = node.value
         if value is not None:
             self.expression(value, at)
-        shape = value_shape(value, 2, self.names, self.scope) if value is not None else Shape("none")
+        shape = value_shape(value, 2, self.names, self.scope, self.spans) if value is not None else Shape("none")
         # What it is built from matters where it may be built from a caught exception: inside an
         # except clause, or a name assigned in one (``msg = str(e)`` ... ``return msg``).
         assigned = self.facts_stack[0].assigned_in_except
-        from_except = self.clauses or (isinstance(value, cst.Name) and value.value in assigned)
+        from_except = self.clauses or (name_value(value) is not None and name_value(value) in assigned)
         built = uses(value, self.names, self.scope) if value is not None and from_except else Uses()
         self._record("returns", Return(self.spans.at(node, at), shape, built, tuple(reversed(self.clauses))))
 
     # ----- expressions ---------------------------------------------------------------------------
 
-    def expression(self, node: cst.CSTNode, at: Cursor) -> None:
+    def expression(self, node: ast.AST, at: Cursor) -> None:
         stack = [node]
         while stack:
             current = stack.pop()
-            if isinstance(current, cst.Call):
-                self.call(current, at, usage="other")
+            kind = type(current)
+            if kind is ast.Call:
+                self.call(current, at, usage="other")  # type: ignore[arg-type]
                 continue
-            if isinstance(current, LEAF_TYPES):
+            if kind in LEAF_SET:
                 continue
-            if isinstance(current, cst.Await) or (isinstance(current, cst.CompFor) and current.asynchronous):
+            if kind is ast.Await or (kind is ast.comprehension and current.is_async):  # type: ignore[attr-defined]
                 self.awaits += 1
             stack.extend(reversed(list(children(current))))
 
-    def _fail_method(self, func: cst.CSTNode) -> Optional[str]:
+    def _fail_method(self, func: ast.AST) -> Optional[str]:
         """``fail``/``recovery_for`` when ``func`` is ``ctx.fail``, ``ctx.recovery_for`` or an alias."""
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
-            if func.value.value in self.ctx_names and func.attr.value in ("fail", "recovery_for"):
-                return func.attr.value
-        if isinstance(func, cst.Name) and func.value in self.fail_aliases:
-            return self.fail_aliases[func.value]
+        kind = type(func)
+        if kind is ast.Attribute:
+            if name_value(func.value) in self.ctx_names and func.attr in ("fail", "recovery_for"):  # type: ignore[attr-defined]
+                return func.attr  # type: ignore[attr-defined]
+        else:
+            name = name_value(func)
+            if name is not None and name in self.fail_aliases:
+                return self.fail_aliases[name]
         root = func
-        while isinstance(root, cst.Attribute):
-            root = root.value
+        while type(root) is ast.Attribute:
+            root = root.value  # type: ignore[attr-defined]
         # The runtime's module-level ``fail``/``recovery_for``, read from an import (``c.fail`` on
         # a parameter ``c`` is someone else's method).
-        if isinstance(root, cst.Name) and (root.value in self.names.aliases or isinstance(func, cst.Name)):
+        root_name = name_value(root)
+        if root_name is not None and (root_name in self.names.aliases or kind is not ast.Attribute):
             api = self.names.api_of(self.names.qualify(func, self.scope))[0]
             if api in ("fail", "recovery_for"):
                 return api
         if (
-            self.ctx_attributes and isinstance(func, cst.Attribute) and func.attr.value in ("fail", "recovery_for")
-            and dotted(func.value) in self.ctx_attributes
+            self.ctx_attributes and kind is ast.Attribute and func.attr in ("fail", "recovery_for")  # type: ignore[attr-defined]
+            and dotted(func.value) in self.ctx_attributes  # type: ignore[attr-defined]
         ):  # fmt: skip
-            return func.attr.value
+            return func.attr  # type: ignore[attr-defined]
         return None
 
-    def classify(self, call: cst.Call, at: Cursor) -> Raised:
+    def classify(self, call: ast.Call, at: Cursor) -> Raised:
         """What raising this call would raise: its kind, code, data reason, cause and message."""
         raised = self._classify(call)
         if raised.kind in RUNTIME_RAISES and raised.message is not None:
             raised.message_span = self.spans.at(raised.message, at)
         return raised
 
-    def _classify(self, call: cst.Call) -> Raised:
+    def _classify(self, call: ast.Call) -> Raised:
         method = self._fail_method(call.func)
         cause = keyword_argument(call, "cause") is not None
         if method == "fail":
             return Raised("fail", has_cause=cause, message=argument_value(call, 1, "message"),
                           data=argument_value(call, 2, "data"))  # fmt: skip
         root = call
-        while isinstance(root.func, cst.Attribute) and isinstance(root.func.value, cst.Call):
-            root = root.func.value  # ``tool_error(...).suggest(...)`` chains
+        while type(root.func) is ast.Attribute and type(root.func.value) is ast.Call:  # type: ignore[attr-defined]
+            root = root.func.value  # type: ignore[attr-defined]  # ``tool_error(...).suggest(...)`` chains
         qname = self.names.qualify(root.func, self.scope)
         api, assumes = self.names.api_of(qname)
         if api == "McpError":
@@ -424,7 +416,7 @@ class FunctionWalker(ParameterReading):
         first = argument(call, 0, "message")
         return Raised("call", exception=qname, has_cause=cause, message=first.value if first is not None else None)
 
-    def call(self, node: cst.Call, at: Cursor, usage: Usage) -> None:
+    def call(self, node: ast.Call, at: Cursor, usage: Usage) -> None:
         method = self._fail_method(node.func)
         if method is not None:
             reason_node = argument_value(node, 0, "reason")
@@ -436,7 +428,7 @@ class FunctionWalker(ParameterReading):
                 reason_span=self.spans.at(reason_node, at) if reason_node is not None else None,
                 usage=usage,
                 written=dotted(node.func) or method,
-                reason_ref=self.names.qualify(reason_node, self.scope) if isinstance(reason_node, (cst.Name, cst.Attribute)) else None,
+                reason_ref=self.names.qualify(reason_node, self.scope) if is_name_or_attribute(reason_node) else None,
             )
             self._record("fail_sites", site)
         elif self.ex.definitions.call_form(node, at, self.scope, self):
@@ -457,11 +449,11 @@ class FunctionWalker(ParameterReading):
                             facts.calls.append(qname)
                 self._guard(qname)
         # Arguments, and the callee expression itself, may hold further calls and lambdas.
-        for arg in node.args:
+        for arg in args_of(node):
             self.expression(arg.value, at)
-        if not isinstance(node.func, cst.Name):
-            inner = node.func.value if isinstance(node.func, cst.Attribute) else node.func
-            if not isinstance(inner, cst.Name):
+        if name_value(node.func) is None:
+            inner = node.func.value if type(node.func) is ast.Attribute else node.func  # type: ignore[attr-defined]
+            if name_value(inner) is None:
                 self.expression(inner, at)
 
     def _guard(self, qname: str) -> None:
@@ -472,26 +464,27 @@ class FunctionWalker(ParameterReading):
         else:
             facts.unguarded_calls.add(qname)
 
-    def _method_of_instance(self, func: cst.BaseExpression) -> Optional[str]:
+    def _method_of_instance(self, func: ast.expr) -> Optional[str]:
         """``Lookup(ctx).find``: the method ``find`` of the class instantiated (followed like ``x.find``
         after ``x = Lookup(ctx)``); ``super().find`` in a method: ``find`` of the class's first base
         (looked up through that base's MRO; exact for single inheritance)."""
-        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Call):
+        if type(func) is not ast.Attribute or type(func.value) is not ast.Call:  # type: ignore[attr-defined]
             return None
-        if isinstance(func.value.func, cst.Name) and func.value.func.value == "super":
+        if name_value(func.value.func) == "super":  # type: ignore[attr-defined]
             owner = self.facts_stack[-1].qualname.rpartition(".")[0]
             cls = self.ex.facts.classes.get(owner)
-            return f"{cls.bases[0]}.{func.attr.value}" if cls is not None and cls.bases and cls.bases[0] else None
-        cls_name = self.names.instance_class(func.value, self.scope)
-        return f"{cls_name}.{func.attr.value}" if cls_name is not None else None
+            return f"{cls.bases[0]}.{func.attr}" if cls is not None and cls.bases and cls.bases[0] else None  # type: ignore[attr-defined]
+        cls_name = self.names.instance_class(func.value, self.scope)  # type: ignore[attr-defined]
+        return f"{cls_name}.{func.attr}" if cls_name is not None else None  # type: ignore[attr-defined]
 
-    def _construction(self, node: cst.Call, at: Cursor, assumes: Assumptions) -> None:
+    def _construction(self, node: ast.Call, at: Cursor, assumes: Assumptions) -> None:
         """``McpError(<code>, ...)`` whose code (a member, its int value, its name) has a factory (FL301)."""
         code_node = argument_value(node, 0, "code")
         code, code_assumes = self.ex.values.code_of(code_node, self.scope)
         if code is None or code not in FACTORY_FOR_CODE:
             return
-        by_keyword = node.args[0].keyword is not None or bool(node.args[0].star)
+        first = args_of(node)[0]
+        by_keyword = first.keyword is not None or bool(first.star)
         layout = self.ex.values.call_layout(node, at)
         self._record("constructions", Construction(code, layout, by_keyword, assumes + code_assumes))
         self.ex.needs_names = True

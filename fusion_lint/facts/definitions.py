@@ -7,15 +7,18 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+import ast
 from typing import Iterator, Optional, Protocol
-
-import libcst as cst
 
 from ..positions import Cursor
 from .frameworks import TOOL_CLASSES, framework_of_class
 from .model import Assumptions, Definition, FileFacts, ServerRef
+from .expressions import is_concatenated
 from .names import DEFINERS, Names, Scope
-from .syntax import argument_value, children, describe, dotted, keyword_argument, string_value
+from .syntax import (
+    args_of, argument_value, children, describe, dotted, is_name_or_attribute, is_string, keyword_argument, name_value,
+    string_value,
+)  # fmt: skip
 from .values import Values
 
 LISTED_TOOL_CLASSES = frozenset({"mcp.types.Tool", "mcp_types.Tool"})
@@ -42,10 +45,10 @@ class Registration:
 
     kind: str
     server: ServerRef
-    node: cst.CSTNode  # the decorator expression or the registering call: what a diagnostic points at
-    call: Optional[cst.Call]  # its call, when it is one (``@server.tool`` is not)
+    node: ast.expr  # the decorator expression or the registering call: what a diagnostic points at
+    call: Optional[ast.Call]  # its call, when it is one (``@server.tool`` is not)
     dispatcher: bool = False
-    name_node: Optional[cst.BaseExpression] = None
+    name_node: Optional[ast.expr] = None
     extra: dict = field(default_factory=dict)
 
 
@@ -56,21 +59,21 @@ class Definitions:
         self.values = values
         # Functions under ``@contract(...)`` and no registering decorator: a call such as
         # ``app.add_tool(fn)`` or ``Tool.from_function(fn)`` registers them later in the file.
-        self.contracted: dict[str, tuple[cst.Call, Cursor]] = {}
+        self.contracted: dict[str, tuple[ast.Call, Cursor]] = {}
         # The variables of the enclosing ``for`` loops: the elements of a literal list or tuple it
         # runs over (registering the variable registers each, DESIGN §12.2), or None (dynamic).
-        self.loop_elements: dict[str, Optional[tuple[cst.BaseExpression, ...]]] = {}
+        self.loop_elements: dict[str, Optional[tuple[ast.expr, ...]]] = {}
 
     @contextmanager
-    def looping(self, stmt: cst.For) -> Iterator[None]:
+    def looping(self, stmt: ast.For) -> Iterator[None]:
         """While the body of ``for <name> in ...:`` is walked."""
-        if not isinstance(stmt.target, cst.Name):
+        if type(stmt.target) is not ast.Name:
             yield
             return
-        name, iterated = stmt.target.value, stmt.iter
+        name, iterated = stmt.target.id, stmt.iter  # type: ignore[attr-defined]
         elements = None
-        if isinstance(iterated, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement) for e in iterated.elements):
-            elements = tuple(element.value for element in iterated.elements)
+        if type(iterated) in (ast.List, ast.Tuple) and not any(type(e) is ast.Starred for e in iterated.elts):  # type: ignore[attr-defined]
+            elements = tuple(iterated.elts)  # type: ignore[attr-defined]
         saved = self.loop_elements.get(name, False)
         self.loop_elements[name] = elements
         try:
@@ -81,43 +84,48 @@ class Definitions:
             else:
                 self.loop_elements[name] = saved  # type: ignore[assignment]
 
+    def _literal(self, node: ast.AST) -> bool:
+        """A string literal other than a lone f-string (what a tool's name may be written as)."""
+        return is_string(node) and (type(node) is not ast.JoinedStr or is_concatenated(node, self.values.spans))  # type: ignore[arg-type]
+
     # ----- the runtime's definers -----------------------------------------------------------------
 
-    def definer(self, node: cst.CSTNode, scope: Optional[Scope] = None) -> tuple[Optional[str], Assumptions]:
+    def definer(self, node: ast.AST, scope: Optional[Scope] = None) -> tuple[Optional[str], Assumptions]:
         """``tool``/``resource``/``prompt`` when ``node`` is a call to one, and what that assumed."""
-        if isinstance(node, cst.Call):
+        if type(node) is ast.Call:
             api, assumes = self.names.api_of(self.names.qualify(node.func, scope))
             if api in DEFINERS:
                 return api, assumes
         return None, ()
 
-    def contract_call(self, node: cst.CSTNode, scope: Optional[Scope] = None) -> Optional[cst.Call]:
+    def contract_call(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[ast.Call]:
         """``contract(errors=...)``, the runtime's decorator for a framework handler."""
-        if isinstance(node, cst.Call) and self.names.api_of(self.names.qualify(node.func, scope))[0] == "contract":
+        if type(node) is ast.Call and self.names.api_of(self.names.qualify(node.func, scope))[0] == "contract":
             return node
         return None
 
     # ----- servers and their registrations ---------------------------------------------------------
 
-    def receiver(self, node: cst.CSTNode, walker: Optional[Enclosing]) -> Optional[ServerRef]:
+    def receiver(self, node: ast.AST, walker: Optional[Enclosing]) -> Optional[ServerRef]:
         """The server ``node`` (what ``.tool`` is called on) is, if it is one."""
         scope = walker.scope if walker is not None else None
-        if isinstance(node, cst.Name):
+        name = name_value(node)
+        if name is not None:
             if walker is not None:
-                if node.value in walker.servers:
-                    return walker.servers[node.value]
-                if node.value in walker.loose_params:
+                if name in walker.servers:
+                    return walker.servers[name]
+                if name in walker.loose_params:
                     if self.names.imports_framework:
                         return ServerRef(self.names.imported_framework)
                     # A server handed over under its conventional name, in a module importing no framework.
-                    return ServerRef("unknown") if node.value == "mcp" else None
-            if node.value in self.names.servers and (scope is None or node.value not in scope):
-                return self.names.servers[node.value]
+                    return ServerRef("unknown") if name == "mcp" else None
+            if name in self.names.servers and (scope is None or name not in scope):
+                return self.names.servers[name]
         qname = self.names.qualify(node, scope)
         framework = framework_of_class(qname)
         if framework is not None:  # an instance the alias table names by its class
             return ServerRef(framework)
-        if isinstance(node, cst.Attribute) and (dotted(node) or "").startswith("self.") and self.names.imports_framework:
+        if type(node) is ast.Attribute and (dotted(node) or "").startswith("self.") and self.names.imports_framework:
             return ServerRef(self.names.imported_framework)  # ``self.mcp.tool(...)``: a server handed to the class
         module = self.names.module_name
         if qname is not None and qname.startswith(module + "."):
@@ -125,39 +133,40 @@ class Definitions:
             if local in self.names.server_classes:  # ``self`` in a method of a server subclass
                 return ServerRef(self.names.server_classes[local])
             return None
-        if isinstance(node, cst.Name) and qname is not None and "." in qname and self.names.may_reexport_runtime(qname.rpartition(".")[0]):
+        if name is not None and qname is not None and "." in qname and self.names.may_reexport_runtime(qname.rpartition(".")[0]):
             return ServerRef("unknown", ref=qname)  # a server imported from another module of the project
         return None
 
-    def registration(self, node: cst.CSTNode, walker: Optional[Enclosing]) -> Optional[Registration]:
+    def registration(self, node: ast.expr, walker: Optional[Enclosing]) -> Optional[Registration]:
         """``server.tool(...)``, ``server.tool`` (bare), ``server.resource(uri)``, ``server.prompt()``,
         ``server.call_tool()``: what registers the function it decorates or is called with."""
-        call = node if isinstance(node, cst.Call) else None
+        call = node if type(node) is ast.Call else None
         func = call.func if call is not None else node
         standalone = STANDALONE.get(self.names.qualify(func, walker.scope if walker else None) or "")
         if standalone is not None:  # fastmcp 3's ``@tool`` (``fastmcp.tools``), found by a provider
             name = keyword_argument(call, "name") if call is not None else None
-            first = call.args[0].value if call is not None and call.args and call.args[0].keyword is None else None
+            first = args_of(call)[0].value if call is not None and args_of(call) and args_of(call)[0].keyword is None else None
             return Registration(standalone, ServerRef("fastmcp"), node, call,
                                 name_node=name.value if name is not None else first)  # fmt: skip
-        if not isinstance(func, cst.Attribute) or func.attr.value not in ("tool", "resource", "prompt", "call_tool"):
+        if type(func) is not ast.Attribute or func.attr not in ("tool", "resource", "prompt", "call_tool"):  # type: ignore[union-attr]
             return None
-        server = self.receiver(func.value, walker)
+        server = self.receiver(func.value, walker)  # type: ignore[union-attr]
         if server is None:
             return None
-        method = func.attr.value
+        method = func.attr  # type: ignore[union-attr]
         if method == "call_tool":  # the 1.x low-level dispatcher: ``@server.call_tool()``
-            if call is None or call.args:
+            if call is None or args_of(call):
                 return None
             if server.framework == "unknown":
                 server = ServerRef("lowlevel1", server.name, server.ref, server.masked)
             return Registration("tool", server, node, call, dispatcher=True)
         name_node = None
         if call is not None:
-            first = call.args[0].value if call.args and call.args[0].keyword is None and not call.args[0].star else None
+            found = args_of(call)
+            first = found[0].value if found and found[0].keyword is None and not found[0].star else None
             keyword = keyword_argument(call, "uri" if method == "resource" else "name")
             name_node = keyword.value if keyword is not None else first
-            if method != "resource" and first is not None and not isinstance(first, (cst.SimpleString, cst.ConcatenatedString)):
+            if method != "resource" and first is not None and not self._literal(first):
                 if keyword is None:
                     name_node = None  # ``server.tool(fn)`` (fastmcp): the function itself, not a name
         return Registration(method, server, node, call, name_node=name_node)
@@ -165,18 +174,18 @@ class Definitions:
     def record(
         self,
         kind: str,
-        call: Optional[cst.Call],
+        call: Optional[ast.Call],
         at: Cursor,
         handler: Optional[str],
         handler_ref: Optional[str],
         assumes: Assumptions,
         *,
-        node: Optional[cst.CSTNode] = None,
-        name_node: Optional[cst.BaseExpression] = None,
+        node: Optional[ast.expr] = None,
+        name_node: Optional[ast.expr] = None,
         fallback_name: Optional[str] = None,
         server: Optional[ServerRef] = None,
         dispatcher: bool = False,
-        contract: Optional[cst.Call] = None,
+        contract: Optional[ast.Call] = None,
         contract_above: bool = False,
         contract_at: Optional[Cursor] = None,
     ) -> None:
@@ -192,11 +201,11 @@ class Definitions:
             errors_arg = None
             if contract is not None:
                 errors_arg = keyword_argument(contract, "errors") or (
-                    contract.args[0] if contract.args and contract.args[0].keyword is None else None
+                    args_of(contract)[0] if args_of(contract) and args_of(contract)[0].keyword is None else None
                 )
         name = string_value(name_node) if name_node is not None else None
         name_ref = None
-        if not isinstance(name, str) and isinstance(name_node, (cst.Name, cst.Attribute)):
+        if not isinstance(name, str) and is_name_or_attribute(name_node):
             name_ref = self.names.qualify(name_node)  # ``@tool(NAME)``: resolved with the project's constants
         where = node if node is not None else call
         assert where is not None
@@ -209,7 +218,7 @@ class Definitions:
                 span=spans.at(where, at),
                 name_span=spans.at(name_node if name_node is not None else where, at),
                 errors=values.contract_expr(errors_arg.value, contract_at) if errors_arg is not None else None,
-                errors_arg_span=spans.at(errors_arg, contract_at) if errors_arg is not None else None,
+                errors_arg_span=spans.arg(errors_arg, contract_at) if errors_arg is not None else None,
                 handler=handler,
                 handler_ref=handler_ref,
                 name_ref=name_ref,
@@ -224,7 +233,7 @@ class Definitions:
 
     # ----- call forms -------------------------------------------------------------------------------
 
-    def _handler_of(self, target: cst.CSTNode, scope: Optional[Scope], walker: Optional[Enclosing] = None,
+    def _handler_of(self, target: ast.expr, scope: Optional[Scope], walker: Optional[Enclosing] = None,
                     ) -> tuple[Optional[str], Optional[str], Optional[str]]:  # fmt: skip
         """(qualname in this module, qualified name elsewhere, the name a framework gives it) of the
         function ``target`` names."""
@@ -233,88 +242,89 @@ class Definitions:
         nested = self._nested_def(target, scope, walker)
         if nested is not None:
             handler = nested
-        elif isinstance(target, cst.Name) and target.value in self.facts.functions:
-            handler = target.value
-        elif isinstance(target, (cst.Name, cst.Attribute)):
+        elif name_value(target) is not None and name_value(target) in self.facts.functions:
+            handler = name_value(target)
+        elif is_name_or_attribute(target):
             qname = self.names.qualify(target, scope)
             module = self.names.module_name
             if qname is not None and qname.startswith(module + ".") and not self._through_import(target):
                 handler = qname[len(module) + 1 :]
             else:
                 handler_ref = qname
-        shown = target.value if isinstance(target, cst.Name) else target.attr.value if isinstance(target, cst.Attribute) else None
+        shown = name_value(target) if name_value(target) is not None else target.attr if type(target) is ast.Attribute else None  # type: ignore[attr-defined]
         return handler, handler_ref, shown
 
-    def _nested_def(self, target: cst.CSTNode, scope: Optional[Scope], walker: Optional[Enclosing]) -> Optional[str]:
+    def _nested_def(self, target: ast.AST, scope: Optional[Scope], walker: Optional[Enclosing]) -> Optional[str]:
         """The qualname of the nested ``def`` a name registered inside a function means: the
         innermost enclosing function defining it (``build_server.call_tool`` for ``Server(...,
         on_call_tool=call_tool)`` in ``build_server``), as Python looks the name up."""
-        if walker is None or not isinstance(target, cst.Name) or (scope is not None and target.value in scope):
+        name = name_value(target)
+        if walker is None or name is None or (scope is not None and name in scope):
             return None
         prefix = walker.qualprefix.rstrip(".")
         while prefix:
             # A class body is no enclosing scope of its methods: ``x`` in ``C.m`` is never ``C.x``.
-            if prefix not in self.facts.classes and f"{prefix}.{target.value}" in self.facts.functions:
-                return f"{prefix}.{target.value}"
+            if prefix not in self.facts.classes and f"{prefix}.{name}" in self.facts.functions:
+                return f"{prefix}.{name}"
             prefix = prefix.rpartition(".")[0]
         return None
 
-    def _through_import(self, target: cst.CSTNode) -> bool:
+    def _through_import(self, target: ast.AST) -> bool:
         """Whether ``target``'s first name was bound by an import (``session`` of ``from . import
         session``): then it names another module's function, even where its qualified name starts
         with this package's (a package ``__init__`` importing its submodules)."""
-        while isinstance(target, cst.Attribute):
-            target = target.value
-        return isinstance(target, cst.Name) and target.value in self.names.import_bound
+        while type(target) is ast.Attribute:
+            target = target.value  # type: ignore[attr-defined]
+        return name_value(target) in self.names.import_bound
 
-    def call_form(self, node: cst.Call, at: Cursor, scope: Optional[Scope], walker: Optional[Enclosing] = None) -> bool:
+    def call_form(self, node: ast.Call, at: Cursor, scope: Optional[Scope], walker: Optional[Enclosing] = None) -> bool:
         """A registering call: ``tool("x", ...)(handler)``, ``server.tool(...)(fn)``, ``server.tool(fn)``,
         ``server.add_tool(fn, ...)``, ``Tool.from_function(fn, ...)``, ``Server(..., on_call_tool=fn)``;
         record it (True when ``node`` was one). Also notes low-level tool listings and mount prefixes."""
         if self._framework_call(node, at, scope, walker):
             return True
         kind, assumes = self.definer(node.func, scope)
-        if kind is not None and node.args:
-            target = node.args[0].value
+        if kind is not None and args_of(node):
+            target = args_of(node)[0].value
             handler, handler_ref, _ = self._handler_of(target, scope)
-            assert isinstance(node.func, cst.Call)
-            self.record(kind, node.func, at, handler, handler_ref, assumes)
+            self.record(kind, node.func, at, handler, handler_ref, assumes)  # type: ignore[arg-type]
             if handler is None and handler_ref is None:  # FL190 names it
                 self.facts.definitions[-1].handler_unresolved = describe(target)
             return True
         return False
 
-    def _framework_call(self, node: cst.Call, at: Cursor, scope: Optional[Scope], walker: Optional[Enclosing]) -> bool:
+    def _framework_call(self, node: ast.Call, at: Cursor, scope: Optional[Scope], walker: Optional[Enclosing]) -> bool:
         func = node.func
+        found = args_of(node)
         # ``server.tool(...)(fn)``, ``server.resource(uri)(fn)``, ``server.prompt()(fn)``
-        if isinstance(func, cst.Call) and node.args:
+        if type(func) is ast.Call and found:
             registration = self.registration(func, walker)
             if registration is not None:
-                self._register(registration, node.args[0].value, at, scope, node, walker)
+                self._register(registration, found[0].value, at, scope, node, walker)
                 return True
-        if isinstance(func, cst.Attribute):
-            method = func.attr.value
+        if type(func) is ast.Attribute:
+            method = func.attr  # type: ignore[attr-defined]
             # ``server.tool(fn)``, ``server.add_tool(fn)``, ``server.prompt(fn)`` (fastmcp's bare forms)
-            if method in ("tool", "add_tool", "prompt") and node.args and node.args[0].keyword is None:
-                target = node.args[0].value
-                if not isinstance(target, (cst.SimpleString, cst.ConcatenatedString)):
-                    server = self.receiver(func.value, walker)
+            if method in ("tool", "add_tool", "prompt") and found and found[0].keyword is None:
+                target = found[0].value
+                if not self._literal(target):
+                    server = self.receiver(func.value, walker)  # type: ignore[attr-defined]
                     if server is not None:
                         if self._tool_object(target, scope) is not None:
                             return False  # ``add_tool(Tool.from_function(...))``: the inner call is the definition
                         name_node = keyword_argument(node, "name")
                         name = name_node.value if name_node is not None else (
-                            node.args[1].value if method == "add_tool" and len(node.args) > 1 and node.args[1].keyword is None else None
+                            found[1].value if method == "add_tool" and len(found) > 1 and found[1].keyword is None else None
                         )  # fmt: skip
                         kind = "prompt" if method == "prompt" else "tool"
                         self._register(Registration(kind, server, node, node, name_node=name), target, at, scope, node,
                                        walker)  # fmt: skip
                         return True
-            if method == "from_function" and self._tool_object(node, scope) is not None and node.args:
-                framework = framework_of_tool(self.names.qualify(func.value, scope))
+            if method == "from_function" and self._tool_object(node, scope) is not None and found:
+                framework = framework_of_tool(self.names.qualify(func.value, scope))  # type: ignore[attr-defined]
                 name = keyword_argument(node, "name")
                 registration = Registration("tool", ServerRef(framework), node, node, name_node=name.value if name else None)
-                self._register(registration, node.args[0].value, at, scope, node, walker)
+                self._register(registration, found[0].value, at, scope, node, walker)
                 return True
             if method == "mount":
                 for keyword in ("prefix", "namespace"):
@@ -336,35 +346,34 @@ class Definitions:
                 self._register(registration, dispatch.value, at, scope, node, walker)
         return False
 
-    def _tool_object(self, node: cst.CSTNode, scope: Optional[Scope]) -> Optional[str]:
+    def _tool_object(self, node: ast.AST, scope: Optional[Scope]) -> Optional[str]:
         """The Tool class when ``node`` is ``Tool.from_function(...)``."""
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "from_function":
-            owner = self.names.qualify(node.func.value, scope)
+        if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "from_function":  # type: ignore[attr-defined]
+            owner = self.names.qualify(node.func.value, scope)  # type: ignore[attr-defined]
             return owner if owner in TOOL_CLASSES else None
         return None
 
-    def _register(self, registration: Registration, target: cst.CSTNode, at: Cursor, scope: Optional[Scope],
-                  node: cst.CSTNode, walker: Optional[Enclosing]) -> None:  # fmt: skip
+    def _register(self, registration: Registration, target: ast.expr, at: Cursor, scope: Optional[Scope],
+                  node: ast.expr, walker: Optional[Enclosing]) -> None:  # fmt: skip
         """A framework registration of ``target`` (the handler, maybe wrapped by ``contract(...)``)."""
         contract = None
-        if isinstance(target, cst.Call) and self.contract_call(target.func, scope) is not None and target.args:
-            contract = target.func  # ``server.tool()(contract(errors=...)(fn))``
-            assert isinstance(contract, cst.Call)
-            target = target.args[0].value
-        if isinstance(target, cst.Name) and target.value in self.loop_elements:
-            elements = self.loop_elements[target.value]
+        if type(target) is ast.Call and self.contract_call(target.func, scope) is not None and args_of(target):  # type: ignore[attr-defined,arg-type]
+            contract = target.func  # type: ignore[attr-defined]  # ``server.tool()(contract(errors=...)(fn))``
+            target = args_of(target)[0].value  # type: ignore[arg-type]
+        if type(target) is ast.Name and target.id in self.loop_elements:  # type: ignore[attr-defined]
+            elements = self.loop_elements[target.id]  # type: ignore[attr-defined]
             if elements is not None:  # ``for fn in [a, b]: server.add_tool(fn)``: one definition each
                 for element in elements:
                     if self._tool_object(element, scope) is None:  # a ``Tool.from_function`` is one already
                         self._register(registration, element, at, scope, node, walker)
                 return
         handler, handler_ref, shown = self._handler_of(target, scope, walker)
-        if isinstance(target, cst.Name) and target.value in self.loop_elements:
+        if type(target) is ast.Name and target.id in self.loop_elements:  # type: ignore[attr-defined]
             shown = None  # a dynamic loop's variable: the tool's name is not its name
         contract_at = None
         if contract is None and handler in self.contracted:  # ``@contract`` on the def, registered by a call
             contract, contract_at = self.contracted[handler]
-        if isinstance(target, cst.Name) and walker is not None and target.value in walker.param_names:
+        if type(target) is ast.Name and walker is not None and target.id in walker.param_names:  # type: ignore[attr-defined]
             shown = None  # ``Tool.from_function(fn)`` on a parameter: the tool's name is fn's, unknown here
         self.record(registration.kind, registration.call, at, handler, handler_ref, (), node=registration.node,
                     name_node=registration.name_node, fallback_name=shown, server=registration.server,
@@ -373,22 +382,23 @@ class Definitions:
         if handler is None and handler_ref is None:  # FL190 names it
             self.facts.definitions[-1].handler_unresolved = describe(target)
 
-    def scan_module_expression(self, node: cst.CSTNode, at: Cursor) -> None:
+    def scan_module_expression(self, node: ast.AST, at: Cursor) -> None:
         """Module-level code outside functions: only registering calls matter here."""
         stack = [node]
         while stack:
             current = stack.pop()
-            if isinstance(current, cst.Call) and self.call_form(current, at, None):
-                stack.extend(reversed(current.args[1:]))
+            kind = type(current)
+            if kind is ast.Call and self.call_form(current, at, None):  # type: ignore[arg-type]
+                stack.extend(reversed([arg.value for arg in args_of(current)[1:]]))  # type: ignore[arg-type]
                 continue
-            if isinstance(current, (cst.FunctionDef, cst.Lambda)):
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.Lambda:
                 continue
-            if isinstance(current, cst.For):
-                self.scan_module_expression(current.iter, at)
-                with self.looping(current):
-                    for part in (current.body, current.orelse):
-                        if part is not None:
-                            self.scan_module_expression(part, at)
+            if kind is ast.For or kind is ast.AsyncFor:
+                self.scan_module_expression(current.iter, at)  # type: ignore[attr-defined]
+                with self.looping(current):  # type: ignore[arg-type]
+                    for part in (current.body, current.orelse):  # type: ignore[attr-defined]
+                        for stmt in part:
+                            self.scan_module_expression(stmt, at)
                 continue
             stack.extend(reversed(list(children(current))))
 

@@ -2,95 +2,207 @@
 from (``Uses``), and its shape one or two levels deep (``Shape``)."""
 from __future__ import annotations
 
-from typing import Optional
-
-import libcst as cst
+import ast
+from typing import TYPE_CHECKING, Optional
 
 from .model import Shape, Uses
 from .names import Names, Scope
-from .syntax import LEAF_TYPES, children, dotted, fstring_start, keyword_argument, string_value
+from .syntax import LEAF_TYPES, args_of, children, dotted, identifier, keyword_argument, name_value, string_value
+
+if TYPE_CHECKING:
+    from ..positions import SpanRegistry
 
 TEXT_LIMIT = 200  # characters of a string's text kept as a fact
 
 
-def data_reason(node: Optional[cst.CSTNode]) -> Optional[str]:
+def data_reason(node: Optional[ast.AST]) -> Optional[str]:
     """The literal ``reason`` of a data argument: ``{"reason": "x", ...}`` or ``dict(reason="x")``."""
-    if isinstance(node, cst.Dict):
-        for element in node.elements:
-            if isinstance(element, cst.DictElement) and string_value(element.key) == "reason":
-                text = string_value(element.value)
+    if type(node) is ast.Dict:
+        for key, value in zip(node.keys, node.values):  # type: ignore[union-attr]
+            if key is not None and string_value(key) == "reason":
+                text = string_value(value)
                 return text if isinstance(text, str) else None
-    if isinstance(node, cst.Call) and dotted(node.func) == "dict":
-        value = keyword_argument(node, "reason")
-        text = string_value(value.value) if value is not None else None
+    if type(node) is ast.Call and dotted(node.func) == "dict":  # type: ignore[union-attr]
+        found = keyword_argument(node, "reason")  # type: ignore[arg-type]
+        text = string_value(found.value) if found is not None else None
         return text if isinstance(text, str) else None
     return None
 
 
-def uses(node: cst.CSTNode, names: Names, scope: Optional[Scope]) -> Uses:
+def uses(node: ast.AST, names: Names, scope: Optional[Scope]) -> Uses:
     """What ``node`` is built from (``model.Uses``), met in a fixed order."""
     parts: list = []
     stack = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Call):
-            qname = names.qualify(current.func, scope)
+        kind = type(current)
+        if kind is ast.Call:
+            qname = names.qualify(current.func, scope)  # type: ignore[attr-defined]
             if qname is not None:
-                first = dotted(current.args[0].value) if current.args else None
+                found = args_of(current)  # type: ignore[arg-type]
+                first = dotted(found[0].value) if found else None
                 parts.append(("call", qname, first))
-        elif isinstance(current, cst.FormattedStringExpression):
-            name = dotted(current.expression)
+        elif kind is ast.FormattedValue:
+            name = dotted(current.value)  # type: ignore[attr-defined]
             if name is not None:
-                parts.append(("format", name, current.conversion or ""))
-        elif isinstance(current, (cst.Name, cst.Attribute)):
+                conversion = current.conversion  # type: ignore[attr-defined]
+                parts.append(("format", name, chr(conversion) if conversion > 0 else ""))
+        elif kind is ast.Attribute or name_value(current) is not None:
             name = dotted(current)
             if name is not None:
                 parts.append(("name", name, None))
                 continue  # ``e.args`` is one name, not also ``e``
+        else:
+            bare = identifier(current)
+            if bare is not None:
+                parts.append(("name", bare, None))
+                continue
         if not isinstance(current, LEAF_TYPES):
             stack.extend(children(current))
     return Uses(tuple(parts))
 
 
-def literal_text(node: Optional[cst.BaseExpression], names: Names, scope: Optional[Scope]) -> Optional[str]:
+def literal_text(node: Optional[ast.expr], names: Names, scope: Optional[Scope], spans: Optional["SpanRegistry"] = None) -> Optional[str]:
     """A message's literal text (an f-string's up to its first placeholder), or None."""
     if node is None:
         return None
-    found = shape(node, 0, names, scope)
+    found = shape(node, 0, names, scope, spans)
     return found.text if found.kind in ("str", "fstring") else None
 
 
-def shape(node: cst.BaseExpression, depth: int, names: Names, scope: Optional[Scope]) -> Shape:
+def shape(node: ast.expr, depth: int, names: Names, scope: Optional[Scope], spans: Optional["SpanRegistry"] = None) -> Shape:
     """``model.Shape`` of ``node``, ``depth`` levels deep."""
-    while isinstance(node, cst.Await):
-        node = node.expression
+    while type(node) is ast.Await:
+        node = node.value  # type: ignore[attr-defined]
     text = string_value(node)
     if isinstance(text, str):
         return Shape("str", text=text[:TEXT_LIMIT])
-    if isinstance(node, cst.FormattedString):
-        return Shape("fstring", text=fstring_start(node)[:TEXT_LIMIT])
-    if isinstance(node, cst.ConcatenatedString):
-        left = node.left
-        start = fstring_start(left) if isinstance(left, cst.FormattedString) else string_value(left)
+    if type(node) is ast.JoinedStr:
+        start = fstring_start(node, spans)
         return Shape("fstring", text=start[:TEXT_LIMIT] if isinstance(start, str) else "")
-    if isinstance(node, cst.Name) and node.value == "None":
+    name = name_value(node)
+    if name == "None":
         return Shape("none")
-    if isinstance(node, (cst.Name, cst.Attribute)):
+    if name is not None or type(node) is ast.Attribute:
         return Shape("name", text=dotted(node))
     if depth <= 0:
         return Shape("other")
-    if isinstance(node, cst.Dict):
+    kind = type(node)
+    if kind is ast.Dict:
         keys = []
-        for element in node.elements:
-            if isinstance(element, cst.DictElement):
-                key = string_value(element.key)
-                if isinstance(key, str):
-                    keys.append((key, shape(element.value, depth - 1, names, scope)))
+        for key, value in zip(node.keys, node.values):  # type: ignore[attr-defined]
+            if key is not None:
+                literal = string_value(key)
+                if isinstance(literal, str):
+                    keys.append((literal, shape(value, depth - 1, names, scope, spans)))
         return Shape("dict", keys=tuple(keys))
-    if isinstance(node, (cst.List, cst.Tuple)):
-        return Shape("list", items=tuple(shape(e.value, depth - 1, names, scope) for e in node.elements))
-    if isinstance(node, cst.Call):
-        positional = tuple(shape(a.value, depth - 1, names, scope) for a in node.args if a.keyword is None and not a.star)
-        keywords = tuple((a.keyword.value, shape(a.value, depth - 1, names, scope)) for a in node.args if a.keyword)
-        return Shape("call", callee=names.qualify(node.func, scope), items=positional, keys=keywords)
+    if kind is ast.List or kind is ast.Tuple:
+        return Shape("list", items=tuple(shape(e.value if type(e) is ast.Starred else e, depth - 1, names, scope, spans)
+                                         for e in node.elts))  # type: ignore[attr-defined]  # fmt: skip
+    if kind is ast.Call:
+        found = args_of(node)  # type: ignore[arg-type]
+        positional = tuple(shape(a.value, depth - 1, names, scope, spans) for a in found if a.keyword is None and not a.star)
+        keywords = tuple((a.keyword, shape(a.value, depth - 1, names, scope, spans)) for a in found if a.keyword)
+        return Shape("call", callee=names.qualify(node.func, scope), items=positional, keys=keywords)  # type: ignore[attr-defined]
     return Shape("other")
+
+
+def fstring_start(node: ast.JoinedStr, spans: Optional["SpanRegistry"]) -> object:
+    """The literal text an f-string starts with as written (``f"Error: {e}"`` starts with
+    ``Error: ``; escapes and ``{{`` kept as written); for a concatenation, its first piece's: a
+    plain string's value (False for bytes), an f-string's start."""
+    if spans is None:
+        return ""
+    source = spans.text
+    start = spans.offset(node.lineno, node.col_offset)
+    piece = _first_piece(source, start)
+    if piece is None:
+        return ""
+    prefix, body, end = piece
+    concatenated = end < spans.offset(node.end_lineno, node.end_col_offset)  # type: ignore[arg-type]
+    if "f" not in prefix.lower():
+        if not concatenated:
+            return ""
+        try:
+            value = ast.literal_eval(source[start:end])
+        except (ValueError, SyntaxError):
+            return ""
+        return value if isinstance(value, str) else False
+    text, index = [], 0
+    while index < len(body):
+        char = body[index]
+        if char == "{":
+            if body.startswith("{{", index):
+                text.append("{{")
+                index += 2
+                continue
+            break
+        if char == "\\" and index + 1 < len(body):
+            text.append(body[index : index + 2])
+            index += 2
+            continue
+        text.append(char)
+        index += 1
+    return "".join(text)
+
+
+def is_concatenated(node: ast.JoinedStr, spans: "SpanRegistry") -> bool:
+    """Whether an f-string is an implicit concatenation (``"a" f"{b}"``), not one literal."""
+    start = spans.offset(node.lineno, node.col_offset)
+    piece = _first_piece(spans.text, start)
+    return piece is not None and piece[2] < spans.offset(node.end_lineno, node.end_col_offset)  # type: ignore[arg-type]
+
+
+def _first_piece(source: str, start: int) -> Optional[tuple[str, str, int]]:
+    """(prefix, text between the quotes, end) of the string literal at ``start``."""
+    index = start
+    while index < len(source) and source[index].isalpha():
+        index += 1
+    prefix = source[start:index]
+    quote = source[index : index + 3] if source[index : index + 3] in ('"""', "'''") else source[index : index + 1]
+    if quote not in ('"', "'", '"""', "'''"):
+        return None
+    body_start = index + len(quote)
+    end = _string_end(source, body_start, quote, "f" in prefix.lower())
+    if end is None:
+        return None
+    return prefix, source[body_start : end - len(quote)], end
+
+
+def _string_end(source: str, index: int, quote: str, formatted: bool) -> Optional[int]:
+    """Where the literal whose text starts at ``index`` ends (after its closing quote)."""
+    while index < len(source):
+        char = source[index]
+        if char == "\\":
+            index += 2
+            continue
+        if formatted and char == "{":
+            if source.startswith("{{", index):
+                index += 2
+                continue
+            index = _skip_braces(source, index)
+            continue
+        if source.startswith(quote, index):
+            return index + len(quote)
+        index += 1
+    return None
+
+
+def _skip_braces(source: str, index: int) -> int:
+    """Past the replacement field opening at ``index`` (nested brackets and strings aside)."""
+    depth = 0
+    while index < len(source):
+        char = source[index]
+        if char in "{[(":
+            depth += 1
+        elif char in "}])":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+        elif char in "\"'":
+            quote = source[index : index + 3] if source[index : index + 3] in ('"""', "'''") else char
+            end = _string_end(source, index + len(quote), quote, False)
+            index = end if end is not None else len(source)
+            continue
+        index += 1
+    return index

@@ -1,18 +1,17 @@
-"""From one libcst module to its ``FileFacts`` (DESIGN §2.1, §4).
+"""From one module's CPython tree to its ``FileFacts`` (DESIGN §2.1, §4).
 
 Two passes over the module's statements: the first learns what each name means (``names``), the
-second records the module-level bindings, the definitions and every function's facts. Spans are
-handed out as placeholders and placed in one pass at the end (``positions``), only for what was
-registered. The extractor records what the code is; the rules decide what it means.
+second records the module-level bindings, the definitions and every function's facts. The tree is
+the one the gate built (``source.gate_tree``): the file is parsed once. Spans are computed as they
+are handed out (``positions``). The extractor records what the code is; the rules decide what it
+means.
 """
 from __future__ import annotations
 
 import ast
 import re
 from collections import Counter
-from typing import Iterable, Iterator, Optional, Sequence
-
-import libcst as cst
+from typing import Iterator, Optional, Sequence
 
 from ..positions import Cursor, SpanRegistry
 from .bodies import FACTORY_FOR_CODE, FunctionWalker
@@ -20,34 +19,34 @@ from .classes import class_facts
 from .definitions import Definitions
 from .model import FileFacts, FileNames, FromImport, FunctionFacts, ImportedName
 from .names import Names
+from .syntax import args_of, name_value
 from .values import Values
 
 DRAFT_NAMES = ("contract", "ErrorContract", "JsonRpcErrorCode")  # what a drafted contract names
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 class ModuleExtractor:
     """Builds ``FileFacts`` for one module; see ``extract``."""
 
-    def __init__(self, path: str, module_name: str, is_package: bool, runtime_modules: Sequence[str]):
+    def __init__(self, path: str, module_name: str, is_package: bool, runtime_modules: Sequence[str], source: str):
         self.facts = FileFacts(path=path, module=module_name)
-        self.spans = SpanRegistry()
+        self.spans = SpanRegistry(source)
         self.names = Names(self.facts, module_name, is_package, runtime_modules)
+        self.names.is_suite = self.spans.is_suite
         self.values = Values(self.names, self.spans)
         self.definitions = Definitions(self.facts, self.names, self.values)
         self.needs_names = False  # a fix may add a name to this file (``FileNames``)
 
-    def run(self, module: cst.Module) -> FileFacts:
-        statements = list(_flatten(module.body))
-        for stmt in statements:  # pass 1: what names mean
+    def run(self, module: ast.Module) -> FileFacts:
+        statements = list(self._flatten(module.body))
+        for stmt, _ in statements:  # pass 1: what names mean
             self.names.declare(stmt)
-        top_level = {id(stmt) for stmt in module.body}
-        for stmt in statements:  # pass 2: bindings, definitions, functions
-            # A statement inside a module-level if/try is placed by rendering the whole module.
-            at = Cursor(stmt, stmt if id(stmt) in top_level else None)
-            if isinstance(stmt, cst.FunctionDef):
-                self.function(stmt, prefix="", outer=None, at=at, top=id(stmt) in top_level)
-            elif isinstance(stmt, cst.ClassDef):
-                self._class(stmt, at)
+        for stmt, at in statements:  # pass 2: bindings, definitions, functions
+            if isinstance(stmt, _FUNCTIONS):
+                self.function(stmt, prefix="", outer=None, at=at)  # type: ignore[arg-type]
+            elif type(stmt) is ast.ClassDef:
+                self._class(stmt, at)  # type: ignore[arg-type]
             else:
                 self._module_statement(stmt, at)
         self.facts.runtime_names = self.names.runtime_exports()
@@ -56,96 +55,82 @@ class ModuleExtractor:
             self.needs_names = True  # FL208's fix may add ``@contract`` and its import
         return self.facts
 
-    def _class(self, stmt: cst.ClassDef, at: Cursor) -> None:
+    def _class(self, stmt: ast.ClassDef, at: Cursor) -> None:
         """A module-level class: its bases, the attributes it stores the context in, its
         attributes (``Class.NAME`` bindings: enum members, contracts) and its methods. Its body
         and its methods' decorators see the names it binds (Python's class scope)."""
-        name = stmt.name.value
-        body = list(_flatten(stmt.body.body)) if isinstance(stmt.body, cst.IndentedBlock) else []
-        methods = [inner for inner in body if isinstance(inner, cst.FunctionDef)]
-        self.facts.classes[name] = class_facts(stmt, methods, self.names, self.facts.classes)
+        name = stmt.name
+        body = list(self._flatten(stmt.body)) if not self.spans.is_suite(stmt.body) else []
+        methods = [inner for inner, _ in body if isinstance(inner, _FUNCTIONS)]
+        self.facts.classes[name] = class_facts(stmt, methods, self.names, self.facts.classes)  # type: ignore[arg-type]
         scope = {target: f"{self.names.module_name}.{name}.{target}"
-                 for inner in body if isinstance(inner, cst.SimpleStatementLine)
-                 for small in inner.body for target in _assigned_names(small)}  # fmt: skip
+                 for inner, _ in body for target in _assigned_names(inner)}  # fmt: skip
         self.values.scope = scope or None
         try:
-            for inner in body:
-                if isinstance(inner, cst.FunctionDef):
-                    self.function(inner, prefix=name + ".", outer=None, at=at.inside(inner))
-                elif isinstance(inner, cst.SimpleStatementLine):
-                    for small in inner.body:
-                        targets = list(_assigned_names(small))
-                        binding = self.values.binding(small.value, at.inside(inner)) if targets else None  # type: ignore[attr-defined]
-                        for target in targets if binding is not None else ():
-                            self.facts.bindings[f"{name}.{target}"] = binding
+            for inner, line in body:
+                if isinstance(inner, _FUNCTIONS):
+                    self.function(inner, prefix=name + ".", outer=None, at=line)  # type: ignore[arg-type]
+                elif type(inner) not in _COMPOUND_TYPES:
+                    targets = list(_assigned_names(inner))
+                    binding = self.values.binding(inner.value, line) if targets else None  # type: ignore[attr-defined]
+                    for target in targets if binding is not None else ():
+                        self.facts.bindings[f"{name}.{target}"] = binding
         finally:
             self.values.scope = None
 
-    def _module_statement(self, stmt: cst.CSTNode, at: Cursor) -> None:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            if not isinstance(stmt, (cst.Import, cst.ImportFrom)):
-                self.definitions.scan_module_expression(stmt, at)
+    def _module_statement(self, stmt: ast.stmt, at: Cursor) -> None:
+        kind = type(stmt)
+        if kind in _COMPOUND_TYPES:
+            self.definitions.scan_module_expression(stmt, at)
             return
-        for small in stmt.body:
-            if isinstance(small, (cst.Import, cst.ImportFrom)):
-                continue
-            value = None
-            if isinstance(small, cst.Assign):
-                value = small.value
-                for target in small.targets:
-                    if isinstance(target.target, cst.Name) and target.target.value not in self.names.aliases:
-                        binding = self.values.binding(value, at)
-                        if binding is not None:
-                            self.facts.bindings[target.target.value] = binding
-            elif isinstance(small, cst.AnnAssign) and small.value is not None:
-                value = small.value
-                if isinstance(small.target, cst.Name):
+        if kind is ast.Import or kind is ast.ImportFrom:
+            return
+        value = None
+        if kind is ast.Assign:
+            value = stmt.value  # type: ignore[attr-defined]
+            for target in stmt.targets:  # type: ignore[attr-defined]
+                if type(target) is ast.Name and target.id not in self.names.aliases:
                     binding = self.values.binding(value, at)
                     if binding is not None:
-                        self.facts.bindings[small.target.value] = binding
-            elif isinstance(small, cst.Expr):
-                value = small.value
-            if value is not None:
-                self.definitions.scan_module_expression(value, at)
+                        self.facts.bindings[target.id] = binding
+        elif kind is ast.AnnAssign and stmt.value is not None:  # type: ignore[attr-defined]
+            value = stmt.value  # type: ignore[attr-defined]
+            if type(stmt.target) is ast.Name:  # type: ignore[attr-defined]
+                binding = self.values.binding(value, at)
+                if binding is not None:
+                    self.facts.bindings[stmt.target.id] = binding  # type: ignore[attr-defined]
+        elif kind is ast.Expr:
+            value = stmt.value  # type: ignore[attr-defined]
+        if value is not None:
+            self.definitions.scan_module_expression(value, at)
 
-    def function(
-        self, node: cst.FunctionDef, prefix: str, outer: Optional[FunctionWalker], at: Cursor, top: bool = False
-    ) -> None:
-        """``top``: a function of the module body itself, whose decorators and body statements the
-        positions pass renders one by one (its name is placed from CPython's tree)."""
-        qualname = prefix + node.name.value
-        here = Cursor(at.stmt, node) if top else at
-        facts = FunctionFacts(qualname=qualname, span=self.spans.at(node.name, here))
+    def function(self, node: ast.FunctionDef, prefix: str, outer: Optional[FunctionWalker], at: Cursor) -> None:
+        qualname = prefix + node.name
+        here = self.spans.line_of(node)
+        facts = FunctionFacts(qualname=qualname, span=self.spans.def_name(node, here))
         self.facts.functions[qualname] = facts
-        self._decorators(node, qualname, outer, here, top)
+        self._decorators(node, qualname, outer)
         walker = FunctionWalker(self, node, facts, outer)
         class_scope, self.values.scope = self.values.scope, None  # a body does not see its class's names
         try:
-            if top and isinstance(node.body, cst.IndentedBlock):
-                for stmt in node.body.body:
-                    walker.statement(stmt, Cursor(here.stmt, stmt))
-            else:
-                walker.block(node.body, here)
+            walker.block(node.body, here)
         finally:
             self.values.scope = class_scope
 
-    def _decorators(self, node: cst.FunctionDef, qualname: str, outer: Optional[FunctionWalker], here: Cursor,
-                    top: bool) -> None:  # fmt: skip
+    def _decorators(self, node: ast.FunctionDef, qualname: str, outer: Optional[FunctionWalker]) -> None:
         """The definitions a function's decorators make: the runtime's ``@tool(...)``, a framework's
         ``@server.tool(...)`` (with the ``@contract(...)`` among them, above or below it)."""
         scope = outer.scope if outer else None
         registrations = []
         contract = None
-        for index, decorator in enumerate(node.decorators):
-            expression = decorator.decorator
-            decorated_at = Cursor(decorator, decorator if top else here.unit)
+        for index, expression in enumerate(node.decorator_list):
+            decorated_at = self.spans.line_of(expression)  # the decorator's own line (``@`` is on it)
             registration = self.definitions.registration(expression, outer)
             if registration is not None and registration.server.ref is not None and _declares_errors(expression):
                 registration = None  # ``api.tool("b", errors=[])``: the runtime's signature, re-exported
             kind, assumes = self.definitions.definer(expression, scope) if registration is None else (None, ())
             if kind is not None:
-                assert isinstance(expression, cst.Call)
-                self.definitions.record(kind, expression, decorated_at, qualname, None, assumes)
+                self.definitions.record(kind, expression, decorated_at, qualname, None, assumes)  # type: ignore[arg-type]
                 continue
             if registration is not None:
                 registrations.append((index, registration, decorated_at))
@@ -156,30 +141,30 @@ class ModuleExtractor:
             else:
                 self.definitions.scan_module_expression(expression, decorated_at)
         if contract is not None and not registrations:
-            self.definitions.contracted[qualname] = (contract[1], contract[2])
+            self.definitions.contracted[qualname] = (contract[1], contract[2])  # type: ignore[assignment]
         self._wrappers(node, qualname, scope, registrations[0][0] if registrations else -1)
         for index, registration, decorated_at in registrations:
             call = contract[1] if contract is not None else None
             self.definitions.record(registration.kind, registration.call, decorated_at, qualname, None, (),
                                     node=registration.node, name_node=registration.name_node,
-                                    fallback_name=node.name.value, server=registration.server,
-                                    dispatcher=registration.dispatcher, contract=call,
+                                    fallback_name=node.name, server=registration.server,
+                                    dispatcher=registration.dispatcher, contract=call,  # type: ignore[arg-type]
                                     contract_above=contract is not None and contract[0] < index)  # fmt: skip
 
-    def _wrappers(self, node: cst.FunctionDef, qualname: str, scope, registered_at: int) -> None:
+    def _wrappers(self, node: ast.FunctionDef, qualname: str, scope, registered_at: int) -> None:
         """The plain decorators (``@name``, ``@module.name``) below the registering one, or all of
         them when the function is registered elsewhere: what the framework calls wraps them."""
         facts = self.facts.functions[qualname]
-        for decorator in node.decorators[registered_at + 1:]:
-            if isinstance(decorator.decorator, (cst.Name, cst.Attribute)):
-                qname = self.names.qualify(decorator.decorator, scope)
+        for decorator in node.decorator_list[registered_at + 1:]:
+            if type(decorator) is ast.Attribute or name_value(decorator) is not None:
+                qname = self.names.qualify(decorator, scope)
                 if qname is not None:
                     facts.decorated_by.append(qname)
 
-    def file_names(self, tree: Optional[ast.Module], text: str) -> Optional[FileNames]:
-        """``FileNames`` from CPython's tree (the gate's, when given), for a file a fix may add a name
-        to: the factories its ``McpError(...)`` calls would become, and the names it imports from
-        the runtime (how a fix would name the factory)."""
+    def file_names(self, tree: ast.Module, text: str) -> Optional[FileNames]:
+        """``FileNames`` from CPython's tree, for a file a fix may add a name to: the factories its
+        ``McpError(...)`` calls would become, and the names it imports from the runtime (how a fix
+        would name the factory)."""
         if not self.needs_names:
             return None
         factories = {FACTORY_FOR_CODE[made.code] for facts in self.facts.functions.values() for made in facts.constructions}
@@ -188,40 +173,54 @@ class ModuleExtractor:
             local for local, qname in self.names.aliases.items()
             if qname in modules or (qname.rpartition(".")[2] in factories and self.names.is_runtime(qname))
         }  # fmt: skip
-        return file_names(tree if tree is not None else ast.parse(text), text, wanted)
+        return file_names(tree, text, wanted)
+
+    def _flatten(self, body: list[ast.stmt]) -> Iterator[tuple[ast.stmt, Cursor]]:
+        """Module-level statements with their lines, looking through ``if``/``try``/``with`` blocks
+        (TYPE_CHECKING, import fallbacks, a ``with`` around registrations); a block written on its
+        header's line is not looked into."""
+        for stmt, line in zip(body, self.spans.statement_lines(body)):
+            kind = type(stmt)
+            if kind is ast.If or kind is ast.Try or kind is ast.With:
+                blocks = [stmt.body]  # type: ignore[attr-defined]
+                if kind is ast.Try:
+                    blocks += [h.body for h in stmt.handlers]  # type: ignore[attr-defined]
+                    blocks += [b for b in (stmt.orelse, stmt.finalbody) if b]  # type: ignore[attr-defined]
+                elif kind is ast.If:
+                    orelse = stmt.orelse  # type: ignore[attr-defined]
+                    while orelse:
+                        if len(orelse) == 1 and type(orelse[0]) is ast.If and _is_elif(self.spans, orelse[0]):
+                            blocks.append(orelse[0].body)
+                            orelse = orelse[0].orelse
+                        else:
+                            blocks.append(orelse)
+                            break
+                for block in blocks:
+                    if not self.spans.is_suite(block):
+                        yield from self._flatten(block)
+            else:
+                yield stmt, line
 
 
-def _assigned_names(small: cst.CSTNode) -> Iterator[str]:
+_TRY_TYPES = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
+_COMPOUND_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor,
+                             ast.While, ast.With, ast.AsyncWith, *_TRY_TYPES,
+                             *((ast.Match,) if hasattr(ast, "Match") else ())})  # fmt: skip
+
+
+def _is_elif(spans: SpanRegistry, node: ast.If) -> bool:
+    """Whether an ``if`` alone in an else block is an ``elif`` (its keyword starts with ``el``)."""
+    return spans.text.startswith("elif", spans.offset(node.lineno, node.col_offset))
+
+
+def _assigned_names(small: ast.stmt) -> Iterator[str]:
     """The plain names a small statement assigns a value to (``A = ...``, ``A: T = ...``)."""
-    if isinstance(small, cst.Assign):
-        for target in small.targets:
-            if isinstance(target.target, cst.Name):
-                yield target.target.value
-    elif isinstance(small, cst.AnnAssign) and small.value is not None and isinstance(small.target, cst.Name):
-        yield small.target.value
-
-
-def _flatten(body: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
-    """Module-level statements, looking through ``if``/``try``/``with`` blocks (TYPE_CHECKING,
-    import fallbacks, a ``with`` around registrations)."""
-    for stmt in body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            yield stmt
-        elif isinstance(stmt, (cst.If, cst.Try, cst.With)):
-            blocks: list[cst.CSTNode] = [stmt.body]
-            if isinstance(stmt, cst.Try):
-                blocks += [h.body for h in stmt.handlers]
-                blocks += [b.body for b in (stmt.orelse, stmt.finalbody) if b is not None]
-            elif isinstance(stmt, cst.If):
-                orelse = stmt.orelse
-                while orelse is not None:
-                    blocks.append(orelse.body)
-                    orelse = orelse.orelse if isinstance(orelse, cst.If) else None
-            for block in blocks:
-                if isinstance(block, cst.IndentedBlock):
-                    yield from _flatten(block.body)
-        else:
-            yield stmt
+    if type(small) is ast.Assign:
+        for target in small.targets:  # type: ignore[attr-defined]
+            if type(target) is ast.Name:
+                yield target.id
+    elif type(small) is ast.AnnAssign and small.value is not None and type(small.target) is ast.Name:  # type: ignore[attr-defined]
+        yield small.target.id  # type: ignore[attr-defined]
 
 
 # ----- the names a fix may add ---------------------------------------------------------------------
@@ -302,24 +301,20 @@ def _offset(text: str, line_starts: list[int], line: int, byte_col: int) -> int:
 
 
 def extract(
-    module: cst.Module,
+    tree: ast.Module,
     path: str,
     module_name: str,
     is_package: bool,
     runtime_modules: Sequence[str],
-    source: Optional[str] = None,
-    tree: Optional[ast.Module] = None,
-) -> tuple[FileFacts, str]:
-    """Facts of one parsed module, with the spans of everything that may be reported filled in."""
-    extractor = ModuleExtractor(path, module_name, is_package, runtime_modules)
-    facts = extractor.run(module)
-    text = extractor.spans.resolve(module, source, tree)
-    facts.names = extractor.file_names(tree, text)
-    return facts, text
+    source: str,
+) -> FileFacts:
+    """Facts of one module from CPython's tree of it, with the spans of everything that may be reported."""
+    extractor = ModuleExtractor(path, module_name, is_package, runtime_modules, source)
+    facts = extractor.run(tree)
+    facts.names = extractor.file_names(tree, source)
+    return facts
 
 
-def _declares_errors(expression: cst.BaseExpression) -> bool:
+def _declares_errors(expression: ast.expr) -> bool:
     """Whether a decorator passes ``errors=``: the runtime's definers take it, no framework's ``tool`` does."""
-    return isinstance(expression, cst.Call) and any(
-        arg.keyword is not None and arg.keyword.value == "errors" for arg in expression.args
-    )
+    return type(expression) is ast.Call and any(arg.keyword == "errors" for arg in args_of(expression))  # type: ignore[arg-type]

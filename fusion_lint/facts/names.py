@@ -7,16 +7,15 @@ Recognition is by qualified name, not by spelling (DESIGN §4): ``from mcp_fusio
 """
 from __future__ import annotations
 
+import ast
 import sys
-from typing import Optional, Sequence, Union
-
-import libcst as cst
+from typing import Callable, Optional, Sequence, Union
 
 from mcp_fusion import FACTORY_CODES
 
 from .frameworks import Framework, framework_of_class, imports_a_framework
 from .model import Assumptions, FileFacts, ServerRef, is_runtime
-from .syntax import argument_value, dotted, keyword_argument, string_value
+from .syntax import argument_value, dotted, is_name_or_attribute, keyword_argument, name_value, string_value
 
 DEFINERS = ("tool", "resource", "prompt")
 RUNTIME_API = frozenset(
@@ -48,12 +47,14 @@ class Names:
         # makes ``session.start`` look like a name of this module (``pkg.session.start``), yet it is
         # another module's function.
         self.import_bound: set[str] = set()
+        # Whether a block is a one-line suite (``def f(): return X()``): the extractor's text knows.
+        self.is_suite: Callable[[list], bool] = lambda body: False
 
     # ----- imports ------------------------------------------------------------------------------
 
-    def absolute_module(self, node: cst.ImportFrom) -> Optional[str]:
-        base = dotted(node.module) if node.module is not None else None
-        level = len(node.relative)
+    def absolute_module(self, node: ast.ImportFrom) -> Optional[str]:
+        base = node.module
+        level = node.level or 0
         if level == 0:
             return base
         parts = self.module_name.split(".")
@@ -66,16 +67,14 @@ class Names:
             return f"{prefix}.{base}" if prefix else base
         return prefix or None
 
-    def bind_imports(self, node: Union[cst.Import, cst.ImportFrom], table: dict[str, str]) -> None:
-        if isinstance(node, cst.Import):
+    def bind_imports(self, node: Union[ast.Import, ast.ImportFrom], table: dict[str, str]) -> None:
+        if type(node) is ast.Import:
             for alias in node.names:
-                name = dotted(alias.name)
-                if name is None:
-                    continue
+                name = alias.name
                 self.imported.add(name)
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    table[alias.asname.name.value] = name
-                    self.import_bound.add(alias.asname.name.value)
+                if alias.asname is not None:
+                    table[alias.asname] = name
+                    self.import_bound.add(alias.asname)
                 else:
                     head = name.split(".")[0]
                     table[head] = head
@@ -85,62 +84,58 @@ class Names:
         if module is None:
             return
         self.imported.add(module)
-        if isinstance(node.names, cst.ImportStar):
+        if node.names[0].name == "*":
             if self.is_runtime(module):
                 self.runtime_star = True
             elif module.split(".")[0] not in sys.stdlib_module_names:
                 self.star_modules.append(module)
             return
         for alias in node.names:
-            name = dotted(alias.name)
-            if name is None:
-                continue
+            name = alias.name
             local = name
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                local = alias.asname.name.value
+            if alias.asname is not None:
+                local = alias.asname
             table[local] = f"{module}.{name}"
             self.import_bound.add(local)
 
     # ----- the first pass: what each module-level name means ----------------------------------
 
-    def declare(self, stmt: cst.CSTNode) -> None:
+    def declare(self, stmt: ast.stmt) -> None:
         """Record what a module-level statement binds; a later binding replaces an earlier one."""
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            self._bind_local(stmt.name.value)
-            if isinstance(stmt, cst.FunctionDef):
-                made = self._server_made_by(stmt)
+        kind = type(stmt)
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
+            self._bind_local(stmt.name)  # type: ignore[attr-defined]
+            if kind is not ast.ClassDef:
+                made = self._server_made_by(stmt)  # type: ignore[arg-type]
                 if made is not None:  # ``def create_server(): return FastMCP(...)``
-                    self.server_factories[stmt.name.value] = made
-            if isinstance(stmt, cst.ClassDef):
-                self.local_classes.add(stmt.name.value)
-                for base in stmt.bases:
-                    framework = self.server_class(base.value)
+                    self.server_factories[stmt.name] = made  # type: ignore[attr-defined]
+            else:
+                self.local_classes.add(stmt.name)  # type: ignore[attr-defined]
+                for base in stmt.bases:  # type: ignore[attr-defined]
+                    framework = self.server_class(base.value if type(base) is ast.Starred else base)
                     if framework is not None:
-                        self.server_classes[stmt.name.value] = framework
+                        self.server_classes[stmt.name] = framework  # type: ignore[attr-defined]
             return
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            return
-        for small in stmt.body:
-            if isinstance(small, (cst.Import, cst.ImportFrom)):
-                self.bind_imports(small, self.aliases)
-                self.local_names.difference_update(self.aliases)
-            elif isinstance(small, cst.Assign):
-                for target in small.targets:
-                    if isinstance(target.target, cst.Name):
-                        self._bind_assigned(target.target.value, small.value)
-            elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                if small.value is not None:
-                    self._bind_assigned(small.target.value, small.value)
-                else:
-                    self._bind_local(small.target.value)
+        if kind is ast.Import or kind is ast.ImportFrom:
+            self.bind_imports(stmt, self.aliases)  # type: ignore[arg-type]
+            self.local_names.difference_update(self.aliases)
+        elif kind is ast.Assign:
+            for target in stmt.targets:  # type: ignore[attr-defined]
+                if type(target) is ast.Name:
+                    self._bind_assigned(target.id, stmt.value)  # type: ignore[attr-defined]
+        elif kind is ast.AnnAssign and type(stmt.target) is ast.Name:  # type: ignore[attr-defined]
+            if stmt.value is not None:  # type: ignore[attr-defined]
+                self._bind_assigned(stmt.target.id, stmt.value)  # type: ignore[attr-defined]
+            else:
+                self._bind_local(stmt.target.id)  # type: ignore[attr-defined]
 
     def _bind_local(self, name: str) -> None:
         self.local_names.add(name)
         self.import_bound.discard(name)
         self.aliases.pop(name, None)  # ``def tool(...)`` after ``from mcp_fusion import tool`` shadows it
 
-    def _bind_assigned(self, name: str, value: cst.BaseExpression) -> None:
-        server = self.server_of_call(value) if isinstance(value, cst.Call) else None
+    def _bind_assigned(self, name: str, value: ast.expr) -> None:
+        server = self.server_of_call(value) if type(value) is ast.Call else None  # type: ignore[arg-type]
         if server is not None:
             self.servers[name] = server
         else:
@@ -154,7 +149,7 @@ class Names:
             self.import_bound.discard(name)
             return
         # ``t = tool``, ``define = mf.tool``: a rebinding of an imported name keeps its meaning.
-        source = dotted(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+        source = dotted(value)
         if source is not None and source != name:
             qname = self.qualify(value)
             head = source.split(".")[0]
@@ -164,15 +159,15 @@ class Names:
                 return
         self._bind_local(name)
 
-    def instance_class(self, value: cst.CSTNode, scope: Optional[Scope] = None) -> Optional[str]:
+    def instance_class(self, value: ast.AST, scope: Optional[Scope] = None) -> Optional[str]:
         """The qualified class name when ``value`` instantiates a class (``NcbiClient(...)``): a
         class of this module, or an imported CapWords name that is not the runtime's."""
-        if not isinstance(value, cst.Call) or not isinstance(value.func, (cst.Name, cst.Attribute)):
+        if type(value) is not ast.Call or not is_name_or_attribute(value.func):  # type: ignore[attr-defined]
             return None
         qname = self.qualify(value.func, scope)
         if qname is None or self.runtime_api(qname) is not None or self.is_runtime(qname):
             return None
-        if isinstance(value.func, cst.Name) and value.func.value in self.local_classes:
+        if name_value(value.func) in self.local_classes:  # type: ignore[attr-defined]
             return qname
         last = qname.rpartition(".")[2]
         if "." in qname and last[:1].isupper() and not last.isupper():
@@ -198,39 +193,39 @@ class Names:
                 found.add("mcp2")
         return found.pop() if len(found) == 1 else "unknown"  # type: ignore[return-value]
 
-    def server_class(self, node: cst.CSTNode, scope: Optional[Scope] = None) -> Optional[Framework]:
+    def server_class(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[Framework]:
         """The framework when ``node`` names a server class (``MCPServer[State]`` included), or a
         class of this module subclassing one."""
-        if isinstance(node, cst.Subscript):
-            node = node.value
-        if isinstance(node, cst.Name) and node.value in self.server_classes and (scope is None or node.value not in scope):
-            return self.server_classes[node.value]
+        if type(node) is ast.Subscript:
+            node = node.value  # type: ignore[attr-defined]
+        name = name_value(node)
+        if name is not None and name in self.server_classes and (scope is None or name not in scope):
+            return self.server_classes[name]
         return framework_of_class(self.qualify(node, scope))
 
-    def _server_made_by(self, function: cst.FunctionDef) -> Optional[ServerRef]:
+    def _server_made_by(self, function: ast.FunctionDef) -> Optional[ServerRef]:
         """The server a factory returns: a ``return <server class>(...)`` among its own statements."""
-        body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+        body = function.body if not self.is_suite(function.body) else ()
         for stmt in body:
-            if isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    if isinstance(small, cst.Return) and isinstance(small.value, cst.Call):
-                        made = self.server_of_call(small.value)
-                        if made is not None:
-                            return made
+            if type(stmt) is ast.Return and type(stmt.value) is ast.Call:
+                made = self.server_of_call(stmt.value)  # type: ignore[arg-type]
+                if made is not None:
+                    return made
         return None
 
-    def server_of_call(self, call: cst.Call, scope: Optional[Scope] = None) -> Optional[ServerRef]:
+    def server_of_call(self, call: ast.Call, scope: Optional[Scope] = None) -> Optional[ServerRef]:
         """The server ``call`` constructs: its framework, its name, whether fastmcp masks errors."""
-        if isinstance(call.func, cst.Name) and call.func.value in self.server_factories:
-            if scope is None or call.func.value not in scope:
-                return self.server_factories[call.func.value]
+        func_name = name_value(call.func)
+        if func_name is not None and func_name in self.server_factories:
+            if scope is None or func_name not in scope:
+                return self.server_factories[func_name]
         framework = self.server_class(call.func, scope)
         if framework is None:
             return None
         name_node = argument_value(call, 0, "name")
         name = string_value(name_node) if name_node is not None else None
         mask = keyword_argument(call, "mask_error_details")
-        masked = mask is not None and isinstance(mask.value, cst.Name) and mask.value.value == "True"
+        masked = mask is not None and name_value(mask.value) == "True"
         return ServerRef(framework, name if isinstance(name, str) else None, None, masked)
 
     def runtime_exports(self) -> dict[str, str]:
@@ -247,9 +242,12 @@ class Names:
     def is_runtime(self, qname: str) -> bool:
         return is_runtime(qname, self.runtime_modules)
 
-    def qualify(self, node: cst.CSTNode, scope: Optional[Scope] = None) -> Optional[str]:
-        if isinstance(node, cst.Name):
-            name = node.value
+    def qualify(self, node: Optional[ast.AST], scope: Optional[Scope] = None) -> Optional[str]:
+        if type(node) is ast.Attribute:
+            base = self.qualify(node.value, scope)  # type: ignore[union-attr]
+            return f"{base}.{node.attr}" if base else None  # type: ignore[union-attr]
+        name = name_value(node)
+        if name is not None:
             if scope is not None and name in scope:
                 return scope[name]
             if name in self.aliases:
@@ -262,9 +260,6 @@ class Names:
                 if self.star_modules:  # the last star import that may bind it wins, as at run time
                     return f"{self.star_modules[-1]}.{name}"
             return name
-        if isinstance(node, cst.Attribute):
-            base = self.qualify(node.value, scope)
-            return f"{base}.{node.attr.value}" if base else None
         return None
 
     def runtime_api(self, qname: Optional[str]) -> Optional[str]:

@@ -1,138 +1,280 @@
-"""Small readers of libcst nodes shared by the extractor's parts: children, literals, names, arguments."""
+"""Small readers of CPython ``ast`` nodes shared by the extractor's parts: children, literals,
+names, arguments.
+
+The tree is the gate's (``source.gate_tree``): the file is parsed once. The readers keep the
+conventions the facts were first defined with (libcst's): ``None``, ``True`` and ``False`` are
+names, a call's arguments come in source order whatever their kind, a keyword argument's keyword
+is a name among its children, and children come in the order the facts rely on.
+"""
 from __future__ import annotations
 
-import dataclasses
+import ast
 from typing import Iterator, Optional, Union
 
-import libcst as cst
-
-# Fields that never hold an expression or a statement: the lean walk never looks at them.
-_SKIPPED_FIELDS = frozenset(
-    {
-        "lpar", "rpar", "comma", "leading_lines", "header", "footer", "semicolon", "equal", "colon",
-        "dot", "lbracket", "rbracket", "lbrace", "rbrace", "operator", "star", "newline", "indent",
-        "asynchronous", "trailing_whitespace", "first_line", "empty_lines", "lines_after_decorators",
-        "whitespace_after_at", "prefix", "quote", "start", "end", "string",
-    }
-)  # fmt: skip
-LEAF_TYPES = (cst.Name, cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.Ellipsis)
-_FIELD_CACHE: dict[type, tuple[str, ...]] = {}
+_SINGLETONS = {None: "None", True: "True", False: "False"}
 
 
-def _child_fields(node_type: type) -> tuple[str, ...]:
-    names = _FIELD_CACHE.get(node_type)
-    if names is None:
-        names = tuple(
-            f.name
-            for f in dataclasses.fields(node_type)
-            if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace")
-        )
-        _FIELD_CACHE[node_type] = names
+def name_value(node: Optional[ast.AST]) -> Optional[str]:
+    """The identifier of a name (``None``, ``True`` and ``False`` included), else None."""
+    kind = type(node)
+    if kind is ast.Name:
+        return node.id  # type: ignore[union-attr]
+    if kind is ast.Constant:
+        value = node.value  # type: ignore[union-attr]
+        if value is None or value is True or value is False:
+            return _SINGLETONS[value]
+    return None
+
+
+def is_name_or_attribute(node: Optional[ast.AST]) -> bool:
+    return type(node) is ast.Attribute or name_value(node) is not None
+
+
+class Arg:
+    """One argument of a call, in source order: ``keyword`` (None when positional), ``star``
+    ("", "*", "**"), ``value`` (what is passed) and ``node`` (the ``keyword``/``Starred`` node, or
+    the value itself for a plain positional argument)."""
+
+    __slots__ = ("keyword", "star", "value", "node", "call", "index")
+
+    def __init__(self, keyword: Optional[str], star: str, value: ast.expr, node: ast.AST, call: ast.Call, index: int):
+        self.keyword, self.star, self.value, self.node, self.call, self.index = keyword, star, value, node, call, index
+
+
+def args_of(call: ast.Call) -> list[Arg]:
+    """``call``'s arguments in source order (computed once per call)."""
+    found = call.__dict__.get("_fl_args")
+    if found is not None:
+        return found
+    items: list[tuple[ast.AST, Optional[str], str, ast.expr]] = []
+    for node in call.args:
+        if type(node) is ast.Starred:
+            items.append((node, None, "*", node.value))
+        else:
+            items.append((node, None, "", node))
+    if call.keywords:
+        for keyword in call.keywords:
+            items.append((keyword, keyword.arg, "" if keyword.arg is not None else "**", keyword.value))
+        if call.args:
+            items.sort(key=lambda item: (item[0].lineno, item[0].col_offset))  # type: ignore[attr-defined]
+    found = [Arg(keyword, star, value, node, call, index) for index, (node, keyword, star, value) in enumerate(items)]
+    call._fl_args = found  # type: ignore[attr-defined]
+    return found
+
+
+def children(node: ast.AST) -> Iterator[ast.AST]:
+    """The syntactic children of ``node`` that the walks look into, in the facts' order."""
+    kind = type(node)
+    if kind is ast.Call:
+        yield node.func  # type: ignore[attr-defined]
+        for arg in args_of(node):  # type: ignore[arg-type]
+            yield arg.value
+            if arg.keyword is not None:
+                yield _KeywordName(arg)
+        return
+    if kind is ast.Dict:
+        for key, value in zip(node.keys, node.values):  # type: ignore[attr-defined]
+            if key is not None:
+                yield key
+            yield value
+        return
+    if kind is ast.Attribute:
+        yield node.value  # type: ignore[attr-defined]
+        yield _AttrName(node)  # type: ignore[arg-type]
+        return
+    if kind is ast.Lambda:
+        yield from _parameters(node.args)  # type: ignore[attr-defined]
+        yield node.body  # type: ignore[attr-defined]
+        return
+    if kind is ast.match_case:
+        yield node.pattern  # type: ignore[attr-defined]
+        yield from node.body  # type: ignore[attr-defined]
+        if node.guard is not None:  # type: ignore[attr-defined]
+            yield node.guard  # type: ignore[attr-defined]
+        return
+    if kind is ast.ExceptHandler:
+        yield from node.body  # type: ignore[attr-defined]
+        if node.type is not None:  # type: ignore[attr-defined]
+            yield node.type  # type: ignore[attr-defined]
+        return
+    if kind is ast.Compare:
+        yield node.left  # type: ignore[attr-defined]
+        yield from node.comparators  # type: ignore[attr-defined]
+        return
+    if kind is ast.FormattedValue:
+        yield node.value  # type: ignore[attr-defined]
+        if node.format_spec is not None:  # type: ignore[attr-defined]
+            yield node.format_spec  # type: ignore[attr-defined]
+        return
+    if kind is ast.arg or kind is ast.Constant or kind is ast.Name:
+        return
+    for name in _FIELDS.get(kind) or _fields(kind):
+        value = getattr(node, name, None)
+        if value is None:
+            continue
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.AST):
+                    yield item
+        elif isinstance(value, ast.AST):
+            yield value
+
+
+_SKIPPED = frozenset({"ctx", "op", "ops", "type_comment", "kind", "conversion", "type_params", "is_async",
+                      "level", "names", "module", "name", "simple", "lineno", "asname"})  # fmt: skip
+_FIELDS: dict[type, tuple[str, ...]] = {
+    ast.ClassDef: ("body", "bases", "keywords", "decorator_list"),
+    ast.FunctionDef: ("args", "body", "decorator_list", "returns"),
+    ast.AsyncFunctionDef: ("args", "body", "decorator_list", "returns"),
+    ast.keyword: ("value",),
+}
+
+
+def _fields(kind: type) -> tuple[str, ...]:
+    names = tuple(name for name in kind._fields if name not in _SKIPPED)  # type: ignore[attr-defined]
+    _FIELDS[kind] = names
     return names
 
 
-def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """The syntactic children of ``node`` (no whitespace, no punctuation)."""
-    if isinstance(node, LEAF_TYPES):
-        return
-    for name in _child_fields(type(node)):
-        value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (tuple, list)):
-            for item in value:
-                if isinstance(item, cst.CSTNode):
-                    yield item
+def _parameters(arguments: ast.arguments) -> Iterator[ast.AST]:
+    """A lambda's parameters as libcst orders them: the plain ones (name, default), ``*args``, the
+    keyword-only ones, ``**kwargs``, then the positional-only ones."""
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults: list[Optional[ast.expr]] = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
+    count = len(arguments.posonlyargs)
+    for param, default in list(zip(positional, defaults))[count:]:
+        yield param
+        if default is not None:
+            yield default
+    if arguments.vararg is not None:
+        yield arguments.vararg
+    for param, default in zip(arguments.kwonlyargs, arguments.kw_defaults):
+        yield param
+        if default is not None:
+            yield default
+    if arguments.kwarg is not None:
+        yield arguments.kwarg
+    for param, default in list(zip(positional, defaults))[:count]:
+        yield param
+        if default is not None:
+            yield default
 
 
-def string_value(node: cst.CSTNode) -> Union[str, None, bool]:
+class _KeywordName(ast.AST):
+    """A keyword argument's keyword, standing as a name among the call's children."""
+
+    _fields = ()
+
+    def __init__(self, arg: Arg) -> None:
+        self.id = arg.keyword
+
+
+class _AttrName(ast.AST):
+    """An attribute's name, standing as a name among the attribute's children."""
+
+    _fields = ()
+
+    def __init__(self, node: ast.Attribute) -> None:
+        self.id = node.attr
+
+
+LEAF_TYPES = (ast.Name, ast.Constant, ast.arg, _KeywordName, _AttrName)
+
+
+def identifier(node: ast.AST) -> Optional[str]:
+    """The identifier of a name-like child (a parameter, a keyword, an attribute's name)."""
+    if type(node) is ast.arg:
+        return node.arg  # type: ignore[attr-defined]
+    if type(node) in (_KeywordName, _AttrName):
+        return node.id  # type: ignore[attr-defined]
+    return None
+
+
+def string_value(node: Optional[ast.AST]) -> Union[str, None, bool]:
     """The joined value of a string literal; ``False`` for an f-string/bytes; ``None`` if no string."""
-    if isinstance(node, cst.SimpleString):
-        literal = node.value
-        if "\\" not in literal and "\r" not in literal and literal[0] in "'\"":
-            # No prefix, no escape, no line ending to normalise: the text between the quotes is the
-            # value. ``evaluated_value`` compiles every literal (~10 us each, ~7% of a parse).
-            return node.raw_value
-        value = node.evaluated_value
-        return value if isinstance(value, str) else False
-    if isinstance(node, cst.ConcatenatedString):
-        left, right = string_value(node.left), string_value(node.right)
-        if isinstance(left, str) and isinstance(right, str):
-            return left + right
-        return False
-    if isinstance(node, cst.FormattedString):
+    kind = type(node)
+    if kind is ast.Constant:
+        value = node.value  # type: ignore[union-attr]
+        if type(value) is str:
+            return value
+        return False if type(value) is bytes else None
+    if kind is ast.JoinedStr:
         return False
     return None
 
 
-def fstring_start(node: cst.FormattedString) -> str:
-    """The literal text an f-string starts with (``f"Error: {e}"`` starts with ``Error: ``)."""
-    text = []
-    for part in node.parts:
-        if not isinstance(part, cst.FormattedStringText):
-            break
-        text.append(part.value)
-    return "".join(text)
+def is_string(node: Optional[ast.AST]) -> bool:
+    """A string literal of any kind (plain, bytes, f-string, concatenated)."""
+    kind = type(node)
+    return kind is ast.JoinedStr or (kind is ast.Constant and type(node.value) in (str, bytes))  # type: ignore[union-attr]
 
 
-def is_bytes(node: cst.CSTNode) -> bool:
+def is_bytes(node: ast.AST) -> bool:
     """A bytes literal, plain or implicitly concatenated (``b"a" b"b"``)."""
-    while isinstance(node, cst.ConcatenatedString):
-        node = node.left
-    return isinstance(node, cst.SimpleString) and "b" in node.prefix.lower()
+    return type(node) is ast.Constant and type(node.value) is bytes  # type: ignore[attr-defined]
 
 
-def dotted(node: cst.CSTNode) -> Optional[str]:
-    """``a.b.c`` for a name or an attribute chain of names; None for anything else."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = dotted(node.value)
-        return f"{base}.{node.attr.value}" if base else None
+def is_number(node: ast.AST) -> bool:
+    return type(node) is ast.Constant and type(node.value) in (int, float, complex)  # type: ignore[attr-defined]
+
+
+def int_value(node: Optional[ast.AST]) -> Optional[int]:
+    if type(node) is ast.Constant and type(node.value) is int:  # type: ignore[union-attr]
+        return node.value  # type: ignore[union-attr]
     return None
 
 
-def describe(node: cst.CSTNode) -> str:
+def dotted(node: Optional[ast.AST]) -> Optional[str]:
+    """``a.b.c`` for a name or an attribute chain of names; None for anything else."""
+    if type(node) is ast.Attribute:
+        base = dotted(node.value)  # type: ignore[union-attr]
+        return f"{base}.{node.attr}" if base else None  # type: ignore[union-attr]
+    return name_value(node)
+
+
+def describe(node: ast.AST) -> str:
     """A short phrase for a value of the wrong kind, for messages."""
-    if isinstance(node, cst.Dict):
+    kind = type(node)
+    if kind is ast.Dict:
         return "a dict"
-    if isinstance(node, cst.Set):
+    if kind is ast.Set:
         return "a set"
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+    if is_string(node):
         return "bytes" if is_bytes(node) else "a string"
-    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+    if is_number(node):
         return "a number"
-    if isinstance(node, cst.Name) and node.value in ("None", "True", "False"):
-        return node.value
-    if isinstance(node, (cst.List, cst.Tuple)):
+    name = name_value(node)
+    if name in ("None", "True", "False"):
+        return name  # type: ignore[return-value]
+    if kind in (ast.List, ast.Tuple):
         return "a list"
-    if isinstance(node, cst.Lambda):
+    if kind is ast.Lambda:
         return "a lambda"
-    if isinstance(node, cst.Call):
-        return f"a call to {dotted(node.func) or 'an expression'}()"
-    if isinstance(node, (cst.Name, cst.Attribute)) and dotted(node) is not None:
+    if kind is ast.Call:
+        return f"a call to {dotted(node.func) or 'an expression'}()"  # type: ignore[attr-defined]
+    if dotted(node) is not None:
         return f"'{dotted(node)}'"
     return "an expression"
 
 
-def is_constant_name(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.Name) and node.value in ("None", "True", "False")
+def is_constant_name(node: Optional[ast.AST]) -> bool:
+    return type(node) is ast.Constant and name_value(node) is not None
 
 
-def keyword_argument(call: cst.Call, keyword: str) -> Optional[cst.Arg]:
+def keyword_argument(call: ast.Call, keyword: str) -> Optional[Arg]:
     """The ``keyword=`` argument of ``call``."""
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
+    for arg in args_of(call):
+        if arg.keyword == keyword:
             return arg
     return None
 
 
-def argument(call: cst.Call, position: int, keyword: str) -> Optional[cst.Arg]:
+def argument(call: ast.Call, position: int, keyword: str) -> Optional[Arg]:
     """The argument a parameter receives: the ``position``-th positional one, or ``keyword=``."""
     positional = 0
-    for arg in call.args:
+    for arg in args_of(call):
         if arg.keyword is not None:
-            if arg.keyword.value == keyword:
+            if arg.keyword == keyword:
                 return arg
         elif not arg.star:
             if positional == position:
@@ -141,43 +283,46 @@ def argument(call: cst.Call, position: int, keyword: str) -> Optional[cst.Arg]:
     return None
 
 
-def argument_value(call: cst.Call, position: int, keyword: str) -> Optional[cst.BaseExpression]:
+def argument_value(call: ast.Call, position: int, keyword: str) -> Optional[ast.expr]:
     arg = argument(call, position, keyword)
     return arg.value if arg is not None else None
 
 
-def rethrows(body: cst.CSTNode, name: str) -> bool:
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def rethrows(body: list[ast.stmt], name: str) -> bool:
     """A bare ``raise`` or ``raise <name>`` anywhere in ``body``, nested functions and classes aside."""
-    stack = [body]
+    stack: list[ast.AST] = list(body)
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Raise) and (
-            current.exc is None or (name and isinstance(current.exc, cst.Name) and current.exc.value == name)
+        if type(current) is ast.Raise and (
+            current.exc is None or (name and type(current.exc) is ast.Name and current.exc.id == name)
         ):
             return True
-        if isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if isinstance(current, _SCOPES):
             continue
         stack.extend(children(current))
     return False
 
 
-def contains_raise(body: cst.CSTNode) -> bool:
+def contains_raise(body: list[ast.stmt]) -> bool:
     """A raise statement anywhere in ``body``, nested functions and classes aside."""
-    stack = [body]
+    stack: list[ast.AST] = list(body)
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Raise):
+        if type(current) is ast.Raise:
             return True
-        if isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if isinstance(current, _SCOPES):
             continue
         stack.extend(children(current))
     return False
 
 
-def if_branches(node: cst.IfExp) -> Iterator[cst.BaseExpression]:
+def if_branches(node: ast.IfExp) -> Iterator[ast.expr]:
     """The values a conditional expression may take, nested conditionals included."""
     for branch in (node.body, node.orelse):
-        if isinstance(branch, cst.IfExp):
-            yield from if_branches(branch)
+        if type(branch) is ast.IfExp:
+            yield from if_branches(branch)  # type: ignore[arg-type]
         else:
             yield branch

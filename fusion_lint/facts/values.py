@@ -1,9 +1,8 @@
 """Values, contract entries and contract expressions as written (DESIGN §4 "Contracts", "Codes")."""
 from __future__ import annotations
 
+import ast
 from typing import Optional, Union
-
-import libcst as cst
 
 from mcp_fusion import JsonRpcErrorCode, code_name, coerce_code, is_valid_code
 
@@ -27,14 +26,22 @@ from .model import (
     SpreadItem,
     Value,
 )
+from .expressions import is_concatenated
 from .names import Names, Scope
-from .syntax import describe, dotted, is_bytes, is_constant_name, string_value
+from .syntax import (
+    args_of, describe, dotted, int_value, is_bytes, is_constant_name, is_name_or_attribute, is_string, name_value,
+    string_value,
+)  # fmt: skip
 
 # What cannot be a contract at all, written where one is expected (FL100 rather than FL190).
-_NOT_A_LIST = (
-    cst.Dict, cst.Set, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
-    cst.Integer, cst.Float, cst.Name, cst.DictComp, cst.SetComp, cst.Lambda,
-)  # fmt: skip
+_NOT_A_LIST = (ast.Dict, ast.Set, ast.JoinedStr, ast.Name, ast.DictComp, ast.SetComp, ast.Lambda)
+
+
+def _not_a_list(node: ast.AST) -> bool:
+    if isinstance(node, _NOT_A_LIST):
+        return True
+    # Strings, bytes, ints, floats, ``None``/``True``/``False``; not an imaginary number, not ``...``.
+    return type(node) is ast.Constant and type(node.value) in (str, bytes, int, float, bool, type(None))  # type: ignore[attr-defined]
 
 
 class Values:
@@ -45,10 +52,10 @@ class Values:
         # which its own expressions see, as Python's class scope does (``errors=ERRORS``).
         self.scope: Optional[Scope] = None
 
-    def _qualify(self, node: cst.CSTNode) -> Optional[str]:
+    def _qualify(self, node: ast.AST) -> Optional[str]:
         return self.names.qualify(node, self.scope)
 
-    def value(self, node: cst.BaseExpression, at: Cursor) -> Value:
+    def value(self, node: ast.expr, at: Cursor) -> Value:
         span = self.spans.at(node, at)
         text = string_value(node)
         if isinstance(text, str):
@@ -60,14 +67,13 @@ class Values:
         number = _int_literal(node)
         if number is not None:
             return Value("int", number, span)
-        if isinstance(node, cst.Float):
-            return Value("float", node.evaluated_value, span)
+        if type(node) is ast.Constant and type(node.value) is float:  # type: ignore[attr-defined]
+            return Value("float", node.value, span)  # type: ignore[attr-defined]
         if is_constant_name(node):
-            assert isinstance(node, cst.Name)
-            if node.value == "None":
+            if name_value(node) == "None":
                 return Value("none", None, span)
-            return Value("bool", node.value == "True", span)
-        if isinstance(node, (cst.Name, cst.Attribute)):
+            return Value("bool", name_value(node) == "True", span)
+        if is_name_or_attribute(node):
             qname = self._qualify(node)
             member = self.names.code_member(qname)
             if member is not None:
@@ -80,17 +86,17 @@ class Values:
             if isinstance(member_or_number, int):  # a number that is no member's value (FL104)
                 return Value("int", member_or_number, span)
             return Value("code", member_or_number, span)
-        if isinstance(node, (cst.List, cst.Tuple, cst.Dict, cst.Set)):
+        if type(node) in (ast.List, ast.Tuple, ast.Dict, ast.Set):
             return Value("collection", describe(node), span)
         return Value("expr", describe(node), span)
 
-    def code_of(self, node: Optional[cst.CSTNode], scope: Optional[Scope]) -> tuple[Optional[str], Assumptions]:
+    def code_of(self, node: Optional[ast.AST], scope: Optional[Scope]) -> tuple[Optional[str], Assumptions]:
         """The code ``node`` gives, by name: a member through any alias, its int value,
         ``JsonRpcErrorCode(<int>)``, or a string code (a member's name is the member; a canonical or
         custom ``UPPER_SNAKE_CASE`` code is itself, DESIGN §3.1); and what recognising it assumed."""
         if node is None:
             return None, ()
-        if isinstance(node, (cst.Name, cst.Attribute)):
+        if is_name_or_attribute(node):
             qname = self.names.qualify(node, scope)
             if qname is None:
                 return None, ()
@@ -108,20 +114,21 @@ class Values:
             return looked_up
         return None, ()
 
-    def _member_lookup(self, node: cst.CSTNode, scope: Optional[Scope]) -> Optional[tuple[Union[str, int], Assumptions]]:
+    def _member_lookup(self, node: ast.AST, scope: Optional[Scope]) -> Optional[tuple[Union[str, int], Assumptions]]:
         """``JsonRpcErrorCode(<int>)`` (the member of that value, or the int when no member has it)
         and ``JsonRpcErrorCode["NAME"]`` (the name), through any alias of the enum."""
-        if isinstance(node, cst.Call) and len(node.args) == 1 and not node.args[0].keyword and not node.args[0].star:
-            owner, key = node.func, node.args[0].value
+        kind = type(node)
+        if kind is ast.Call and len(args_of(node)) == 1 and not args_of(node)[0].keyword and not args_of(node)[0].star:  # type: ignore[arg-type]
+            owner, key = node.func, args_of(node)[0].value  # type: ignore[attr-defined,arg-type]
             number = _int_literal(key)
             if number is None:
                 return None
-        elif isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-            owner, key = node.value, node.slice[0].slice.value
+        elif kind is ast.Subscript and type(node.slice) not in (ast.Tuple, ast.Slice):  # type: ignore[attr-defined]
+            owner, key = node.value, node.slice  # type: ignore[attr-defined]
             number = None
         else:
             return None
-        if not isinstance(owner, (cst.Name, cst.Attribute)):
+        if not is_name_or_attribute(owner):
             return None
         api, assumes = self.names.api_of(self.names.qualify(owner, scope))
         if api != "JsonRpcErrorCode":
@@ -131,121 +138,118 @@ class Values:
         name = string_value(key)
         return (name, assumes) if isinstance(name, str) else None
 
-    def call_layout(self, call: cst.Call, at: Cursor) -> CallLayout:
+    def call_layout(self, call: ast.Call, at: Cursor) -> CallLayout:
         arguments = tuple(
-            Argument(
-                self.spans.at(arg, at),
-                self.spans.at(arg.value, at),
-                arg.keyword.value if arg.keyword is not None else None,
-                arg.star,
-            )
-            for arg in call.args
+            Argument(self.spans.arg(arg, at), self.spans.at(arg.value, at), arg.keyword, arg.star)
+            for arg in args_of(call)
         )
         return CallLayout(self.spans.at(call, at), self.spans.at(call.func, at), arguments)
 
     # ----- contract entries -----------------------------------------------------------------------
 
-    def entry_from_call(self, call: cst.Call, at: Cursor, assumes: Assumptions = ()) -> Entry:
+    def entry_from_call(self, call: ast.Call, at: Cursor, assumes: Assumptions = ()) -> Entry:
         entry = Entry("call", self.spans.at(call, at), [], assumes=assumes)
         spreads = []
-        for arg in call.args:
+        for arg in args_of(call):
             if arg.star or arg.keyword is None:
                 opaque = f"{arg.star}{dotted(arg.value) or '...'}" if arg.star else "a positional argument"
                 entry.opaque.append(opaque)
-                span = self.spans.at(arg, at)
+                span = self.spans.arg(arg, at)
                 entry.opaque_span = entry.opaque_span or span
-                if arg.star == "**" and isinstance(arg.value, (cst.Name, cst.Attribute)):
+                if arg.star == "**" and is_name_or_attribute(arg.value):
                     qname = self._qualify(arg.value)
                     if qname is not None:
                         spreads.append((qname, opaque, span))
                 elif not arg.star and entry.positional is None:
                     entry.positional = span
             else:
-                field = EntryField(arg.keyword.value, self.value(arg.value, at), self.spans.at(arg.keyword, at))
+                field = EntryField(arg.keyword, self.value(arg.value, at), self.spans.keyword(arg, at))
                 entry.fields.append(field)
         entry.spreads = tuple(spreads)
         return entry
 
-    def entry_from_dict(self, node: cst.Dict, at: Cursor) -> Entry:
+    def entry_from_dict(self, node: ast.Dict, at: Cursor) -> Entry:
         entry = Entry("dict", self.spans.at(node, at), [])
-        for element in node.elements:
-            if isinstance(element, cst.StarredDictElement):
-                opaque = f"**{dotted(element.value) or '...'}"
+        for element_key, element_value in zip(node.keys, node.values):
+            if element_key is None:
+                opaque = f"**{dotted(element_value) or '...'}"
                 entry.opaque.append(opaque)
-                span = self.spans.at(element, at)
+                span = self.spans.spread(element_value, at)
                 entry.opaque_span = entry.opaque_span or span
-                qname = self._qualify(element.value) if isinstance(element.value, (cst.Name, cst.Attribute)) else None
+                qname = self._qualify(element_value) if is_name_or_attribute(element_value) else None
                 if qname is not None:
                     entry.spreads += ((qname, opaque, span),)
                 continue
-            key = string_value(element.key)
+            key = string_value(element_key)
             if not isinstance(key, str):
                 entry.opaque.append("a non-literal key")
-                entry.opaque_span = entry.opaque_span or self.spans.at(element.key, at)
+                entry.opaque_span = entry.opaque_span or self.spans.at(element_key, at)
                 continue
-            entry.fields.append(EntryField(key, self.value(element.value, at), self.spans.at(element.key, at)))
+            entry.fields.append(EntryField(key, self.value(element_value, at), self.spans.at(element_key, at)))
         return entry
 
-    def contract_call_assumptions(self, node: cst.CSTNode) -> Optional[Assumptions]:
+    def contract_call_assumptions(self, node: ast.AST) -> Optional[Assumptions]:
         """None when ``node`` is no ``ErrorContract(...)``, else what recognising it assumed
         (nothing for the runtime's own; a re-export through a project module otherwise)."""
-        if not isinstance(node, cst.Call):
+        if type(node) is not ast.Call:
             return None
         api, assumes = self.names.api_of(self._qualify(node.func))
         return assumes if api == "ErrorContract" else None
 
-    def contract_item(self, node: cst.BaseElement, at: Cursor) -> Item:
-        value = node.value
-        if isinstance(node, cst.StarredElement):
-            return SpreadItem(self.contract_expr(value, at), self.spans.at(node, at))
+    def contract_item(self, node: ast.expr, at: Cursor) -> Item:
+        if type(node) is ast.Starred:
+            return SpreadItem(self.contract_expr(node.value, at), self.spans.at(node, at))  # type: ignore[attr-defined]
+        value = node
         assumes = self.contract_call_assumptions(value)
         if assumes is not None:
-            assert isinstance(value, cst.Call)
-            return EntryItem(self.entry_from_call(value, at, assumes))
-        if isinstance(value, cst.Dict):
-            return EntryItem(self.entry_from_dict(value, at))
-        if isinstance(value, (cst.Name, cst.Attribute)) and not is_constant_name(value):
+            return EntryItem(self.entry_from_call(value, at, assumes))  # type: ignore[arg-type]
+        if type(value) is ast.Dict:
+            return EntryItem(self.entry_from_dict(value, at))  # type: ignore[arg-type]
+        if is_name_or_attribute(value) and not is_constant_name(value):
             qname = self._qualify(value)
             if qname is not None:
                 return RefItem(qname, self.spans.at(value, at))
         # ``None``, ``True``, ``False`` are no entry, whatever was meant (FL102, never FL190).
-        invalid = is_constant_name(value) or not isinstance(value, (cst.Call, cst.Subscript, cst.Attribute, cst.Name, cst.IfExp))
-        if isinstance(value, cst.Call):
+        invalid = is_constant_name(value) or not isinstance(value, (ast.Call, ast.Subscript, ast.Attribute, ast.Name, ast.IfExp))
+        if type(value) is ast.Call:
             # A runtime object that is not ErrorContract (say ``tool_error(...)``) is surely wrong.
             invalid = self.names.runtime_api(self.names.qualify(value.func)) is not None
         return BadItem(describe(value), self.spans.at(value, at), invalid)
 
-    def contract_expr(self, node: cst.BaseExpression, at: Cursor) -> ContractExpr:
-        if isinstance(node, (cst.List, cst.Tuple)):
-            return ListExpr([self.contract_item(e, at) for e in node.elements], self.spans.at(node, at))
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
-            parts = [self.contract_expr(node.left, at), self.contract_expr(node.right, at)]
+    def contract_expr(self, node: ast.expr, at: Cursor) -> ContractExpr:
+        kind = type(node)
+        if kind is ast.List or kind is ast.Tuple:
+            return ListExpr([self.contract_item(e, at) for e in node.elts], self.spans.at(node, at))  # type: ignore[attr-defined]
+        if kind is ast.BinOp and type(node.op) is ast.Add:  # type: ignore[attr-defined]
+            parts = [self.contract_expr(node.left, at), self.contract_expr(node.right, at)]  # type: ignore[attr-defined]
             return ConcatExpr(parts, self.spans.at(node, at))
-        if isinstance(node, cst.Call) and dotted(node.func) in ("list", "tuple") and len(node.args) == 1:
-            return self.contract_expr(node.args[0].value, at)
-        if isinstance(node, (cst.Name, cst.Attribute)) and not is_constant_name(node):
+        if kind is ast.Call and dotted(node.func) in ("list", "tuple") and len(args_of(node)) == 1:  # type: ignore[attr-defined,arg-type]
+            return self.contract_expr(args_of(node)[0].value, at)  # type: ignore[arg-type]
+        if is_name_or_attribute(node) and not is_constant_name(node):
             qname = self._qualify(node)
             if qname is not None:
                 return RefExpr(qname, self.spans.at(node, at))
         if self.contract_call_assumptions(node) == ():
             return BadExpr("a single ErrorContract (wrap it in a list)", self.spans.at(node, at), True)
-        return BadExpr(describe(node), self.spans.at(node, at), isinstance(node, _NOT_A_LIST))
+        return BadExpr(describe(node), self.spans.at(node, at), _not_a_list(node))
 
-    def binding(self, node: cst.BaseExpression, at: Cursor) -> Optional[Binding]:
+    def binding(self, node: ast.expr, at: Cursor) -> Optional[Binding]:
         """What a module-level ``NAME = <node>`` contributes for other definitions to resolve."""
-        if isinstance(node, (cst.List, cst.Tuple, cst.BinaryOperation)):
-            if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.Add):
+        kind = type(node)
+        if kind is ast.List or kind is ast.Tuple or kind is ast.BinOp:
+            if kind is ast.BinOp and type(node.op) is not ast.Add:  # type: ignore[attr-defined]
                 return None
             return self.contract_expr(node, at)
         assumes = self.contract_call_assumptions(node)
         if assumes is not None:
-            assert isinstance(node, cst.Call)
-            return self.entry_from_call(node, at, assumes)
-        if isinstance(node, cst.Dict):
-            return self.entry_from_dict(node, at)
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.UnaryOperation)):
+            return self.entry_from_call(node, at, assumes)  # type: ignore[arg-type]
+        if kind is ast.Dict:
+            return self.entry_from_dict(node, at)  # type: ignore[arg-type]
+        if (is_string(node) and (kind is not ast.JoinedStr or is_concatenated(node, self.spans))) or kind is ast.UnaryOp or (
+            kind is ast.Constant and type(node.value) is int  # type: ignore[attr-defined]
+        ):
             return self.value(node, at)
-        if isinstance(node, (cst.Name, cst.Attribute)):
+        if is_name_or_attribute(node):
             qname = self._qualify(node)
             if qname is not None and self.names.code_member(qname) is None:
                 return RefExpr(qname, self.spans.at(node, at))
@@ -254,23 +258,23 @@ class Values:
             return self.value(node, at)
         return None
 
-    def handler_target(self, node: cst.BaseExpression, scope: Optional[Scope]) -> cst.BaseExpression:
+    def handler_target(self, node: ast.expr, scope: Optional[Scope]) -> ast.expr:
         """The function a handler expression stands for: ``functools.partial(fn, ...)`` is ``fn``
         (its ``func``, DESIGN §12.3); anything else is itself."""
         while (
-            isinstance(node, cst.Call) and node.args and not node.args[0].keyword and not node.args[0].star
-            and self.names.qualify(node.func, scope) == "functools.partial"
+            type(node) is ast.Call and args_of(node) and not args_of(node)[0].keyword and not args_of(node)[0].star  # type: ignore[arg-type]
+            and self.names.qualify(node.func, scope) == "functools.partial"  # type: ignore[attr-defined]
         ):  # fmt: skip
-            node = node.args[0].value
+            node = args_of(node)[0].value  # type: ignore[arg-type]
         return node
 
 
-def _int_literal(node: cst.CSTNode) -> Optional[int]:
+def _int_literal(node: Optional[ast.AST]) -> Optional[int]:
     """The value of ``42`` or ``-42``."""
-    if isinstance(node, cst.Integer):
-        value = node.evaluated_value
-        return value if isinstance(value, int) else None
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
-        value = node.expression.evaluated_value
-        return -value if isinstance(value, int) else None
+    value = int_value(node)
+    if value is not None:
+        return value
+    if type(node) is ast.UnaryOp and type(node.op) is ast.USub:  # type: ignore[union-attr]
+        value = int_value(node.operand)  # type: ignore[union-attr]
+        return -value if value is not None else None
     return None

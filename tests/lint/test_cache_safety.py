@@ -326,19 +326,16 @@ def test_without_a_private_key_directory_the_run_lints_without_a_cache(
 # ----- the key of an entry ------------------------------------------------------------------------------
 
 
-def test_the_python_and_libcst_versions_are_part_of_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A PEP 695 file linted on 3.11 (FL000) stayed FL000 from the cache on 3.12, where it parses."""
+def test_the_python_version_is_part_of_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PEP 695 file linted on 3.11 (FL000) stayed FL000 from the cache on 3.12, where it parses.
+    (libcst's version no longer is: nothing the linter reads comes from libcst.)"""
     base = cache.code_fingerprint()
     cache.code_fingerprint.cache_clear()
     monkeypatch.setattr(cache.sys, "version", "3.99.0 (a later Python)")
     other_python = cache.code_fingerprint()
     cache.code_fingerprint.cache_clear()
     monkeypatch.undo()
-    monkeypatch.setattr(cache.importlib.metadata, "version", lambda name: "99.0" if name == "libcst" else "?")
-    other_libcst = cache.code_fingerprint()
-    cache.code_fingerprint.cache_clear()
-    monkeypatch.undo()
-    assert len({base, other_python, other_libcst}) == 3
+    assert base != other_python
     assert cache.code_fingerprint() == base
 
 
