@@ -243,6 +243,7 @@ def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings,
     root = Path(os.path.commonpath([os.path.dirname(p) for p in paths])) if paths else Path("/")
     scopes.root = root
     results = run_files(paths, settings, jobs=1, use_cache=False, overrides=sources, isolate=False)
+    results = _admit_reexport_users(results, settings, False, root, sources, isolate=False)  # as on disk
     files = {result.path: result.facts for result in results if result.facts is not None}
 
     def load(path: str) -> Optional[FileFacts]:
@@ -256,7 +257,8 @@ def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings,
 
 
 def _admit_reexport_users(
-    results: list[FileResult], settings: Settings, use_cache: bool, root: Path, overrides: dict[str, bytes]
+    results: list[FileResult], settings: Settings, use_cache: bool, root: Path, overrides: dict[str, bytes],
+    isolate: bool = True,
 ) -> list[FileResult]:
     """The pre-scan's second look (DESIGN §10, §12.2): a file that never names the runtime or a
     framework but imports a project module re-exporting the runtime (``from myapp.api import tool``),
@@ -273,7 +275,8 @@ def _admit_reexport_users(
         (r.facts.module, Path(module_of(r.path)[2]) / r.facts.module.split(".")[0])
         for r in results
         if r.facts is not None and r.facts.module
-        and ((r.facts.runtime_names and not r.facts.definitions) or r.facts.servers)
+        and ((r.facts.runtime_names and not r.facts.definitions) or r.facts.servers
+             or any(d.template is not None for d in r.facts.definitions))  # a registration helper's module
     ]
     skipped = [r.path for r in results if r.skipped]
     if not hubs or not skipped:
@@ -291,7 +294,7 @@ def _admit_reexport_users(
     if not admitted:
         return results
     second = {r.path: r for r in run_files(admitted, settings, jobs=1, use_cache=use_cache, cache_root=root,
-                                           prescan=False, overrides=overrides)}  # fmt: skip
+                                           prescan=False, overrides=overrides, isolate=isolate)}  # fmt: skip
     return [second.get(r.path, r) for r in results]
 
 

@@ -12,8 +12,9 @@ from typing import Iterator, Optional, Protocol
 import libcst as cst
 
 from ..positions import Cursor
+from . import helpers
 from .frameworks import TOOL_CLASSES, framework_of_class
-from .model import Assumptions, Definition, FileFacts, ServerRef
+from .model import Assumptions, Definition, FileFacts, HelperCall, HelperTemplate, ServerRef
 from .names import DEFINERS, Names, Scope
 from .syntax import argument_value, children, describe, dotted, keyword_argument, string_value
 from .values import Values
@@ -60,6 +61,7 @@ class Definitions:
         # The variables of the enclosing ``for`` loops: the elements of a literal list or tuple it
         # runs over (registering the variable registers each, DESIGN §12.2), or None (dynamic).
         self.loop_elements: dict[str, Optional[tuple[cst.BaseExpression, ...]]] = {}
+        self.wraps_kept: set[str] = set()  # functions under ``@functools.wraps(...)``: they keep a name
 
     @contextmanager
     def looping(self, stmt: cst.For) -> Iterator[None]:
@@ -143,11 +145,17 @@ class Definitions:
         if not isinstance(func, cst.Attribute) or func.attr.value not in ("tool", "resource", "prompt", "call_tool"):
             return None
         server = self.receiver(func.value, walker)
+        extra: dict = {"receiver": func.value}
         if server is None:
-            return None
+            if walker is None or not isinstance(func.value, cst.Name) or func.value.value not in walker.param_names:
+                return None
+            # A parameter of any name: a server if a caller hands one to this registration helper.
+            server, extra["param_only"] = ServerRef("unknown"), True
         method = func.attr.value
         if method == "call_tool":  # the 1.x low-level dispatcher: ``@server.call_tool()``
             if call is None or call.args:
+                return None
+            if extra.get("param_only"):
                 return None
             if server.framework == "unknown":
                 server = ServerRef("lowlevel1", server.name, server.ref, server.masked)
@@ -160,7 +168,7 @@ class Definitions:
             if method != "resource" and first is not None and not isinstance(first, (cst.SimpleString, cst.ConcatenatedString)):
                 if keyword is None:
                     name_node = None  # ``server.tool(fn)`` (fastmcp): the function itself, not a name
-        return Registration(method, server, node, call, name_node=name_node)
+        return Registration(method, server, node, call, name_node=name_node, extra=extra)
 
     def record(
         self,
@@ -179,6 +187,7 @@ class Definitions:
         contract: Optional[cst.Call] = None,
         contract_above: bool = False,
         contract_at: Optional[Cursor] = None,
+        template: Optional[HelperTemplate] = None,
     ) -> None:
         """One definition. The runtime's own: ``call`` is ``tool(...)``. A framework's: ``server``
         is set, ``contract`` is its ``@contract(...)`` when it has one."""
@@ -219,6 +228,7 @@ class Definitions:
                 dispatcher=dispatcher,
                 contract_span=spans.at(contract, contract_at) if contract is not None else None,
                 contract_above=contract_above,
+                template=template,
             )
         )
 
@@ -290,8 +300,10 @@ class Definitions:
         if isinstance(func, cst.Call) and node.args:
             registration = self.registration(func, walker)
             if registration is not None:
-                self._register(registration, node.args[0].value, at, scope, node, walker)
-                return True
+                if self._register(registration, node.args[0].value, at, scope, node, walker):
+                    return True
+            elif len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
+                self.helper_call(func, node.args[0].value, at, scope, walker)
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             # ``server.tool(fn)``, ``server.add_tool(fn)``, ``server.prompt(fn)`` (fastmcp's bare forms)
@@ -344,8 +356,9 @@ class Definitions:
         return None
 
     def _register(self, registration: Registration, target: cst.CSTNode, at: Cursor, scope: Optional[Scope],
-                  node: cst.CSTNode, walker: Optional[Enclosing]) -> None:  # fmt: skip
-        """A framework registration of ``target`` (the handler, maybe wrapped by ``contract(...)``)."""
+                  node: cst.CSTNode, walker: Optional[Enclosing]) -> bool:  # fmt: skip
+        """A framework registration of ``target`` (the handler, maybe wrapped by ``contract(...)``);
+        False when it is none after all (a parameter's ``.tool`` that no helper template explains)."""
         contract = None
         if isinstance(target, cst.Call) and self.contract_call(target.func, scope) is not None and target.args:
             contract = target.func  # ``server.tool()(contract(errors=...)(fn))``
@@ -357,8 +370,11 @@ class Definitions:
                 for element in elements:
                     if self._tool_object(element, scope) is None:  # a ``Tool.from_function`` is one already
                         self._register(registration, element, at, scope, node, walker)
-                return
+                return True
         handler, handler_ref, shown = self._handler_of(target, scope, walker)
+        template = helpers.template(self, registration, target, handler, walker)
+        if template is None and registration.extra.get("param_only"):
+            return False
         if isinstance(target, cst.Name) and target.value in self.loop_elements:
             shown = None  # a dynamic loop's variable: the tool's name is not its name
         contract_at = None
@@ -369,9 +385,32 @@ class Definitions:
         self.record(registration.kind, registration.call, at, handler, handler_ref, (), node=registration.node,
                     name_node=registration.name_node, fallback_name=shown, server=registration.server,
                     dispatcher=registration.dispatcher, contract=contract,
-                    contract_at=contract_at)  # fmt: skip
+                    contract_at=contract_at, template=template)  # fmt: skip
         if handler is None and handler_ref is None:  # FL190 names it
             self.facts.definitions[-1].handler_unresolved = describe(target)
+        return True
+
+    def helper_call(self, call: cst.Call, target: Optional[cst.CSTNode], at: Cursor, scope: Optional[Scope],
+                    walker: Optional[Enclosing], *, handler: Optional[str] = None, shown: Optional[str] = None,
+                    contract: Optional[cst.Call] = None, contract_above: bool = False,
+                    decorated_at: Optional[Cursor] = None) -> None:  # fmt: skip
+        """``helper(server, ...)(target)`` or ``@helper(server, ...)`` over the def ``handler``: a
+        ``HelperCall`` when an argument may be a server (the project view decides whether
+        ``helper`` registers)."""
+        found = helpers.call_arguments(self, call, walker, at)
+        if found is None:
+            return
+        callee, arguments = found
+        count = len(self.facts.definitions)
+        pending = Registration("tool", ServerRef("unknown"), call, call)
+        if target is not None:
+            self._register(pending, target, at, scope, call, walker)
+        else:
+            self.record("tool", call, decorated_at or at, handler, None, (), node=call, fallback_name=shown,
+                        server=pending.server, contract=contract, contract_above=contract_above)  # fmt: skip
+        for definition in self.facts.definitions[count:]:
+            self.facts.helper_calls.append(HelperCall(callee, arguments, definition))
+        del self.facts.definitions[count:]
 
     def scan_module_expression(self, node: cst.CSTNode, at: Cursor) -> None:
         """Module-level code outside functions: only registering calls matter here."""
