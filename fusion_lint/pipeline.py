@@ -10,7 +10,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence, Union
+from typing import Iterable, Optional, Sequence, Union
 
 from .facts.model import FileFacts
 from .files import FileTooLarge, NotRegularFile, read_regular
@@ -82,6 +82,31 @@ def mentions_runtime(data: bytes, runtime_modules: Sequence[str]) -> bool:
     if _REGISTERS_ON_MCP.search(data) is not None:
         return True
     return _FRAMEWORK_IMPORT.search(data) is not None and _REGISTRATION_WORD.search(data) is not None
+
+
+# The methods that register a handler on a server (DESIGN §12.1-§12.2), for the second look.
+_REGISTERING_METHODS = rb"(?:tool|resource|prompt|add_tool|add_resource|add_prompt|add_resource_fn|mount)"
+
+
+def registers_on(data: bytes, names: Iterable[str]) -> bool:
+    """Whether ``data`` spells a registration on one of ``names`` (the servers a module it imports
+    binds), or on a name it imports one as (``import mcp as server``): ``mcp.tool(``, ``@mcp.tool``,
+    ``mcp.add_tool(``, ``@server.call_tool()``. A file that imports a server only to run it, test it
+    or call its tools (``await mcp.call_tool(...)``) spells none of these."""
+    wanted = {name.encode() for name in names}
+    for name in list(wanted):
+        wanted.update(m.group(1) for m in re.finditer(rb"\b" + re.escape(name) + rb"[ \t]+as[ \t]+(\w+)", data))
+    if not wanted:
+        return False
+    spelled = b"|".join(re.escape(name) for name in sorted(wanted))
+    pattern = rb"\b(?:" + spelled + rb")\." + _REGISTERING_METHODS + rb"\b|@[ \t]*(?:" + spelled + rb")\.call_tool\b"
+    return re.search(pattern, data) is not None
+
+
+def calls_one_of(data: bytes, names: Iterable[str]) -> bool:
+    """Whether ``data`` calls one of ``names`` (``audited_tool(``): a registration helper it imports."""
+    spelled = b"|".join(re.escape(name.encode()) for name in sorted(set(names)))
+    return bool(spelled) and re.search(rb"\b(?:" + spelled + rb")[ \t]*\(", data) is not None
 
 
 def imports_module(data: bytes, module: str, relative: bool) -> bool:
