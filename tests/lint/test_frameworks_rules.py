@@ -197,6 +197,29 @@ def test_fl208_not_with_fail_nor_when_the_handler_catches_everything() -> None:
     assert codes == ["FL205"]
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        # mcp 1.x: ``@server.call_tool()``
+        "from mcp.server.lowlevel import Server\nserver = Server('billing')\n\n@server.call_tool()\n"
+        "async def call_tool(name: str, arguments: dict) -> list:\n    raise ValueError(f'Unknown tool: {name}')\n",
+        # mcp 2.x: ``Server(name, on_call_tool=...)``
+        "from mcp.server.lowlevel import Server\n\nasync def handle(ctx, params):\n"
+        "    raise ValueError(f'Unknown tool: {params.name}')\n\nserver = Server('billing', on_call_tool=handle)\n",
+    ],
+)
+def test_fl208_on_a_dispatcher_gives_no_contract_draft_and_says_what_it_can_do(source: str) -> None:
+    """A dispatcher serves every tool of its server: no @contract describes it, so neither the
+    message nor a draft fix puts one there (docs/precision.md, FL208's sample)."""
+    report = lint_sources({"app.py": source}, extend_select=("FL208",))
+    [finding] = [d for d in report.diagnostics if d.code == "FL208"]
+    assert finding.message.startswith("server 'billing' call_tool: can fail (1 failure mode found: unknown_tool)")
+    assert "a low-level dispatcher takes no @contract" in finding.message
+    assert "below the tool decorator" not in finding.message
+    assert "FusionServer" in finding.message
+    assert finding.fix is None
+
+
 # ----- registrations in a loop, mount prefixes, prompts ---------------------------------------
 
 
