@@ -55,15 +55,23 @@ _FRAMEWORK_IMPORT = re.compile(
 
 
 # A module that registers on a server handed to it under the conventional name (``def register(mcp):
-# mcp.tool()(fn)``) need not import any framework.
-_REGISTERS_ON_MCP = re.compile(rb"\bmcp\.(?:tool|resource|prompt|add_tool)\(")
+# mcp.tool()(fn)``) need not import any framework. The registration starts its statement (or is
+# assigned: ``wrapped = mcp.tool()(fn)``): ``@mcp.tool()`` in a docstring or comment is none.
+_REGISTERS_ON_MCP = re.compile(
+    rb"^[ \t]*(?:[\w.]+[ \t]*=[ \t]*)?@?[ \t]*(?:\w+\.)*mcp\.(?:tool|resource|prompt|add_tool)\(", re.MULTILINE
+)
 # What a module importing a framework must also spell to hold anything we check: a registration
 # (every form of DESIGN §12.1-§12.2), a low-level dispatcher or tool listing, a mount prefix, or a
 # server's construction. A module that imports the framework only for its types, ``ToolError`` or
 # ``Context``, or to run a server made elsewhere, is then never parsed (unless a definition reaches it).
+# ``.tool``/``.resource``/``.prompt`` count called or as a decorator (not ``mock.tool = ...``,
+# ``params.resource``), ``from_function`` on a tool class (``Prompt.from_function`` defines nothing we
+# check), ``on_call_tool`` passed (``Server(..., on_call_tool=...)``; fastmcp middleware's ``async def
+# on_call_tool`` is none).
 _REGISTRATION_WORD = re.compile(
-    rb"\.(?:tool|resource|prompt|add_tool|add_resource|add_prompt|add_resource_fn|from_function|mount)\b"
-    rb"|@[\w.]+\.(?:call_tool|list_tools)\b|\bon_call_tool\b|^[ \t]*@(?:tool|resource|prompt)\b"
+    rb"\.(?:tool|resource|prompt)[ \t]*\(|@[\w.]+\.(?:tool|resource|prompt)\b"
+    rb"|\.(?:add_tool|add_resource|add_prompt|add_resource_fn|mount)\b|Tool\.from_function\b"
+    rb"|@[\w.]+\.(?:call_tool|list_tools)\b|\bon_call_tool[ \t]*=|^[ \t]*@(?:tool|resource|prompt)\b"
     rb"|\b(?:FastMCP|MCPServer|Server)\(",  # a server made here, whose tools other modules may register
     re.MULTILINE,
 )
