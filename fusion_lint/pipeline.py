@@ -54,12 +54,13 @@ _FRAMEWORK_IMPORT = re.compile(
 )
 
 
+# Where a registration can stand: a statement's start, a decorator, after ``=``, ``:`` (``for f in
+# fns: mcp.add_tool(f)``), ``;``, an opening bracket or a comma, or ``return`` — not in the middle of
+# a sentence (``decorated with @mcp.tool()`` in a docstring) nor after ``#``.
+_STANDS = rb"(?:^|[:;(\[,=]|\breturn\b)[ \t]*(?:@[ \t]*)?(?:\w+\.)*"
 # A module that registers on a server handed to it under the conventional name (``def register(mcp):
-# mcp.tool()(fn)``) need not import any framework. The registration starts its statement (or is
-# assigned: ``wrapped = mcp.tool()(fn)``): ``@mcp.tool()`` in a docstring or comment is none.
-_REGISTERS_ON_MCP = re.compile(
-    rb"^[ \t]*(?:[\w.]+[ \t]*=[ \t]*)?@?[ \t]*(?:\w+\.)*mcp\.(?:tool|resource|prompt|add_tool)\(", re.MULTILINE
-)
+# mcp.tool()(fn)``) need not import any framework.
+_REGISTERS_ON_MCP = re.compile(_STANDS + rb"mcp\.(?:tool|resource|prompt|add_tool)\(", re.MULTILINE)
 # What a module importing a framework must also spell to hold anything we check: a registration
 # (every form of DESIGN §12.1-§12.2), a low-level dispatcher or tool listing, a mount prefix, or a
 # server's construction. A module that imports the framework only for its types, ``ToolError`` or
@@ -107,8 +108,9 @@ def registers_on(data: bytes, names: Iterable[str]) -> bool:
     if not wanted:
         return False
     spelled = b"|".join(re.escape(name) for name in sorted(wanted))
-    pattern = rb"\b(?:" + spelled + rb")\." + _REGISTERING_METHODS + rb"\b|@[ \t]*(?:" + spelled + rb")\.call_tool\b"
-    return re.search(pattern, data) is not None
+    called = _STANDS + rb"(?:" + spelled + rb")\." + _REGISTERING_METHODS + rb"[ \t]*\("
+    decorating = rb"^[ \t]*@[ \t]*(?:\w+\.)*(?:" + spelled + rb")\.(?:tool|resource|prompt|call_tool)\b"
+    return re.search(called + b"|" + decorating, data, re.MULTILINE) is not None
 
 
 def calls_one_of(data: bytes, names: Iterable[str]) -> bool:

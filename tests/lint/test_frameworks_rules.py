@@ -321,6 +321,19 @@ def test_the_summary_counts_definitions_and_says_when_nothing_was_checked() -> N
         ("from mcp.server.lowlevel import Server\nserver = Server('s', on_call_tool=handle)\n", True),
         ("def register(mcp):\n    mcp.tool()(helper)\n", True),
         ("from mcp_fusion import ErrorContract\n", True),
+        # what only looks like a registration: a mock's attribute, an OAuth field, a prompt object,
+        # fastmcp middleware's hook, a docstring or comment naming the decorator
+        ("from fastmcp import FastMCP\ndef test_it(mock):\n    mock.tool = object()\n", False),
+        ("from mcp.server.auth.provider import AuthorizationParams\ndef f(params):\n    return params.resource\n", False),
+        ("from mcp.server.fastmcp.prompts.base import Prompt\nP = Prompt.from_function(f, name='p')\n", False),
+        ("from fastmcp.server.middleware import Middleware\nclass M(Middleware):\n"
+         "    async def on_call_tool(self, context, call_next):\n        return await call_next(context)\n", False),
+        ('def test_tools():\n    """Tools are plain functions decorated with @mcp.tool()."""\n', False),
+        ("def test_tools():\n    # each is registered with mcp.tool(name=...)\n    pass\n", False),
+        # the forms a registration takes
+        ("from mcp.server.fastmcp.tools import Tool\nTOOLS = [Tool.from_function(f)]\n", True),
+        ("def register(mcp):\n    for fn in FNS: mcp.add_tool(fn)\n", True),
+        ("class Tools:\n    def __init__(self, mcp):\n        self.find = self.mcp.tool(name='find')(self._find)\n", True),
     ],
 )
 def test_the_prescan_admits_registrations_not_framework_imports_alone(source: str, admitted: bool) -> None:

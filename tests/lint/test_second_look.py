@@ -34,6 +34,9 @@ def codes(report) -> list[tuple[str, str]]:
         ("an entry point running it", "from app.server import mcp\n\nif __name__ == '__main__':\n    mcp.run()\n"),
         ("a module reading its tools", "from app.server import mcp\n\nTOOLS = mcp._tool_manager.list_tools()\n"),
         ("a relative import for its settings", "from .server import mcp\n\nNAME = mcp.name\n"),
+        ("a test of the registering attribute", "from app.server import mcp\n\ndef test_it():\n    assert callable(mcp.tool)\n"),
+        ("a docstring naming the decorator",
+         'from app.server import mcp\n\ndef test_it():\n    """Each tool is decorated with @mcp.tool() in tools.py."""\n'),
     ],
 )
 def test_a_file_importing_a_server_without_registering_on_it_is_not_parsed(name: str, importer: str) -> None:
