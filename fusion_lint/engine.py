@@ -271,7 +271,9 @@ def _admit_reexport_users(
     Re-export hubs are the modules that bind runtime names and define no tool themselves (tool
     modules import the runtime to use it, not to pass it on): any use of theirs counts. Server hubs
     bind a server at module level: a file importing one is admitted only if it spells a
-    registration on one of those names (``registers_on``) — the tests, entry points and clients
+    registration on one of those names (``registers_on``; on any name for a module the pre-scan
+    left because it only builds a server, which the project index reads when a definition names
+    its server) — the tests, entry points and clients
     that import a server to run, test or call it define nothing. Helper hubs hold a registration
     helper: a file importing one is admitted only if it calls it. Keeping to them keeps this look
     to a few long needles, so a large tree that never mentions the runtime still costs one read."""
@@ -289,6 +291,10 @@ def _admit_reexport_users(
             servers = tuple(r.facts.servers)
             hubs.append((r.facts.module, package,
                          lambda data, s=servers, h=tuple(helpers): registers_on(data, s) or calls_one_of(data, h)))  # fmt: skip
+    for r in results:
+        module, _, base = module_of(r.path)
+        if r.builds_server and module:  # a server module the pre-scan left: its names are not known yet
+            hubs.append((module, Path(base) / module.split(".")[0], lambda data: registers_on(data, None)))
     skipped = [r.path for r in results if r.skipped]
     if not hubs or not skipped:
         return results

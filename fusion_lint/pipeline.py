@@ -38,6 +38,8 @@ class FileResult:
     facts: Optional[FileFacts] = None
     problem: Optional[Unreadable] = None
     skipped: bool = False
+    # Skipped, but it builds a server (``builds_a_server``): parsed only if a module registers on it.
+    builds_server: bool = False
     # The file's cache key (content, path, module, settings, linter code), when it was analysed with
     # the cache on: the whole-run cache is keyed by these.
     key: Optional[str] = None
@@ -62,9 +64,11 @@ _STANDS = rb"(?:^|[:;(\[,=]|\breturn\b)[ \t]*(?:@[ \t]*)?(?:\w+\.)*"
 # mcp.tool()(fn)``) need not import any framework.
 _REGISTERS_ON_MCP = re.compile(_STANDS + rb"mcp\.(?:tool|resource|prompt|add_tool)\(", re.MULTILINE)
 # What a module importing a framework must also spell to hold anything we check: a registration
-# (every form of DESIGN §12.1-§12.2), a low-level dispatcher or tool listing, a mount prefix, or a
-# server's construction. A module that imports the framework only for its types, ``ToolError`` or
-# ``Context``, or to run a server made elsewhere, is then never parsed (unless a definition reaches it).
+# (every form of DESIGN §12.1-§12.2), a low-level dispatcher or tool listing, or a mount prefix. A
+# module that imports the framework only for its types, ``ToolError`` or ``Context``, or to run a
+# server made elsewhere, is then never parsed (unless a definition reaches it). One that builds a
+# server and registers nothing on it is parsed only when another module registers on that server
+# (``builds_a_server``: the second look, or the project index on demand).
 # ``.tool``/``.resource``/``.prompt`` count called or as a decorator (not ``mock.tool = ...``,
 # ``params.resource``), ``from_function`` on a tool class (``Prompt.from_function`` defines nothing we
 # check), ``on_call_tool`` passed (``Server(..., on_call_tool=...)``; fastmcp middleware's ``async def
@@ -72,10 +76,16 @@ _REGISTERS_ON_MCP = re.compile(_STANDS + rb"mcp\.(?:tool|resource|prompt|add_too
 _REGISTRATION_WORD = re.compile(
     rb"\.(?:tool|resource|prompt)[ \t]*\(|@[\w.]+\.(?:tool|resource|prompt)\b"
     rb"|\.(?:add_tool|add_resource|add_prompt|add_resource_fn|mount)\b|Tool\.from_function\b"
-    rb"|@[\w.]+\.(?:call_tool|list_tools)\b|\bon_call_tool[ \t]*=|^[ \t]*@(?:tool|resource|prompt)\b"
-    rb"|\b(?:FastMCP|MCPServer|Server)\(",  # a server made here, whose tools other modules may register
+    rb"|@[\w.]+\.(?:call_tool|list_tools)\b|\bon_call_tool[ \t]*=|^[ \t]*@(?:tool|resource|prompt)\b",
     re.MULTILINE,
 )
+_SERVER_MADE = re.compile(rb"\b(?:FastMCP|MCPServer|Server)\(")
+
+
+def builds_a_server(data: bytes) -> bool:
+    """Whether a file the pre-scan skips imports a framework and builds a server (``mcp =
+    FastMCP("x")``) whose tools other modules may register: the second look's server hub."""
+    return _SERVER_MADE.search(data) is not None and _FRAMEWORK_IMPORT.search(data) is not None
 
 
 def mentions_runtime(data: bytes, runtime_modules: Sequence[str]) -> bool:
@@ -97,17 +107,21 @@ def mentions_runtime(data: bytes, runtime_modules: Sequence[str]) -> bool:
 _REGISTERING_METHODS = rb"(?:tool|resource|prompt|add_tool|add_resource|add_prompt|add_resource_fn|mount)"
 
 
-def registers_on(data: bytes, names: Iterable[str]) -> bool:
+def registers_on(data: bytes, names: Optional[Iterable[str]]) -> bool:
     """Whether ``data`` spells a registration on one of ``names`` (the servers a module it imports
-    binds), or on a name it imports one as (``import mcp as server``): ``mcp.tool(``, ``@mcp.tool``,
-    ``mcp.add_tool(``, ``@server.call_tool()``. A file that imports a server only to run it, test it
-    or call its tools (``await mcp.call_tool(...)``) spells none of these."""
-    wanted = {name.encode() for name in names}
-    for name in list(wanted):
-        wanted.update(m.group(1) for m in re.finditer(rb"\b" + re.escape(name) + rb"[ \t]+as[ \t]+(\w+)", data))
-    if not wanted:
-        return False
-    spelled = b"|".join(re.escape(name) for name in sorted(wanted))
+    binds; None: any name, when they are not known yet), or on a name it imports one as (``import
+    mcp as server``): ``mcp.tool(``, ``@mcp.tool``, ``mcp.add_tool(``, ``@server.call_tool()``. A
+    file that imports a server only to run it, test it or call its tools (``await
+    mcp.call_tool(...)``) spells none of these."""
+    if names is None:
+        spelled = rb"\w+"
+    else:
+        wanted = {name.encode() for name in names}
+        for name in list(wanted):
+            wanted.update(m.group(1) for m in re.finditer(rb"\b" + re.escape(name) + rb"[ \t]+as[ \t]+(\w+)", data))
+        if not wanted:
+            return False
+        spelled = b"|".join(re.escape(name) for name in sorted(wanted))
     called = _STANDS + rb"(?:" + spelled + rb")\." + _REGISTERING_METHODS + rb"[ \t]*\("
     decorating = rb"^[ \t]*@[ \t]*(?:\w+\.)*(?:" + spelled + rb")\.(?:tool|resource|prompt|call_tool)\b"
     return re.search(called + b"|" + decorating, data, re.MULTILINE) is not None
@@ -216,7 +230,7 @@ def analyze_file(
     if len(data) > MAX_FILE_BYTES:
         return FileResult(path, problem=too_large(len(data)))
     if prescan and not mentions_runtime(data, runtime_modules):
-        return FileResult(path, skipped=True)
+        return FileResult(path, skipped=True, builds_server=builds_a_server(data))
     try:
         return _analyze_text(path, data, runtime_modules)
     except (RecursionError, MemoryError) as exc:

@@ -312,7 +312,8 @@ def test_the_summary_counts_definitions_and_says_when_nothing_was_checked() -> N
     [
         ("from fastmcp.exceptions import ToolError\ndef check(x):\n    raise ToolError(x)\n", False),
         ("from mcp.server.fastmcp import FastMCP\nfrom .server import build\nbuild().run()\n", False),
-        ("from mcp.server.fastmcp import FastMCP\nshared = FastMCP('hub')\n", True),  # others register on it
+        # others may register on it: parsed when one does (the second look, or on demand)
+        ("from mcp.server.fastmcp import FastMCP\nshared = FastMCP('hub')\n", False),
         ("from mcp.types import TextContent\ndef text(t):\n    return TextContent(type='text', text=t)\n", False),
         ("from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\n@mcp.tool()\ndef f(): ...\n", True),
         ("from fastmcp.tools import tool\n@tool\ndef greet(name: str) -> str: ...\n", True),
@@ -340,3 +341,11 @@ def test_the_prescan_admits_registrations_not_framework_imports_alone(source: st
     from fusion_lint.pipeline import mentions_runtime
 
     assert mentions_runtime(source.encode(), ("mcp_fusion",)) is admitted
+
+
+def test_a_file_that_only_builds_a_server_is_a_hub_for_the_second_look() -> None:
+    from fusion_lint.pipeline import builds_a_server
+
+    assert builds_a_server(b"from mcp.server.fastmcp import FastMCP\nshared = FastMCP('hub')\n")
+    assert builds_a_server(b"import mcp.types as types\nfrom mcp.server import Server\nserver = Server('s')\n")
+    assert not builds_a_server(b"from myapp import Server\nserver = Server('s')\n")  # no framework import

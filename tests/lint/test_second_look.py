@@ -92,3 +92,16 @@ def test_a_helper_module_admits_its_callers_only() -> None:
     assert codes(report) == [("app/tools.py", "FL300")]
     assert report.diagnostics[0].message.startswith("tool 'find_invoice':")
     assert summary(report).endswith("(1 tool; 5 files checked).")
+
+
+def test_a_module_that_only_builds_a_server_is_read_when_someone_registers_on_it() -> None:
+    """``server.py`` builds the server and registers nothing: the pre-scan leaves it, and it is read
+    (for its framework) only because ``tools.py`` registers on it."""
+    tools = "from app.server import app\n\n@app.tool()\ndef find(q: str) -> str:\n    raise ValueError(q)\n"
+    report = lint({"app/server.py": "from fastmcp import FastMCP\n\napp = FastMCP('billing')\n", "app/tools.py": tools})
+    [finding] = report.diagnostics
+    assert "`Error calling tool 'find': <its text>` (fastmcp)" in finding.message  # the server's framework, read
+    # nobody registers on it: never parsed (its syntax error unseen)
+    alone = lint({"app/server.py": "from fastmcp import FastMCP\n\napp = FastMCP('billing')\n" + BROKEN,
+                  "app/main.py": "from app.server import app\n\napp.run()\n"})
+    assert codes(alone) == []
