@@ -18,7 +18,7 @@ from .discovery import Discovery, Walker
 from .facts.model import FileFacts
 from .memory import gc_paused
 from .modules import module_of
-from .pipeline import FileResult, imports_module, read_source
+from .pipeline import FileResult, calls_one_of, imports_module, read_source, registers_on
 from .project.index import ProjectIndex
 from .project.resolve import resolve
 from .project.view import ProjectView
@@ -228,7 +228,9 @@ def analyse(
         data = read_source(path)  # a regular file only, and never more than the size limit
         return data if isinstance(data, bytes) else None
 
-    index = ProjectIndex(files, load, import_roots(files, root), settings.follow_calls)
+    # Every file the walk found, parsed or not: which files the pre-scan admits must not decide
+    # where a module is looked for (a package's root may hold only files it skips).
+    index = ProjectIndex(files, load, import_roots([r.path for r in results], root), settings.follow_calls)
     return Analysis(config, settings, root, report_set, list(reported.problems), results, files, index, read, memo,
                     scopes, enabled, loaded, kept, file_keys)  # fmt: skip
 
@@ -251,6 +253,7 @@ def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings,
     root = Path(os.path.commonpath([os.path.dirname(p) for p in paths])) if paths else Path("/")
     scopes.root = root
     results = run_files(paths, settings, jobs=1, use_cache=False, overrides=sources, isolate=False)
+    results = _admit_reexport_users(results, settings, False, root, sources, isolate=False)  # as on disk
     files = {result.path: result.facts for result in results if result.facts is not None}
 
     def load(path: str) -> Optional[FileFacts]:
@@ -264,25 +267,42 @@ def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings,
 
 
 def _admit_reexport_users(
-    results: list[FileResult], settings: Settings, use_cache: bool, root: Path, overrides: dict[str, bytes]
+    results: list[FileResult], settings: Settings, use_cache: bool, root: Path, overrides: dict[str, bytes],
+    isolate: bool = True,
 ) -> list[FileResult]:
     """The pre-scan's second look (DESIGN §10, §12.2): a file that never names the runtime or a
     framework but imports a project module re-exporting the runtime (``from myapp.api import tool``),
-    or one that builds a server (``from myapp.server import mcp`` then ``@mcp.tool()``), is analysed
-    after all.
+    registers on a server another module builds (``from myapp.server import mcp`` then
+    ``@mcp.tool()``), or calls a registration helper another module defines (``from myapp.audit
+    import audited_tool`` then ``audited_tool(mcp, "x")(fn)``), is analysed after all.
 
     Re-export hubs are the modules that bind runtime names and define no tool themselves (tool
-    modules import the runtime to use it, not to pass it on); server hubs bind a server at module
-    level. Keeping to them keeps this look to a few long needles, so a large tree that never
-    mentions the runtime still costs one read."""
+    modules import the runtime to use it, not to pass it on): any use of theirs counts. Server hubs
+    bind a server at module level: a file importing one is admitted only if it spells a
+    registration on one of those names (``registers_on``; on any name for a module the pre-scan
+    left because it only builds a server, which the project index reads when a definition names
+    its server) — the tests, entry points and clients
+    that import a server to run, test or call it define nothing. Helper hubs hold a registration
+    helper: a file importing one is admitted only if it calls it. Keeping to them keeps this look
+    to a few long needles, so a large tree that never mentions the runtime still costs one read."""
     # A file inside the hub's top-level package may import it relatively (``from ...common.server
     # import mcp``), so there its last name part is enough of a needle.
-    hubs = [
-        (r.facts.module, Path(module_of(r.path)[2]) / r.facts.module.split(".")[0])
-        for r in results
-        if r.facts is not None and r.facts.module
-        and ((r.facts.runtime_names and not r.facts.definitions) or r.facts.servers)
-    ]
+    hubs: list[tuple[str, Path, Optional[Callable[[bytes], bool]]]] = []
+    for r in results:
+        if r.facts is None or not r.facts.module:
+            continue
+        package = Path(module_of(r.path)[2]) / r.facts.module.split(".")[0]
+        helpers = {d.template.function.rpartition(".")[2] for d in r.facts.definitions if d.template is not None}
+        if r.facts.runtime_names and not r.facts.definitions:
+            hubs.append((r.facts.module, package, None))
+        elif r.facts.servers or helpers:
+            servers = tuple(r.facts.servers)
+            hubs.append((r.facts.module, package,
+                         lambda data, s=servers, h=tuple(helpers): registers_on(data, s) or calls_one_of(data, h)))  # fmt: skip
+    for r in results:
+        module, _, base = module_of(r.path)
+        if r.builds_server and module:  # a server module the pre-scan left: its names are not known yet
+            hubs.append((module, Path(base) / module.split(".")[0], lambda data: registers_on(data, None)))
     skipped = [r.path for r in results if r.skipped]
     if not hubs or not skipped:
         return results
@@ -294,12 +314,13 @@ def _admit_reexport_users(
             if not isinstance(data, bytes):
                 continue
         folders = {str(folder) for folder in Path(path).parents}  # once per file, not once per hub
-        if any(imports_module(data, module, str(package) in folders) for module, package in hubs):
+        if any(imports_module(data, module, str(package) in folders) and (uses is None or uses(data))
+               for module, package, uses in hubs):  # fmt: skip
             admitted.append(path)
     if not admitted:
         return results
     second = {r.path: r for r in run_files(admitted, settings, jobs=1, use_cache=use_cache, cache_root=root,
-                                           prescan=False, overrides=overrides)}  # fmt: skip
+                                           prescan=False, overrides=overrides, isolate=isolate)}  # fmt: skip
     return [second.get(r.path, r) for r in results]
 
 

@@ -10,7 +10,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence, Union
+from typing import Iterable, Optional, Sequence, Union
 
 from .facts.model import FileFacts
 from .files import FileTooLarge, NotRegularFile, read_regular
@@ -38,6 +38,8 @@ class FileResult:
     facts: Optional[FileFacts] = None
     problem: Optional[Unreadable] = None
     skipped: bool = False
+    # Skipped, but it builds a server (``builds_a_server``): parsed only if a module registers on it.
+    builds_server: bool = False
     # The file's cache key (content, path, module, settings, linter code), when it was analysed with
     # the cache on: the whole-run cache is keyed by these.
     key: Optional[str] = None
@@ -54,19 +56,36 @@ _FRAMEWORK_IMPORT = re.compile(
 )
 
 
+# Where a registration can stand: a statement's start, a decorator, after ``=``, ``:`` (``for f in
+# fns: mcp.add_tool(f)``), ``;``, an opening bracket or a comma, or ``return`` — not in the middle of
+# a sentence (``decorated with @mcp.tool()`` in a docstring) nor after ``#``.
+_STANDS = rb"(?:^|[:;(\[,=]|\breturn\b)[ \t]*(?:@[ \t]*)?(?:\w+\.)*"
 # A module that registers on a server handed to it under the conventional name (``def register(mcp):
 # mcp.tool()(fn)``) need not import any framework.
-_REGISTERS_ON_MCP = re.compile(rb"\bmcp\.(?:tool|resource|prompt|add_tool)\(")
+_REGISTERS_ON_MCP = re.compile(_STANDS + rb"mcp\.(?:tool|resource|prompt|add_tool)\(", re.MULTILINE)
 # What a module importing a framework must also spell to hold anything we check: a registration
-# (every form of DESIGN §12.1-§12.2), a low-level dispatcher or tool listing, a mount prefix, or a
-# server's construction. A module that imports the framework only for its types, ``ToolError`` or
-# ``Context``, or to run a server made elsewhere, is then never parsed (unless a definition reaches it).
+# (every form of DESIGN §12.1-§12.2), a low-level dispatcher or tool listing, or a mount prefix. A
+# module that imports the framework only for its types, ``ToolError`` or ``Context``, or to run a
+# server made elsewhere, is then never parsed (unless a definition reaches it). One that builds a
+# server and registers nothing on it is parsed only when another module registers on that server
+# (``builds_a_server``: the second look, or the project index on demand).
+# ``.tool``/``.resource``/``.prompt`` count called or as a decorator (not ``mock.tool = ...``,
+# ``params.resource``), ``from_function`` on a tool class (``Prompt.from_function`` defines nothing we
+# check), ``on_call_tool`` passed (``Server(..., on_call_tool=...)``; fastmcp middleware's ``async def
+# on_call_tool`` is none).
 _REGISTRATION_WORD = re.compile(
-    rb"\.(?:tool|resource|prompt|add_tool|add_resource|add_prompt|add_resource_fn|from_function|mount)\b"
-    rb"|@[\w.]+\.(?:call_tool|list_tools)\b|\bon_call_tool\b|^[ \t]*@(?:tool|resource|prompt)\b"
-    rb"|\b(?:FastMCP|MCPServer|Server)\(",  # a server made here, whose tools other modules may register
+    rb"\.(?:tool|resource|prompt)[ \t]*\(|@[\w.]+\.(?:tool|resource|prompt)\b"
+    rb"|\.(?:add_tool|add_resource|add_prompt|add_resource_fn|mount)\b|Tool\.from_function\b"
+    rb"|@[\w.]+\.(?:call_tool|list_tools)\b|\bon_call_tool[ \t]*=|^[ \t]*@(?:tool|resource|prompt)\b",
     re.MULTILINE,
 )
+_SERVER_MADE = re.compile(rb"\b(?:FastMCP|MCPServer|Server)\(")
+
+
+def builds_a_server(data: bytes) -> bool:
+    """Whether a file the pre-scan skips imports a framework and builds a server (``mcp =
+    FastMCP("x")``) whose tools other modules may register: the second look's server hub."""
+    return _SERVER_MADE.search(data) is not None and _FRAMEWORK_IMPORT.search(data) is not None
 
 
 def mentions_runtime(data: bytes, runtime_modules: Sequence[str]) -> bool:
@@ -82,6 +101,36 @@ def mentions_runtime(data: bytes, runtime_modules: Sequence[str]) -> bool:
     if _REGISTERS_ON_MCP.search(data) is not None:
         return True
     return _FRAMEWORK_IMPORT.search(data) is not None and _REGISTRATION_WORD.search(data) is not None
+
+
+# The methods that register a handler on a server (DESIGN §12.1-§12.2), for the second look.
+_REGISTERING_METHODS = rb"(?:tool|resource|prompt|add_tool|add_resource|add_prompt|add_resource_fn|mount)"
+
+
+def registers_on(data: bytes, names: Optional[Iterable[str]]) -> bool:
+    """Whether ``data`` spells a registration on one of ``names`` (the servers a module it imports
+    binds; None: any name, when they are not known yet), or on a name it imports one as (``import
+    mcp as server``): ``mcp.tool(``, ``@mcp.tool``, ``mcp.add_tool(``, ``@server.call_tool()``. A
+    file that imports a server only to run it, test it or call its tools (``await
+    mcp.call_tool(...)``) spells none of these."""
+    if names is None:
+        spelled = rb"\w+"
+    else:
+        wanted = {name.encode() for name in names}
+        for name in list(wanted):
+            wanted.update(m.group(1) for m in re.finditer(rb"\b" + re.escape(name) + rb"[ \t]+as[ \t]+(\w+)", data))
+        if not wanted:
+            return False
+        spelled = b"|".join(re.escape(name) for name in sorted(wanted))
+    called = _STANDS + rb"(?:" + spelled + rb")\." + _REGISTERING_METHODS + rb"[ \t]*\("
+    decorating = rb"^[ \t]*@[ \t]*(?:\w+\.)*(?:" + spelled + rb")\.(?:tool|resource|prompt|call_tool)\b"
+    return re.search(called + b"|" + decorating, data, re.MULTILINE) is not None
+
+
+def calls_one_of(data: bytes, names: Iterable[str]) -> bool:
+    """Whether ``data`` calls one of ``names`` (``audited_tool(``): a registration helper it imports."""
+    spelled = b"|".join(re.escape(name.encode()) for name in sorted(set(names)))
+    return bool(spelled) and re.search(rb"\b(?:" + spelled + rb")[ \t]*\(", data) is not None
 
 
 def imports_module(data: bytes, module: str, relative: bool) -> bool:
@@ -181,7 +230,7 @@ def analyze_file(
     if len(data) > MAX_FILE_BYTES:
         return FileResult(path, problem=too_large(len(data)))
     if prescan and not mentions_runtime(data, runtime_modules):
-        return FileResult(path, skipped=True)
+        return FileResult(path, skipped=True, builds_server=builds_a_server(data))
     try:
         return _analyze_text(path, data, runtime_modules)
     except (RecursionError, MemoryError) as exc:

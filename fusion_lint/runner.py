@@ -21,9 +21,9 @@ from .cache import FileCache, cache_directory
 from .config import Settings
 from .memory import COLLECT_EVERY, gc_paused
 from .modules import module_of
-from .pipeline import MAX_FILE_BYTES, FileResult, analyze_file, mentions_runtime, read_source, too_large
+from .pipeline import MAX_FILE_BYTES, FileResult, analyze_file, builds_a_server, mentions_runtime, read_source, too_large
 from .source import Unreadable
-from .stat_index import SKIPPED, StatIndex, signature
+from .stat_index import BUILDS_SERVER, SKIPPED, StatIndex, signature
 from .workers import WorkerPool
 
 #: From this many files to parse, ``--jobs`` workers share them; below it, one worker does.
@@ -191,8 +191,8 @@ def run_files(
         module, is_package, _ = module_of(path) if cached_file else ("", False, "")
         now = signature(path) if stats is not None and cached_file else None
         known = stats.verdict(path, module, is_package, now) if stats is not None else None
-        if known == SKIPPED:
-            results.append(FileResult(path, skipped=True))
+        if known in (SKIPPED, BUILDS_SERVER):
+            results.append(FileResult(path, skipped=True, builds_server=known == BUILDS_SERVER))
             continue
         if known is not None:
             to_analyse.append((len(results), None))
@@ -208,9 +208,10 @@ def run_files(
             results.append(FileResult(path, problem=too_large(len(data))))
             continue
         if prescan and not mentions_runtime(data, runtime_modules):
+            builds = builds_a_server(data)
             if stats is not None and cached_file and now is not None and now[2] == len(data):
-                stats.record(path, module, is_package, now, SKIPPED)
-            results.append(FileResult(path, skipped=True))
+                stats.record(path, module, is_package, now, BUILDS_SERVER if builds else SKIPPED)
+            results.append(FileResult(path, skipped=True, builds_server=builds))
             continue
         key = None
         if cache is not None and cached_file:

@@ -28,7 +28,8 @@ from .cache_store import load_entry, store_entry, user_key
 #: A file modified less than this before it was recorded is read again next time.
 RACY_S = 2.0
 SKIPPED = ""  # the verdict of a file the pre-scan skipped (a key is 64 hex digits)
-_VERDICT = re.compile(r"(?:[0-9a-f]{64})?")
+BUILDS_SERVER = "server"  # skipped, but it builds a server: the second look's hub (``pipeline.builds_a_server``)
+_VERDICT = re.compile(r"(?:[0-9a-f]{64}|server)?")
 
 Signature = tuple[int, int, int, int, int]  # device, inode, size, mtime_ns, ctime_ns
 Record = tuple[Signature, str, bool, str]  # stat, module name, is a package, verdict

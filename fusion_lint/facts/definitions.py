@@ -11,8 +11,9 @@ import ast
 from typing import Iterator, Optional, Protocol
 
 from ..positions import Cursor
+from . import helpers
 from .frameworks import TOOL_CLASSES, framework_of_class
-from .model import Assumptions, Definition, FileFacts, ServerRef
+from .model import Assumptions, Definition, FileFacts, HelperCall, HelperTemplate, ServerRef
 from .expressions import is_concatenated
 from .names import DEFINERS, Names, Scope
 from .syntax import (
@@ -63,6 +64,7 @@ class Definitions:
         # The variables of the enclosing ``for`` loops: the elements of a literal list or tuple it
         # runs over (registering the variable registers each, DESIGN §12.2), or None (dynamic).
         self.loop_elements: dict[str, Optional[tuple[ast.expr, ...]]] = {}
+        self.wraps_kept: set[str] = set()  # functions under ``@functools.wraps(...)``: they keep a name
 
     @contextmanager
     def looping(self, stmt: ast.For) -> Iterator[None]:
@@ -151,11 +153,17 @@ class Definitions:
         if type(func) is not ast.Attribute or func.attr not in ("tool", "resource", "prompt", "call_tool"):  # type: ignore[union-attr]
             return None
         server = self.receiver(func.value, walker)  # type: ignore[union-attr]
+        extra: dict = {"receiver": func.value}  # type: ignore[union-attr]
         if server is None:
-            return None
+            if walker is None or name_value(func.value) not in walker.param_names:  # type: ignore[union-attr]
+                return None
+            # A parameter of any name: a server if a caller hands one to this registration helper.
+            server, extra["param_only"] = ServerRef("unknown"), True
         method = func.attr  # type: ignore[union-attr]
         if method == "call_tool":  # the 1.x low-level dispatcher: ``@server.call_tool()``
             if call is None or args_of(call):
+                return None
+            if extra.get("param_only"):
                 return None
             if server.framework == "unknown":
                 server = ServerRef("lowlevel1", server.name, server.ref, server.masked)
@@ -169,7 +177,7 @@ class Definitions:
             if method != "resource" and first is not None and not self._literal(first):
                 if keyword is None:
                     name_node = None  # ``server.tool(fn)`` (fastmcp): the function itself, not a name
-        return Registration(method, server, node, call, name_node=name_node)
+        return Registration(method, server, node, call, name_node=name_node, extra=extra)
 
     def record(
         self,
@@ -188,6 +196,7 @@ class Definitions:
         contract: Optional[ast.Call] = None,
         contract_above: bool = False,
         contract_at: Optional[Cursor] = None,
+        template: Optional[HelperTemplate] = None,
     ) -> None:
         """One definition. The runtime's own: ``call`` is ``tool(...)``. A framework's: ``server``
         is set, ``contract`` is its ``@contract(...)`` when it has one."""
@@ -228,6 +237,7 @@ class Definitions:
                 dispatcher=dispatcher,
                 contract_span=spans.at(contract, contract_at) if contract is not None else None,
                 contract_above=contract_above,
+                template=template,
             )
         )
 
@@ -300,8 +310,10 @@ class Definitions:
         if type(func) is ast.Call and found:
             registration = self.registration(func, walker)
             if registration is not None:
-                self._register(registration, found[0].value, at, scope, node, walker)
-                return True
+                if self._register(registration, found[0].value, at, scope, node, walker):
+                    return True
+            elif len(found) == 1 and found[0].keyword is None and not found[0].star:
+                self.helper_call(func, found[0].value, at, scope, walker)  # type: ignore[arg-type]
         if type(func) is ast.Attribute:
             method = func.attr  # type: ignore[attr-defined]
             # ``server.tool(fn)``, ``server.add_tool(fn)``, ``server.prompt(fn)`` (fastmcp's bare forms)
@@ -354,8 +366,9 @@ class Definitions:
         return None
 
     def _register(self, registration: Registration, target: ast.expr, at: Cursor, scope: Optional[Scope],
-                  node: ast.expr, walker: Optional[Enclosing]) -> None:  # fmt: skip
-        """A framework registration of ``target`` (the handler, maybe wrapped by ``contract(...)``)."""
+                  node: ast.expr, walker: Optional[Enclosing]) -> bool:  # fmt: skip
+        """A framework registration of ``target`` (the handler, maybe wrapped by ``contract(...)``);
+        False when it is none after all (a parameter's ``.tool`` that no helper template explains)."""
         contract = None
         if type(target) is ast.Call and self.contract_call(target.func, scope) is not None and args_of(target):  # type: ignore[attr-defined,arg-type]
             contract = target.func  # type: ignore[attr-defined]  # ``server.tool()(contract(errors=...)(fn))``
@@ -366,8 +379,11 @@ class Definitions:
                 for element in elements:
                     if self._tool_object(element, scope) is None:  # a ``Tool.from_function`` is one already
                         self._register(registration, element, at, scope, node, walker)
-                return
+                return True
         handler, handler_ref, shown = self._handler_of(target, scope, walker)
+        template = helpers.template(self, registration, target, handler, walker)
+        if template is None and registration.extra.get("param_only"):
+            return False
         if type(target) is ast.Name and target.id in self.loop_elements:  # type: ignore[attr-defined]
             shown = None  # a dynamic loop's variable: the tool's name is not its name
         contract_at = None
@@ -378,9 +394,32 @@ class Definitions:
         self.record(registration.kind, registration.call, at, handler, handler_ref, (), node=registration.node,
                     name_node=registration.name_node, fallback_name=shown, server=registration.server,
                     dispatcher=registration.dispatcher, contract=contract,
-                    contract_at=contract_at)  # fmt: skip
+                    contract_at=contract_at, template=template)  # fmt: skip
         if handler is None and handler_ref is None:  # FL190 names it
             self.facts.definitions[-1].handler_unresolved = describe(target)
+        return True
+
+    def helper_call(self, call: ast.Call, target: Optional[ast.expr], at: Cursor, scope: Optional[Scope],
+                    walker: Optional[Enclosing], *, handler: Optional[str] = None, shown: Optional[str] = None,
+                    contract: Optional[ast.Call] = None, contract_above: bool = False,
+                    decorated_at: Optional[Cursor] = None) -> None:  # fmt: skip
+        """``helper(server, ...)(target)`` or ``@helper(server, ...)`` over the def ``handler``: a
+        ``HelperCall`` when an argument may be a server (the project view decides whether
+        ``helper`` registers)."""
+        found = helpers.call_arguments(self, call, walker, at)
+        if found is None:
+            return
+        callee, arguments = found
+        count = len(self.facts.definitions)
+        pending = Registration("tool", ServerRef("unknown"), call, call)
+        if target is not None:
+            self._register(pending, target, at, scope, call, walker)
+        else:
+            self.record("tool", call, decorated_at or at, handler, None, (), node=call, fallback_name=shown,
+                        server=pending.server, contract=contract, contract_above=contract_above)  # fmt: skip
+        for definition in self.facts.definitions[count:]:
+            self.facts.helper_calls.append(HelperCall(callee, arguments, definition))
+        del self.facts.definitions[count:]
 
     def scan_module_expression(self, node: ast.AST, at: Cursor) -> None:
         """Module-level code outside functions: only registering calls matter here."""

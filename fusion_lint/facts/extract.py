@@ -17,6 +17,7 @@ from ..positions import Cursor, SpanRegistry
 from .bodies import FACTORY_FOR_CODE, FunctionWalker
 from .classes import class_facts
 from .definitions import Definitions
+from .helpers import template
 from .model import FileFacts, FileNames, FromImport, FunctionFacts, ImportedName
 from .names import Names
 from .syntax import args_of, name_value
@@ -122,12 +123,20 @@ class ModuleExtractor:
         ``@server.tool(...)`` (with the ``@contract(...)`` among them, above or below it)."""
         scope = outer.scope if outer else None
         registrations = []
+        helper_calls = []  # ``@helper(server, "x")``: maybe a registration helper (``facts.helpers``)
         contract = None
+        if any(type(d) is ast.Call and self.names.qualify(d.func, scope) == "functools.wraps"  # type: ignore[attr-defined]
+               for d in node.decorator_list):  # fmt: skip
+            self.definitions.wraps_kept.add(qualname)
         for index, expression in enumerate(node.decorator_list):
             decorated_at = self.spans.line_of(expression)  # the decorator's own line (``@`` is on it)
             registration = self.definitions.registration(expression, outer)
             if registration is not None and registration.server.ref is not None and _declares_errors(expression):
                 registration = None  # ``api.tool("b", errors=[])``: the runtime's signature, re-exported
+            if registration is not None:
+                registration.extra["template"] = template(self.definitions, registration, None, qualname, outer)
+                if registration.extra["template"] is None and registration.extra.get("param_only"):
+                    registration = None
             kind, assumes = self.definitions.definer(expression, scope) if registration is None else (None, ())
             if kind is not None:
                 self.definitions.record(kind, expression, decorated_at, qualname, None, assumes)  # type: ignore[arg-type]
@@ -136,6 +145,8 @@ class ModuleExtractor:
                 registrations.append((index, registration, decorated_at))
             elif self.definitions.contract_call(expression, scope) is not None:
                 contract = (index, expression, decorated_at)
+            elif type(expression) is ast.Call:
+                helper_calls.append((index, expression, decorated_at))
             if outer is not None:
                 outer.expression(expression, decorated_at)
             else:
@@ -149,7 +160,12 @@ class ModuleExtractor:
                                     node=registration.node, name_node=registration.name_node,
                                     fallback_name=node.name, server=registration.server,
                                     dispatcher=registration.dispatcher, contract=call,  # type: ignore[arg-type]
-                                    contract_above=contract is not None and contract[0] < index)  # fmt: skip
+                                    contract_above=contract is not None and contract[0] < index,
+                                    template=registration.extra["template"])  # fmt: skip
+        for index, expression, decorated_at in helper_calls if not registrations else ():
+            self.definitions.helper_call(expression, None, decorated_at, scope, outer, handler=qualname,
+                                         shown=node.name, contract=contract[1] if contract else None,  # type: ignore[arg-type]
+                                         contract_above=contract is not None and contract[0] < index)  # fmt: skip
 
     def _wrappers(self, node: ast.FunctionDef, qualname: str, scope, registered_at: int) -> None:
         """The plain decorators (``@name``, ``@module.name``) below the registering one, or all of

@@ -342,6 +342,48 @@ class ServerRef:
 
 
 @dataclass(slots=True)
+class HelperTemplate:
+    """A registration a project helper makes on a server its caller hands it (``def
+    audited_tool(mcp, name, **kw): def decorator(fn): ... mcp.tool(name=name)(wrapper)``): which
+    of the helper's parameters the server, the name and the handler come from. The project view
+    turns each call ``audited_tool(server, "x")(fn)`` into a definition (``project.helpers``)."""
+
+    function: str  # the helper's qualname: the function whose parameter is the server
+    server_param: str
+    decorator: str  # the qualname of the function the helper returns (``helper.decorator``)
+    name_param: Optional[str] = None  # the helper's parameter the name is registered under
+    named: bool = False  # the registration passes a name at all (else the framework takes ``__name__``)
+    handler_is_param: bool = False  # the decorator registers its own parameter, not a wrapper of it
+    keeps_name: bool = True  # what is registered carries the handler's ``__name__`` (``functools.wraps``)
+    param_only: bool = False  # the receiver is a server only because a caller hands one over
+
+
+@dataclass(slots=True)
+class HelperArgument:
+    """One argument of a call to a possible registration helper, as far as a registration reads it."""
+
+    span: Span
+    keyword: Optional[str] = None  # None: positional
+    text: Optional[str] = None  # a string literal's value
+    is_none: bool = False  # the literal ``None``
+    ref: Optional[str] = None  # a name or attribute: its qualified name (a constant, a server)
+    server: Optional[ServerRef] = None  # a server, or a parameter a server may arrive through
+    star: bool = False  # ``*args``/``**kwargs``: what it binds is unknown
+
+
+@dataclass(slots=True)
+class HelperCall:
+    """``helper(server, "x", ...)(fn)`` or ``@helper(server, "x", ...)`` where an argument may be a
+    server: a definition if ``helper`` is a project function holding a ``HelperTemplate``.
+    ``definition`` is what it would define (its handler, contract and span), name and server
+    still unbound."""
+
+    callee: str  # the helper's qualified name
+    arguments: tuple[HelperArgument, ...]
+    definition: "Definition"
+
+
+@dataclass(slots=True)
 class Definition:
     kind: DefinitionKind
     name: Optional[str]  # tool/prompt name, resource URI; None when not a literal
@@ -362,6 +404,10 @@ class Definition:
     # The handler given as something that names no function (``a lambda``, ``a call to make()``):
     # what it is, for FL190 (None when ``handler``/``handler_ref`` name it).
     handler_unresolved: Optional[str] = None
+    template: Optional[HelperTemplate] = None  # registered by a helper on a server its caller hands it
+    # Decorators that wrap the handler where the framework calls it, by qualified name, besides its
+    # own (``helper.decorator`` whose wrapper a registration helper registers).
+    wrapped_by: tuple[str, ...] = ()
 
     @property
     def framework(self) -> str:
@@ -445,3 +491,4 @@ class FileFacts:
     mount_prefixes: list[str] = field(default_factory=list)  # literal ``mount(prefix=...)``: tool names gain it
     listed_tools: list[str] = field(default_factory=list)  # low-level ``Tool(name="...")`` literals it lists
     classes: dict[str, ClassFacts] = field(default_factory=dict)  # module-level classes by name
+    helper_calls: list[HelperCall] = field(default_factory=list)  # calls that may be registration helpers

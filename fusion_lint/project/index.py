@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Optional
 
 from ..facts.model import Binding, Definition, FailSite, FileFacts, FunctionFacts, Raise, RefExpr, ServerRef, Value
+from .helpers import instantiate
 from .view import Reached
 
 MAX_ALIAS_HOPS = 8
@@ -394,13 +395,17 @@ class ProjectIndex:
                 yield definition, path
 
     def definitions(self, path: str) -> list[Definition]:
-        """A file's definitions as the rules see them: a name given by a constant resolved, and
-        a definer imported through a project module kept only if it is the runtime's."""
+        """A file's definitions as the rules see them: a name given by a constant resolved, a
+        definer imported through a project module kept only if it is the runtime's, and each call
+        of a registration helper in place of the helper's own registration (``helpers``)."""
         settled = self._definitions.get(path)
         if settled is None:
             settled = []
             facts = self.files[path]
-            for definition in facts.definitions:
+            made = [made for call in facts.helper_calls for made in instantiate(self, call)]
+            for definition in [*facts.definitions, *made]:
+                if definition.template is not None:
+                    continue  # what a helper registers is defined by each of its calls
                 if not self.confirmed(definition.assumes):
                     continue  # ``@tool`` of the project's own: not a definition of ours
                 if definition.server is not None and definition.server.ref is not None:

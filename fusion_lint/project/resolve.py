@@ -24,7 +24,7 @@ def resolve(index: ProjectIndex, recovery_min_words: int, runtime_modules: tuple
         reach = index.reach(*handler) if handler is not None else []
         resolved = ResolvedDefinition(definition, path, contracts.contract(definition, path),
                                       reach[0] if reach else None, reach,
-                                      wrappers(index, handler[0]) if handler is not None else [])  # fmt: skip
+                                      wrappers(index, handler[0], definition.wrapped_by) if handler is not None else [])  # fmt: skip
         definitions.append(resolved)
         seen: set[int] = set()
         for entry in resolved.contract.entries:
@@ -56,11 +56,12 @@ def resolve(index: ProjectIndex, recovery_min_words: int, runtime_modules: tuple
     )
 
 
-def wrappers(index: ProjectIndex, handler: FunctionFacts) -> list[list[tuple[Try, ...]]]:
-    """The handler's project decorators that call it from a wrapper: how each wrapper's calls of it
-    are guarded (a decorator of a library, or one that never calls it, is not one)."""
+def wrappers(index: ProjectIndex, handler: FunctionFacts, wrapped_by: tuple[str, ...] = ()) -> list[list[tuple[Try, ...]]]:
+    """The handler's project decorators that call it from a wrapper, and those a registration
+    helper wraps it in (``wrapped_by``): how each wrapper's calls of it are guarded (a decorator of
+    a library, or one that never calls it, is not one)."""
     found = []
-    for qname in handler.decorated_by:
+    for qname in (*handler.decorated_by, *wrapped_by):
         decorator = index.function(qname)
         if decorator is not None and decorator[0].wrapper_calls:
             found.append(decorator[0].wrapper_calls)

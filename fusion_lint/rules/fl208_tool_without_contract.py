@@ -213,7 +213,12 @@ class ToolWithoutContract(Rule):
         "(FL306's forms) and a returned error result (`isError=True`; a plain fastmcp `ToolResult` is a success). Guards (`TypeError`, `AssertionError`, `NotImplementedError`) "
         "and raises the handler catches into a normal value do not count. A tool with `fail()` but no contract "
         "is FL205 instead. The fix is offered for framework handlers defined in the registering file; "
-        "`mcp_fusion` tools take `errors=` on their decorator, and a low-level dispatcher's contract is per tool."
+        "`mcp_fusion` tools take `errors=` on their decorator. A low-level dispatcher (`@server.call_tool()` in "
+        "mcp 1.x, `on_call_tool=` in 2.x) is reported like any tool, but with no draft and other advice: one "
+        "function serves every tool of the server, and a contract (like `fail()`, which raises outside a "
+        "contracted handler) is one tool's, so `@contract` on it would describe no tool. Its tools get contracts "
+        "by being served one handler each: mcp_fusion's `@tool(name, errors=[...])` on a `FusionServer`, or "
+        "`@contract(errors=[...])` below a FastMCP, MCPServer or fastmcp tool decorator."
     )
     prelude = "from mcp.server.fastmcp import FastMCP\n"
     VALID = (
@@ -292,6 +297,20 @@ def get_invoice(invoice_id: str) -> str:
     return json.dumps(INVOICES[invoice_id])
 ''',
         ),
+        Example(
+            '''
+from mcp.server.lowlevel import Server
+
+server = Server("billing")
+
+
+@server.call_tool()  # error: FL208 "a low-level dispatcher takes no @contract"
+async def call_tool(name: str, arguments: dict) -> list:
+    if name != "get_invoice":
+        raise ValueError(f"Unknown tool: {name}")
+    return []
+'''
+        ),
     )
 
     def check_definition(self, definition, project) -> Iterable[Finding]:
@@ -311,12 +330,24 @@ def get_invoice(invoice_id: str) -> str:
         if facts.server is not None and not facts.dispatcher and handler.path == definition.path:
             fix = partial(draft_contract, drafts=drafts, handler_name_offset=handler.function.span.start,
                           facts=project.files[definition.path])  # fmt: skip
-        advice = ("declare them with @contract(errors=[...]) below the tool decorator" if facts.server is not None
-                  else "declare them with errors=[ErrorContract(...)] on the definition")  # fmt: skip
         yield Finding(
             facts.span,
             f"can fail ({count} found: {', '.join(d.reason for d in drafts[:4])}{', ...' if len(drafts) > 4 else ''}) "
-            f"but declares no contract, so the model gets no reason, code or recovery; {advice}",
+            f"but declares no contract, so the model gets no reason, code or recovery; {advice(facts)}",
             definition.path,
             fix,
         )
+
+
+def advice(definition) -> str:
+    """What the author can do: a contract where the definition can take one. A low-level dispatcher
+    serves every tool of its server from one function, which no ``@contract`` describes (a contract
+    is one tool's, and ``fail()`` outside a contracted handler raises): its tools get contracts by
+    being served one handler each."""
+    if definition.dispatcher:
+        return ("a low-level dispatcher takes no @contract (a contract is one tool's): serve each tool it "
+                "dispatches from its own handler with errors=[ErrorContract(...)] (mcp_fusion's @tool on a "
+                "FusionServer) or under @contract(errors=[...]) on a FastMCP, MCPServer or fastmcp server")
+    if definition.server is not None:
+        return "declare them with @contract(errors=[...]) below the tool decorator"
+    return "declare them with errors=[ErrorContract(...)] on the definition"

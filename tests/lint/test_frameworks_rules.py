@@ -197,6 +197,29 @@ def test_fl208_not_with_fail_nor_when_the_handler_catches_everything() -> None:
     assert codes == ["FL205"]
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        # mcp 1.x: ``@server.call_tool()``
+        "from mcp.server.lowlevel import Server\nserver = Server('billing')\n\n@server.call_tool()\n"
+        "async def call_tool(name: str, arguments: dict) -> list:\n    raise ValueError(f'Unknown tool: {name}')\n",
+        # mcp 2.x: ``Server(name, on_call_tool=...)``
+        "from mcp.server.lowlevel import Server\n\nasync def handle(ctx, params):\n"
+        "    raise ValueError(f'Unknown tool: {params.name}')\n\nserver = Server('billing', on_call_tool=handle)\n",
+    ],
+)
+def test_fl208_on_a_dispatcher_gives_no_contract_draft_and_says_what_it_can_do(source: str) -> None:
+    """A dispatcher serves every tool of its server: no @contract describes it, so neither the
+    message nor a draft fix puts one there (docs/precision.md, FL208's sample)."""
+    report = lint_sources({"app.py": source}, extend_select=("FL208",))
+    [finding] = [d for d in report.diagnostics if d.code == "FL208"]
+    assert finding.message.startswith("server 'billing' call_tool: can fail (1 failure mode found: unknown_tool)")
+    assert "a low-level dispatcher takes no @contract" in finding.message
+    assert "below the tool decorator" not in finding.message
+    assert "FusionServer" in finding.message
+    assert finding.fix is None
+
+
 # ----- registrations in a loop, mount prefixes, prompts ---------------------------------------
 
 
@@ -289,7 +312,8 @@ def test_the_summary_counts_definitions_and_says_when_nothing_was_checked() -> N
     [
         ("from fastmcp.exceptions import ToolError\ndef check(x):\n    raise ToolError(x)\n", False),
         ("from mcp.server.fastmcp import FastMCP\nfrom .server import build\nbuild().run()\n", False),
-        ("from mcp.server.fastmcp import FastMCP\nshared = FastMCP('hub')\n", True),  # others register on it
+        # others may register on it: parsed when one does (the second look, or on demand)
+        ("from mcp.server.fastmcp import FastMCP\nshared = FastMCP('hub')\n", False),
         ("from mcp.types import TextContent\ndef text(t):\n    return TextContent(type='text', text=t)\n", False),
         ("from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\n@mcp.tool()\ndef f(): ...\n", True),
         ("from fastmcp.tools import tool\n@tool\ndef greet(name: str) -> str: ...\n", True),
@@ -298,9 +322,30 @@ def test_the_summary_counts_definitions_and_says_when_nothing_was_checked() -> N
         ("from mcp.server.lowlevel import Server\nserver = Server('s', on_call_tool=handle)\n", True),
         ("def register(mcp):\n    mcp.tool()(helper)\n", True),
         ("from mcp_fusion import ErrorContract\n", True),
+        # what only looks like a registration: a mock's attribute, an OAuth field, a prompt object,
+        # fastmcp middleware's hook, a docstring or comment naming the decorator
+        ("from fastmcp import FastMCP\ndef test_it(mock):\n    mock.tool = object()\n", False),
+        ("from mcp.server.auth.provider import AuthorizationParams\ndef f(params):\n    return params.resource\n", False),
+        ("from mcp.server.fastmcp.prompts.base import Prompt\nP = Prompt.from_function(f, name='p')\n", False),
+        ("from fastmcp.server.middleware import Middleware\nclass M(Middleware):\n"
+         "    async def on_call_tool(self, context, call_next):\n        return await call_next(context)\n", False),
+        ('def test_tools():\n    """Tools are plain functions decorated with @mcp.tool()."""\n', False),
+        ("def test_tools():\n    # each is registered with mcp.tool(name=...)\n    pass\n", False),
+        # the forms a registration takes
+        ("from mcp.server.fastmcp.tools import Tool\nTOOLS = [Tool.from_function(f)]\n", True),
+        ("def register(mcp):\n    for fn in FNS: mcp.add_tool(fn)\n", True),
+        ("class Tools:\n    def __init__(self, mcp):\n        self.find = self.mcp.tool(name='find')(self._find)\n", True),
     ],
 )
 def test_the_prescan_admits_registrations_not_framework_imports_alone(source: str, admitted: bool) -> None:
     from fusion_lint.pipeline import mentions_runtime
 
     assert mentions_runtime(source.encode(), ("mcp_fusion",)) is admitted
+
+
+def test_a_file_that_only_builds_a_server_is_a_hub_for_the_second_look() -> None:
+    from fusion_lint.pipeline import builds_a_server
+
+    assert builds_a_server(b"from mcp.server.fastmcp import FastMCP\nshared = FastMCP('hub')\n")
+    assert builds_a_server(b"import mcp.types as types\nfrom mcp.server import Server\nserver = Server('s')\n")
+    assert not builds_a_server(b"from myapp import Server\nserver = Server('s')\n")  # no framework import

@@ -14,7 +14,7 @@ from harness import lint_example, lint_sources
 
 from fusion_lint.rules import Rule, all_rules
 
-LABEL_PREFIXES = ("tool '", "resource '", "prompt '")
+LABEL_PREFIXES = ("tool '", "resource '", "prompt '", "server '")  # a low-level dispatcher: "server 'x' call_tool"
 #: The engine's own rules (FL000 parse error, FL001 unreadable, FL900 unused suppressions, FL999
 #: internal error) have no definition to label; FL000's example still runs.
 RULES = all_rules()
