@@ -2,7 +2,7 @@
 
 The extractor records what the code says — the definitions and their contracts as written, every
 raise, except clause, return and call of every function, the module's names — and nothing about
-what any rule makes of it. Everything here is picklable data with no libcst node inside, so a
+what any rule makes of it. Everything here is picklable data with no syntax-tree node inside, so a
 file's facts can cross a process boundary, sit in the cache, and meet other files' facts in the
 project view.
 """

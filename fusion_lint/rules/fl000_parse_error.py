@@ -7,14 +7,15 @@ from . import Example, Rule, register
 @register
 class ParseError(Rule):
     code, name, severity = "FL000", "parse-error", "error"
-    summary = "The file cannot be parsed (CPython's message, or libcst's when only libcst rejects it)."
+    summary = "The file cannot be parsed (CPython's message)."
     why = (
         "A file that does not parse cannot be checked; it is reported once and every other file is still "
-        "linted. CPython's parser gates libcst's, so hostile inputs are rejected in milliseconds."
+        "linted. The file is parsed once, by CPython's own parser, so hostile inputs are rejected in milliseconds."
     )
     limits = (
-        "Reported by the engine for the whole file: a line suppression cannot silence it. A file that never "
-        "mentions the runtime is not parsed at all, so its syntax errors are not reported."
+        "Reported by the engine for the whole file: a line suppression cannot silence it. A file the pre-scan "
+        "skips (it neither imports the runtime nor registers on or builds a framework server) is not parsed "
+        "at all, so its syntax errors are not reported."
     )
     prelude = "from mcp_fusion import tool\n"
     INVALID = (Example("def broken(:  # error: FL000 \"syntax error\"\n    pass\n"),)
