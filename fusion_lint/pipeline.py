@@ -72,10 +72,11 @@ _REGISTERS_ON_MCP = re.compile(_STANDS + rb"mcp\.(?:tool|resource|prompt|add_too
 # ``.tool``/``.resource``/``.prompt`` count called or as a decorator (not ``mock.tool = ...``,
 # ``params.resource``), ``from_function`` on a tool class (``Prompt.from_function`` defines nothing we
 # check), ``on_call_tool`` passed (``Server(..., on_call_tool=...)``; fastmcp middleware's ``async def
-# on_call_tool`` is none).
+# on_call_tool`` is none). ``.mount(`` counts unless it mounts one bare name with nothing else
+# (``mcp.mount(sub)``: no prefix, so the mounting module adds nothing to the tools' names).
 _REGISTRATION_WORD = re.compile(
     rb"\.(?:tool|resource|prompt)[ \t]*\(|@[\w.]+\.(?:tool|resource|prompt)\b"
-    rb"|\.(?:add_tool|add_resource|add_prompt|add_resource_fn|mount)\b|Tool\.from_function\b"
+    rb"|\.(?:add_tool|add_resource|add_prompt|add_resource_fn)\b|\.mount[ \t]*\((?![ \t]*\w+[ \t]*\))|Tool\.from_function\b"
     rb"|@[\w.]+\.(?:call_tool|list_tools)\b|\bon_call_tool[ \t]*=|^[ \t]*@(?:tool|resource|prompt)\b",
     re.MULTILINE,
 )
@@ -98,13 +99,23 @@ def mentions_runtime(data: bytes, runtime_modules: Sequence[str]) -> bool:
         return True
     if b"mcp" not in data:
         return False
-    if _REGISTERS_ON_MCP.search(data) is not None:
+    if _in_code(data, _REGISTERS_ON_MCP.finditer(data)):
         return True
-    return _FRAMEWORK_IMPORT.search(data) is not None and _REGISTRATION_WORD.search(data) is not None
+    return _FRAMEWORK_IMPORT.search(data) is not None and _in_code(data, _REGISTRATION_WORD.finditer(data))
+
+
+def _in_code(data: bytes, matches: Iterable[re.Match[bytes]]) -> bool:
+    """Whether one of ``matches`` stands outside a triple-quoted string (a prompt's text or a
+    docstring quoting ``mcp.prompt(...)`` registers nothing): an even number of each triple quote
+    before it. Counted only up to the first match in code, which is usually the first match."""
+    return any(data.count(b'"""', 0, m.start()) % 2 == 0 and data.count(b"'''", 0, m.start()) % 2 == 0
+               for m in matches)  # fmt: skip
 
 
 # The methods that register a handler on a server (DESIGN §12.1-§12.2), for the second look.
-_REGISTERING_METHODS = rb"(?:tool|resource|prompt|add_tool|add_resource|add_prompt|add_resource_fn|mount)"
+# A mount of one bare name has no prefix: it registers nothing new under its server's names.
+_REGISTERING_METHODS = (rb"(?:(?:tool|resource|prompt|add_tool|add_resource|add_prompt|add_resource_fn)[ \t]*\("
+                        rb"|mount[ \t]*\((?![ \t]*\w+[ \t]*\)))")
 
 
 def registers_on(data: bytes, names: Optional[Iterable[str]]) -> bool:
@@ -122,13 +133,20 @@ def registers_on(data: bytes, names: Optional[Iterable[str]]) -> bool:
         if not wanted:
             return False
         spelled = b"|".join(re.escape(name) for name in sorted(wanted))
-    called = _STANDS + rb"(?:" + spelled + rb")\." + _REGISTERING_METHODS + rb"[ \t]*\("
+    called = _STANDS + rb"(?:" + spelled + rb")\." + _REGISTERING_METHODS
     decorating = rb"^[ \t]*@[ \t]*(?:\w+\.)*(?:" + spelled + rb")\.(?:tool|resource|prompt|call_tool)\b"
-    return re.search(called + b"|" + decorating, data, re.MULTILINE) is not None
+    return _in_code(data, re.finditer(called + b"|" + decorating, data, re.MULTILINE))
+
+
+_TEST_MODULE = re.compile(rb"^[ \t]*(?:import|from)[ \t]+(?:pytest|unittest)\b", re.MULTILINE)
 
 
 def calls_one_of(data: bytes, names: Iterable[str]) -> bool:
-    """Whether ``data`` calls one of ``names`` (``audited_tool(``): a registration helper it imports."""
+    """Whether ``data`` calls one of ``names`` (``audited_tool(``): a registration helper it imports.
+    A test module (it imports pytest or unittest) calls a helper on a test double or a throwaway
+    server, never on the server that is served: it registers nothing we check."""
+    if _TEST_MODULE.search(data) is not None:
+        return False
     spelled = b"|".join(re.escape(name.encode()) for name in sorted(set(names)))
     return bool(spelled) and re.search(rb"\b(?:" + spelled + rb")[ \t]*\(", data) is not None
 

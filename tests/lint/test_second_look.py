@@ -105,3 +105,39 @@ def test_a_module_that_only_builds_a_server_is_read_when_someone_registers_on_it
     alone = lint({"app/server.py": "from fastmcp import FastMCP\n\napp = FastMCP('billing')\n" + BROKEN,
                   "app/main.py": "from app.server import app\n\napp.run()\n"})
     assert codes(alone) == []
+
+
+HELPER = '''
+def logged_tool(mcp, name):
+    def decorator(func):
+        mcp.tool(name=name)(func)
+        return func
+    return decorator
+'''
+
+
+def test_a_test_module_calling_a_helper_on_a_double_is_not_parsed() -> None:
+    """A test calls the registration helper on a mock: nothing it registers is served."""
+    double = ("import pytest\nfrom unittest.mock import MagicMock\nfrom app.audit import logged_tool\n\n"
+              "def test_it():\n    logged_tool(MagicMock(), 'x')(print)\n")  # fmt: skip
+    report = lint({"app/audit.py": HELPER, "tests/test_audit.py": double + BROKEN})
+    assert codes(report) == []
+    # the same call outside a test module is read (and its syntax error seen)
+    caller = "from app.audit import logged_tool\n\ndef register(mcp):\n    logged_tool(mcp, 'x')(print)\n"
+    assert codes(lint({"app/audit.py": HELPER, "app/tools.py": caller + BROKEN})) == [("app/tools.py", "FL000")]
+
+
+@pytest.mark.parametrize(
+    "name, text, parsed",
+    [
+        ("a mount of one bare name (no prefix)", "mcp.mount(billing)\n", False),
+        ("a mount with a prefix", "mcp.mount(billing, prefix='bill')\n", True),
+        ("an old positional prefix", "mcp.mount('bill', billing)\n", True),
+        ("a registration quoted in a docstring", 'def f():\n    """Usage:\n\n    mcp.tool()(f)\n    """\n', False),
+        ("a registration after a docstring", '"""Tools."""\n\nmcp.tool()(print)\n', True),
+    ],
+)
+def test_the_pre_scan_reads_registration_words_in_code_only(name: str, text: str, parsed: bool) -> None:
+    source = "from fastmcp import FastMCP\nfrom app.sub import billing\n\n" + text + BROKEN
+    report = lint({"app/sub.py": "BILLING = 1\n", "app/main.py": source})
+    assert (("app/main.py", "FL000") in codes(report)) is parsed, name
