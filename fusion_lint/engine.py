@@ -6,6 +6,7 @@ This module owns every file read of a lint; the rules see the resolved project o
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
@@ -266,6 +267,9 @@ def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings,
     return Analysis(config, settings, root, set(paths), [], results, files, index, sources.get, None, scopes, enabled)
 
 
+_WORD = re.compile(rb"\w+")
+
+
 def _admit_reexport_users(
     results: list[FileResult], settings: Settings, use_cache: bool, root: Path, overrides: dict[str, bytes],
     isolate: bool = True,
@@ -307,6 +311,11 @@ def _admit_reexport_users(
     skipped = [r.path for r in results if r.skipped]
     if not hubs or not skipped:
         return results
+    # A file names a hub on an import line only if that line holds the last part of the hub's
+    # module as a word: each file is tried on the hubs its import lines name, not on all of them.
+    by_word: dict[bytes, list[tuple[str, str, Optional[tuple[Optional[tuple[str, ...]], tuple[str, ...]]]]]] = {}
+    for hub in hubs:
+        by_word.setdefault(hub[0].rpartition(".")[2].encode(), []).append(hub)
     admitted = []
     for path in skipped:
         data = overrides.get(path)
@@ -325,8 +334,9 @@ def _admit_reexport_users(
                 answers[spelled] = registers_on(data, spelled[0]) or calls_one_of(data, spelled[1])
             return answers[spelled]
 
+        named = [hub for word in sorted(by_word.keys() & set(_WORD.findall(tails))) for hub in by_word[word]]
         if any(imports_module(data, module, package in folders, tails) and (spelled is None or uses(spelled))
-               for module, package, spelled in hubs):  # fmt: skip
+               for module, package, spelled in named):  # fmt: skip
             admitted.append(path)
     if not admitted:
         return results
