@@ -279,8 +279,9 @@ def markdown(counts, summary: dict, memory: Optional[MemorySamples], codes: Coun
 
 
 def _memory_text(summary: dict, memory: Optional[MemorySamples]) -> str:
-    # Sampled from /proc where it can be: on the corpus, wait4's ru_maxrss of the same commands said
-    # ~1 GB where /proc (and GNU time run from a shell) saw under 100 MB; not explained yet.
+    # Sampled from /proc where it can be; wait4's figure is the largest process of every timed run
+    # (forked by a small launcher: Linux keeps a process's peak across exec, so a command forked
+    # from this process once reported this process's peak, ~1 GB, as its own).
     if memory is not None and memory.samples:
         return (f"largest process {memory.largest_rss_mb:.0f} MB; tree sum {memory.sum_rss_mb:.0f} MB RSS, "
                 f"{memory.sum_pss_mb:.0f} MB PSS ({memory.processes} processes; wait4 said "

@@ -1,7 +1,7 @@
 """How ``corpus_bench`` measures a process: wall and CPU time, peak memory, and the libcst parse floor.
 
-* ``run_measured``: a command in a fresh process, its wall time, and from ``wait4`` the CPU time and
-  peak resident memory of its whole tree (Linux counts into a process's rusage the children it waited
+* ``run_measured``: a command in a fresh process (forked by a small launcher, see ``_LAUNCHER``), its
+  wall time, and from ``wait4`` the CPU time and peak resident memory of its whole tree (Linux counts into a process's rusage the children it waited
   for: fusion-lint's worker processes, which it joins). ``ru_maxrss`` is the largest of the processes,
   parent or worker, not their sum.
 * ``run_sampled``: the same, sampling ``/proc`` every few milliseconds for the sum over the process
@@ -38,14 +38,37 @@ class ProcessRun:
     stderr: str
 
 
+# Linux keeps a process's peak resident size across ``exec``: a command forked from this process
+# reports at least this process's peak as its own ``ru_maxrss`` (``python -c pass`` run from a 1 GB
+# parent "uses" 1 GB). So the command is forked by this small launcher instead (``python -S``, a few
+# MB), which times it and reports its ``wait4`` figures; the launcher's own start is not timed.
+_LAUNCHER = """
+import os, sys, time
+report, command = sys.argv[1], sys.argv[2:]
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(command[0], command)
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - start
+with open(report, "w") as out:
+    out.write(repr((wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, os.waitstatus_to_exitcode(status))))
+"""
+
+
 def run_measured(command: Sequence[str], cwd: Path, env: dict[str, str]) -> ProcessRun:
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        process = subprocess.Popen(list(command), cwd=cwd, env=env, stdout=out, stderr=err)
-        _, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
-        return _finished(command, wall, usage, process.returncode, out, err)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / "usage"
+        subprocess.run([sys.executable, "-S", "-c", _LAUNCHER, str(report), *command], cwd=cwd, env=env, stdout=out,
+                       stderr=err, check=False)  # fmt: skip
+        wall, cpu, max_rss_kb, code = eval(report.read_text())  # noqa: S307  (a tuple of numbers we wrote)
+        out.seek(0)
+        err.seek(0)
+        return ProcessRun(list(command), wall, cpu, max_rss_kb / 1024, code, out.read().decode("utf-8", "replace"),
+                          err.read().decode("utf-8", "replace"))  # fmt: skip
 
 
 @dataclass

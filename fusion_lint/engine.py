@@ -6,6 +6,7 @@ This module owns every file read of a lint; the rules see the resolved project o
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
@@ -18,7 +19,7 @@ from .discovery import Discovery, Walker
 from .facts.model import FileFacts
 from .memory import gc_paused
 from .modules import module_of
-from .pipeline import FileResult, calls_one_of, imports_module, read_source, registers_on
+from .pipeline import FileResult, calls_one_of, import_tails, imports_module, read_source, registers_on
 from .project.index import ProjectIndex
 from .project.resolve import resolve
 from .project.view import ProjectView
@@ -266,6 +267,9 @@ def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings,
     return Analysis(config, settings, root, set(paths), [], results, files, index, sources.get, None, scopes, enabled)
 
 
+_WORD = re.compile(rb"\w+")
+
+
 def _admit_reexport_users(
     results: list[FileResult], settings: Settings, use_cache: bool, root: Path, overrides: dict[str, bytes],
     isolate: bool = True,
@@ -287,25 +291,31 @@ def _admit_reexport_users(
     to a few long needles, so a large tree that never mentions the runtime still costs one read."""
     # A file inside the hub's top-level package may import it relatively (``from ...common.server
     # import mcp``), so there its last name part is enough of a needle.
-    hubs: list[tuple[str, Path, Optional[Callable[[bytes], bool]]]] = []
+    # Per hub: its module, its package's folder, and what a file importing it must also spell: None
+    # (nothing more), else the servers it binds (None: any name) and the helpers it defines.
+    hubs: list[tuple[str, str, Optional[tuple[Optional[tuple[str, ...]], tuple[str, ...]]]]] = []
     for r in results:
         if r.facts is None or not r.facts.module:
             continue
-        package = Path(module_of(r.path)[2]) / r.facts.module.split(".")[0]
+        package = str(Path(module_of(r.path)[2]) / r.facts.module.split(".")[0])
         helpers = {d.template.function.rpartition(".")[2] for d in r.facts.definitions if d.template is not None}
         if r.facts.runtime_names and not r.facts.definitions:
             hubs.append((r.facts.module, package, None))
         elif r.facts.servers or helpers:
             servers = tuple(r.facts.servers)
-            hubs.append((r.facts.module, package,
-                         lambda data, s=servers, h=tuple(helpers): registers_on(data, s) or calls_one_of(data, h)))  # fmt: skip
+            hubs.append((r.facts.module, package, (servers, tuple(sorted(helpers)))))
     for r in results:
         module, _, base = module_of(r.path)
         if r.builds_server and module:  # a server module the pre-scan left: its names are not known yet
-            hubs.append((module, Path(base) / module.split(".")[0], lambda data: registers_on(data, None)))
+            hubs.append((module, str(Path(base) / module.split(".")[0]), (None, ())))
     skipped = [r.path for r in results if r.skipped]
     if not hubs or not skipped:
         return results
+    # A file names a hub on an import line only if that line holds the last part of the hub's
+    # module as a word: each file is tried on the hubs its import lines name, not on all of them.
+    by_word: dict[bytes, list[tuple[str, str, Optional[tuple[Optional[tuple[str, ...]], tuple[str, ...]]]]]] = {}
+    for hub in hubs:
+        by_word.setdefault(hub[0].rpartition(".")[2].encode(), []).append(hub)
     admitted = []
     for path in skipped:
         data = overrides.get(path)
@@ -313,9 +323,20 @@ def _admit_reexport_users(
             data = read_source(path)
             if not isinstance(data, bytes):
                 continue
-        folders = {str(folder) for folder in Path(path).parents}  # once per file, not once per hub
-        if any(imports_module(data, module, str(package) in folders) and (uses is None or uses(data))
-               for module, package, uses in hubs):  # fmt: skip
+        tails = import_tails(data)  # once per file, not once per hub
+        if not tails:
+            continue  # no import statement: no hub reached
+        folders = {str(folder) for folder in Path(path).parents}
+        answers: dict[tuple[Optional[tuple[str, ...]], tuple[str, ...]], bool] = {}  # many hubs ask the same
+
+        def uses(spelled: tuple[Optional[tuple[str, ...]], tuple[str, ...]], data: bytes = data) -> bool:
+            if spelled not in answers:
+                answers[spelled] = registers_on(data, spelled[0]) or calls_one_of(data, spelled[1])
+            return answers[spelled]
+
+        named = [hub for word in sorted(by_word.keys() & set(_WORD.findall(tails))) for hub in by_word[word]]
+        if any(imports_module(data, module, package in folders, tails) and (spelled is None or uses(spelled))
+               for module, package, spelled in named):  # fmt: skip
             admitted.append(path)
     if not admitted:
         return results

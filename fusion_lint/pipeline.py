@@ -9,6 +9,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
@@ -62,6 +63,7 @@ _FRAMEWORK_IMPORT = re.compile(
 _STANDS = rb"(?:^|[:;(\[,=]|\breturn\b)[ \t]*(?:@[ \t]*)?(?:\w+\.)*"
 # A module that registers on a server handed to it under the conventional name (``def register(mcp):
 # mcp.tool()(fn)``) need not import any framework.
+_ON_MCP_NEEDLES = (b"mcp.tool(", b"mcp.resource(", b"mcp.prompt(", b"mcp.add_tool(")  # what it must hold
 _REGISTERS_ON_MCP = re.compile(_STANDS + rb"mcp\.(?:tool|resource|prompt|add_tool)\(", re.MULTILINE)
 # What a module importing a framework must also spell to hold anything we check: a registration
 # (every form of DESIGN §12.1-§12.2), a low-level dispatcher or tool listing, or a mount prefix. A
@@ -99,7 +101,7 @@ def mentions_runtime(data: bytes, runtime_modules: Sequence[str]) -> bool:
         return True
     if b"mcp" not in data:
         return False
-    if _in_code(data, _REGISTERS_ON_MCP.finditer(data)):
+    if any(needle in data for needle in _ON_MCP_NEEDLES) and _in_code(data, _REGISTERS_ON_MCP.finditer(data)):
         return True
     return _FRAMEWORK_IMPORT.search(data) is not None and _in_code(data, _REGISTRATION_WORD.finditer(data))
 
@@ -124,18 +126,40 @@ def registers_on(data: bytes, names: Optional[Iterable[str]]) -> bool:
     mcp as server``): ``mcp.tool(``, ``@mcp.tool``, ``mcp.add_tool(``, ``@server.call_tool()``. A
     file that imports a server only to run it, test it or call its tools (``await
     mcp.call_tool(...)``) spells none of these."""
+    if not any(needle in data for needle in _REGISTERING_NEEDLES):
+        return False  # (what every spelling below holds: most files hold none, and this is cheap)
     if names is None:
-        spelled = rb"\w+"
-    else:
-        wanted = {name.encode() for name in names}
-        for name in list(wanted):
-            wanted.update(m.group(1) for m in re.finditer(rb"\b" + re.escape(name) + rb"[ \t]+as[ \t]+(\w+)", data))
-        if not wanted:
-            return False
-        spelled = b"|".join(re.escape(name) for name in sorted(wanted))
+        return _in_code(data, _registration(None).finditer(data))
+    wanted = {name.encode() for name in names}
+    for name in list(wanted):
+        wanted.update(m.group(1) for m in _alias(name).finditer(data))
+    if not wanted:
+        return False
+    return _in_code(data, _registration(tuple(sorted(wanted))).finditer(data))
+
+
+# ``.`` and the start of a registering method, as every registration spells it.
+_REGISTERING_NEEDLES = (b".tool", b".resource", b".prompt", b".add_", b".mount", b".call_tool")
+
+
+# The second look tries every hub's needles on every file the pre-scan left: each pattern is
+# compiled once (there are more of them than ``re``'s own cache holds).
+@lru_cache(maxsize=None)
+def _registration(names: Optional[tuple[bytes, ...]]) -> re.Pattern[bytes]:
+    spelled = rb"\w+" if names is None else b"|".join(re.escape(name) for name in names)
     called = _STANDS + rb"(?:" + spelled + rb")\." + _REGISTERING_METHODS
     decorating = rb"^[ \t]*@[ \t]*(?:\w+\.)*(?:" + spelled + rb")\.(?:tool|resource|prompt|call_tool)\b"
-    return _in_code(data, re.finditer(called + b"|" + decorating, data, re.MULTILINE))
+    return re.compile(called + b"|" + decorating, re.MULTILINE)
+
+
+@lru_cache(maxsize=None)
+def _alias(name: bytes) -> re.Pattern[bytes]:
+    return re.compile(rb"\b" + re.escape(name) + rb"[ \t]+as[ \t]+(\w+)")
+
+
+@lru_cache(maxsize=None)
+def _word(name: bytes) -> re.Pattern[bytes]:
+    return re.compile(rb"\b" + re.escape(name) + rb"\b")
 
 
 _TEST_MODULE = re.compile(rb"^[ \t]*(?:import|from)[ \t]+(?:pytest|unittest)\b", re.MULTILINE)
@@ -147,22 +171,45 @@ def calls_one_of(data: bytes, names: Iterable[str]) -> bool:
     server, never on the server that is served: it registers nothing we check."""
     if _TEST_MODULE.search(data) is not None:
         return False
-    spelled = b"|".join(re.escape(name.encode()) for name in sorted(set(names)))
-    return bool(spelled) and re.search(rb"\b(?:" + spelled + rb")[ \t]*\(", data) is not None
+    return _calls(tuple(sorted(set(names)))).search(data) is not None
 
 
-def imports_module(data: bytes, module: str, relative: bool) -> bool:
+@lru_cache(maxsize=None)
+def _calls(names: tuple[str, ...]) -> re.Pattern[bytes]:
+    if not names:
+        return re.compile(rb"(?!)")  # matches nothing
+    spelled = b"|".join(re.escape(name.encode()) for name in names)
+    return re.compile(rb"\b(?:" + spelled + rb")[ \t]*\(")
+
+
+_IMPORT_KEYWORDS = (b"from ", b"from\t", b"import ", b"import\t")
+
+
+def import_tails(data: bytes) -> bytes:
+    """What follows the keyword on each line that starts (after blanks) with ``from`` or
+    ``import``, one line each: where ``imports_module`` looks. Made once per file of the second
+    look, so that each hub's needle is tried on a few short lines, not on the whole file."""
+    if b"import" not in data:
+        return b""
+    tails = []
+    for line in data.split(b"\n"):
+        stripped = line.lstrip()
+        if stripped.startswith(_IMPORT_KEYWORDS):
+            tails.append(stripped[5:] if stripped.startswith(b"from") else stripped[7:])
+    return b"\n".join(tails)
+
+
+def imports_module(data: bytes, module: str, relative: bool, tails: Optional[bytes] = None) -> bool:
     """Whether ``data`` holds an import statement naming ``module``: by its full dotted name, or
     (``relative``: the file sits in that module's package) by its last part, as ``from .api import``
-    spells it. Cheapest test first; the words are checked at the start of their line."""
+    spells it. The words are checked after the keyword at the start of their line (``tails``: the
+    file's ``import_tails``, when the caller made them already)."""
     name = (module.rpartition(".")[2] if relative else module).encode()
     if name not in data:
         return False
-    for match in re.finditer(rb"\b" + re.escape(name) + rb"\b", data):
-        line = data[data.rfind(b"\n", 0, match.start()) + 1 : match.start()].lstrip()
-        if line.startswith((b"from ", b"from\t", b"import ", b"import\t")):
-            return True
-    return False
+    if tails is None:
+        tails = import_tails(data)
+    return name in tails and _word(name).search(tails) is not None
 
 
 def suppressions(text: str) -> dict[int, frozenset[str]]:

@@ -76,12 +76,12 @@ class ProjectIndex:
             # An import root named like the module's first part is a namespace package (PEP 420:
             # ``awslabs/`` without ``__init__.py``, its packages' names relative to it): there
             # ``awslabs.x.y`` is ``x/y.py``, whichever folder above it the run started from.
-            within = [(parts[0], root / Path(*parts))]
-            if root.name == parts[0] and len(parts) > 1:
-                within.append((parts[1], root / Path(*parts[1:])))
-            for first, relative in within:
-                if not self._may_hold(root, first):
-                    continue
+            # (Paths are made only for a root that holds the first name: most hold none.)
+            within = [parts] if self._may_hold(root, parts[0]) else []
+            if len(parts) > 1 and root.name == parts[0] and self._may_hold(root, parts[1]):
+                within.append(parts[1:])
+            for names in within:
+                relative = root.joinpath(*names)
                 for candidate in (relative.with_suffix(".py"), relative / "__init__.py"):
                     if self._is_file(candidate):
                         return str(candidate)
