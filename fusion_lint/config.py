@@ -99,6 +99,8 @@ def parse_settings(table: Any, source: str, table_name: str = "[tool.fusion-lint
     where = f"{source}: {table_name} " if table_name else f"{source}: "
     if not isinstance(table, dict):
         raise ConfigError(f"{where}must be a table")
+    if not table:  # ``[tool.fusion-lint]`` alone: the defaults, nothing to validate
+        return Settings()
     from .config_schema import validate  # pydantic: only when there is a table to validate
 
     try:
