@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
+from copy import deepcopy
 from dataclasses import dataclass, field, fields
 
 from .files import FileTooLarge, read_regular
@@ -72,12 +73,14 @@ class Settings:
     cache_dir: str = ".fusion_lint_cache"
 
     def model_dump(self, by_alias: bool = False) -> dict[str, Any]:
-        """The fields as a dict (by TOML key with ``by_alias``), in declaration order."""
-        return {(name.replace("_", "-") if by_alias else name): getattr(self, name) for name in SETTING_NAMES}
+        """The fields as a dict (by TOML key with ``by_alias``), in declaration order; a copy, as
+        pydantic's was (a caller may change it)."""
+        return {(name.replace("_", "-") if by_alias else name): deepcopy(getattr(self, name)) for name in SETTING_NAMES}
 
     def model_dump_json(self) -> str:
         """The settings as compact JSON (cache keys, selection memo): equal settings, equal text."""
-        return json.dumps(self.model_dump(), ensure_ascii=False, separators=(",", ":"))
+        fields_in_order = {name: getattr(self, name) for name in SETTING_NAMES}
+        return json.dumps(fields_in_order, ensure_ascii=False, separators=(",", ":"))
 
 
 #: Field names in declaration order; a TOML key is the name with ``-`` for ``_``.
