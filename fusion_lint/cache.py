@@ -16,7 +16,6 @@ Where entries live and how they are signed and checked: ``cache_store``.
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import importlib.util
 import os
 import sys

@@ -1,21 +1,21 @@
 """Configuration: ``[tool.fusion-lint]`` in ``pyproject.toml``, or ``fusion-lint.toml`` /
 ``.fusion-lint.toml`` with the keys at the top level (DESIGN §6, §12.4).
 
-A config file is data, never code: parsed with tomllib/tomli, validated by a pydantic model; a bad
+A config file is data, never code: parsed with tomllib/tomli, validated by a pydantic model (``config_schema``); a bad
 key or value is a ``ConfigError`` naming the file, the key and what was expected (exit 2).
 """
 from __future__ import annotations
 
-import keyword
+import json
 import os
 import re
 import sys
 from pathlib import Path
 from typing import Any, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from copy import deepcopy
+from dataclasses import dataclass, field, fields
 
-from .discovery import glob_problem, pattern_problem
 from .files import FileTooLarge, read_regular
 
 if sys.version_info >= (3, 11):
@@ -44,60 +44,51 @@ class ConfigError(Exception):
     """A configuration problem; its text is the one line the user sees."""
 
 
-class Settings(BaseModel):
-    """The validated ``[tool.fusion-lint]`` table."""
+def _default_exclude() -> list[str]:
+    return list(DEFAULT_EXCLUDE)
 
-    # strict: TOML has real types, so ``follow-calls = "3"`` or ``respect-gitignore = 1`` is a mistake.
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, strict=True)
+
+def _default_runtime_modules() -> list[str]:
+    return ["mcp_fusion"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The validated ``[tool.fusion-lint]`` table.
+
+    A plain dataclass so that a run without a config table never imports pydantic (start-up);
+    a table is validated by ``config_schema`` (pydantic, strict), which builds one of these.
+    """
 
     select: Optional[list[str]] = None
-    ignore: list[str] = Field(default_factory=list)
-    extend_select: list[str] = Field(default_factory=list, alias="extend-select")
-    per_file_ignores: dict[str, list[str]] = Field(default_factory=dict, alias="per-file-ignores")
-    exclude: list[str] = Field(default_factory=lambda: list(DEFAULT_EXCLUDE))
-    extend_exclude: list[str] = Field(default_factory=list, alias="extend-exclude")
-    respect_gitignore: bool = Field(True, alias="respect-gitignore")
-    runtime_modules: list[str] = Field(default_factory=lambda: ["mcp_fusion"], alias="runtime-modules")
-    recovery_min_words: int = Field(5, alias="recovery-min-words", ge=1, le=100)
-    follow_calls: int = Field(3, alias="follow-calls", ge=0, le=20)
-    cache_dir: str = Field(".fusion_lint_cache", alias="cache-dir")
+    ignore: list[str] = field(default_factory=list)
+    extend_select: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    exclude: list[str] = field(default_factory=_default_exclude)
+    extend_exclude: list[str] = field(default_factory=list)
+    respect_gitignore: bool = True
+    runtime_modules: list[str] = field(default_factory=_default_runtime_modules)
+    recovery_min_words: int = 5
+    follow_calls: int = 3
+    cache_dir: str = ".fusion_lint_cache"
 
-    @field_validator("runtime_modules")
-    @classmethod
-    def _modules(cls, value: list[str]) -> list[str]:
-        if not value:
-            raise ValueError("at least one module name")
-        for name in value:
-            parts = name.split(".")
-            if not all(part.isidentifier() for part in parts):
-                raise ValueError(f"expected dotted module names such as 'vendored.fusion', not {name!r}")
-            reserved = next((part for part in parts if keyword.iskeyword(part)), None)
-            if reserved is not None:  # no import statement can name it: nothing would be checked
-                raise ValueError(f"{name!r} is not a module name: {reserved!r} is a Python keyword")
-        return value
+    def model_dump(self, by_alias: bool = False) -> dict[str, Any]:
+        """The fields as a dict (by TOML key with ``by_alias``), in declaration order; a copy, as
+        pydantic's was (a caller may change it)."""
+        return {(name.replace("_", "-") if by_alias else name): deepcopy(getattr(self, name)) for name in SETTING_NAMES}
 
-    @field_validator("exclude", "extend_exclude")
-    @classmethod
-    def _patterns(cls, value: list[str]) -> list[str]:
-        for pattern in value:
-            problem = pattern_problem(pattern)
-            if problem is not None:
-                raise ValueError(f"cannot parse the pattern {pattern!r}: {problem}")
-        return value
-
-    @field_validator("per_file_ignores")
-    @classmethod
-    def _globs(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
-        for pattern in value:
-            problem = glob_problem(pattern)
-            if problem is not None:
-                raise ValueError(f"cannot parse the pattern {pattern!r}: {problem}")
-        return value
+    def model_dump_json(self) -> str:
+        """The settings as compact JSON (cache keys, selection memo): equal settings, equal text."""
+        fields_in_order = {name: getattr(self, name) for name in SETTING_NAMES}
+        return json.dumps(fields_in_order, ensure_ascii=False, separators=(",", ":"))
 
 
-class LoadedConfig(BaseModel):
-    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
+#: Field names in declaration order; a TOML key is the name with ``-`` for ``_``.
+SETTING_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Settings))
 
+
+@dataclass(frozen=True)
+class LoadedConfig:
     settings: Settings
     path: Optional[Path]  # the file it came from; None: defaults
 
@@ -106,40 +97,19 @@ class LoadedConfig(BaseModel):
         return self.path.parent if self.path is not None else None
 
 
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
-
-
-def _key_path(location: tuple[Any, ...]) -> str:
-    """A TOML dotted key: ``per-file-ignores."tests/*.py"`` (parts that are not bare keys quoted)."""
-    parts = [str(part) for part in location if not isinstance(part, int)]
-    return ".".join(part if _BARE_KEY.match(part) else f'"{part}"' for part in parts) or "(table)"
-
-
-def _describe_error(error: dict[str, Any]) -> tuple[str, str]:
-    key = _key_path(tuple(error["loc"]))
-    kind = error["type"]
-    if kind == "extra_forbidden":
-        expected = "a known key: " + ", ".join(
-            sorted(f.alias or name for name, f in Settings.model_fields.items())
-        )
-        return key, f"unknown key (expected {expected})"
-    message = str(error["msg"])
-    # pydantic says "Input should be a valid list"; the user reads "expected a list".
-    message = re.sub(r"^Input should be ", "expected ", message)
-    message = re.sub(r"^Value error, ", "", message)
-    return key, f"{message} (got {error.get('input')!r})"
-
-
 def parse_settings(table: Any, source: str, table_name: str = "[tool.fusion-lint]") -> Settings:
     """Validate one table; ``table_name`` is how messages name it ("" for a file's top level)."""
     where = f"{source}: {table_name} " if table_name else f"{source}: "
     if not isinstance(table, dict):
         raise ConfigError(f"{where}must be a table")
+    if not table:  # ``[tool.fusion-lint]`` alone: the defaults, nothing to validate
+        return Settings()
+    from .config_schema import validate  # pydantic: only when there is a table to validate
+
     try:
-        return Settings.model_validate(table)
-    except ValidationError as exc:
-        key, what = _describe_error(exc.errors()[0])
-        raise ConfigError(f"{where}key '{key}': {what}") from None
+        return Settings(**validate(table))
+    except ValueError as exc:  # the schema's one-line description of the first problem
+        raise ConfigError(f"{where}{exc}") from None
 
 
 def read_config_file(path: Path) -> Optional[Settings]:

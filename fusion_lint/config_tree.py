@@ -132,6 +132,9 @@ class ConfigTree:
         """The config governing the files directly in ``directory`` (an absolute path)."""
         if self.forced is not None:
             return self.forced
+        known = self._closest.get(directory)  # every file of a folder asks: no walk up for those after the first
+        if known is not None:
+            return known
         visited = []
         found: Optional[LoadedConfig] = None
         for candidate in (directory, *directory.parents):

@@ -280,7 +280,8 @@ class Walker:
     @staticmethod
     def _name_excluded(rules: IgnoreRules, path: Path, is_dir: bool) -> bool:
         # Exclude patterns without a slash also apply to paths outside their base (by their name).
-        if rules.base == path or rules.base in path.parents:
+        base, inside = str(rules.base), str(path)
+        if inside == base or inside.startswith(base.rstrip(os.sep) + os.sep):  # strings: once per file walked
             return False  # ``decide`` judged it
         for pattern in rules.patterns:
             if "/" not in pattern.rstrip("/") and not pattern.startswith("!"):

@@ -241,10 +241,20 @@ def import_roots(files: Iterable[str], root: Path) -> list[Path]:
     the project root, and every ``src/`` folder above a file (a ``src`` layout is an import root
     even when its packages have no ``__init__.py``, DESIGN §12.3)."""
     roots = {root, root / "src"}
-    for path in files:
-        roots.add(Path(module_of(path)[2]))
-        roots.update(parent for parent in Path(path).parents if parent.name == "src")
+    bases, folders = set(), set()
+    for path in files:  # strings, and each folder once: a warm run asks for every file of the project
+        bases.add(module_of(path)[2])
+        folders.add(os.path.dirname(path))
+    roots.update(map(Path, bases))
+    for folder in folders:
+        roots.update(_src_folders(folder))
     return sorted(roots)
+
+
+def _src_folders(folder: str) -> list[Path]:
+    """``folder`` and the folders above it that are named ``src``."""
+    start = Path(folder)
+    return [candidate for candidate in (start, *start.parents) if candidate.name == "src"]
 
 
 def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings, scopes: FileScopes) -> Analysis:

@@ -32,6 +32,13 @@ def _packages_above(directory: str) -> tuple[tuple[str, ...], str]:
 
 @lru_cache(maxsize=4096)
 def module_of(path: str) -> tuple[str, bool, str]:
-    """``module_name_for`` of a path string, memoised (every file asks once per run, some more)."""
-    name, is_package, base = module_name_for(Path(path))
-    return name, is_package, str(base)
+    """``module_name_for`` of a path string, memoised (every file asks once per run, some more);
+    with string operations, not pathlib's (a warm run asks for every file of the project)."""
+    path = os.path.abspath(path)
+    directory, name = os.path.split(path)
+    is_package = name == "__init__.py"
+    packages, base = _packages_above(directory)
+    parts = [*packages] if is_package else [*packages, os.path.splitext(name)[0]]
+    if not parts:  # a top-level __init__.py outside any package
+        return os.path.basename(directory), is_package, os.path.dirname(directory)
+    return ".".join(parts), is_package, base

@@ -4,42 +4,61 @@ Importing this package never imports the MCP SDK; only serving (``FusionServer``
 """
 from __future__ import annotations
 
+import sys
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from .context import Context, fail, recovery_for
-from .contract import CONTRACT_FIELDS, REQUIRED_FIELDS, SEVERITIES, THROWN_BY_VALUES, ErrorContract
-from .definitions import PromptDefinition, ResourceDefinition, ToolDefinition, prompt, resource, tool
-from .builder import ToolErrorBuilder, tool_error
-from .envelope import ToolErrorEnvelope
-# After ``.contract`` (the module of ErrorContract): the package attribute ``contract`` is the decorator.
-from .contracted import contract
-from .errors import (
-    BASELINE_CODES,
-    CANONICAL_CODES,
-    FACTORIES,
-    FACTORY_CODES,
-    JsonRpcErrorCode,
-    McpError,
-    code_name,
-    code_value,
-    coerce_code,
-    is_valid_code,
-    configuration_error,
-    conflict,
-    database_error,
-    forbidden,
-    internal_error,
-    invalid_params,
-    invalid_request,
-    not_found,
-    rate_limited,
-    request_cancelled,
-    serialization_error,
-    service_unavailable,
-    timeout,
-    unauthorized,
-    validation_error,
-)
+# Lazy (PEP 562): a name is imported from its module the first time it is read. The linter reads
+# its tables (codes, contract fields) from here on every run; with an eager package that cost
+# pydantic and asyncio (``contracted``), most of a warm run's start-up.
+_LAZY = {
+    **dict.fromkeys(("Context", "fail", "recovery_for"), "context"),
+    **dict.fromkeys(("CONTRACT_FIELDS", "REQUIRED_FIELDS", "SEVERITIES", "THROWN_BY_VALUES"), "contract_fields"),
+    "ErrorContract": "contract",
+    **dict.fromkeys(("PromptDefinition", "ResourceDefinition", "ToolDefinition", "prompt", "resource", "tool"), "definitions"),
+    **dict.fromkeys(("ToolErrorBuilder", "tool_error"), "builder"),
+    "ToolErrorEnvelope": "envelope",
+    # The package attribute ``contract`` is the decorator, not the module ``.contract`` (see _Package).
+    "contract": "contracted",
+    **dict.fromkeys(
+        (
+            "BASELINE_CODES", "CANONICAL_CODES", "FACTORIES", "FACTORY_CODES", "JsonRpcErrorCode", "McpError",
+            "code_name", "code_value", "coerce_code", "is_valid_code", "configuration_error", "conflict",
+            "database_error", "forbidden", "internal_error", "invalid_params", "invalid_request", "not_found",
+            "rate_limited", "request_cancelled", "serialization_error", "service_unavailable", "timeout",
+            "unauthorized", "validation_error",
+        ),
+        "errors",
+    ),
+}  # fmt: skip
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .builder import ToolErrorBuilder, tool_error
+    from .context import Context, fail, recovery_for
+    from .contract import ErrorContract
+    from .contract_fields import CONTRACT_FIELDS, REQUIRED_FIELDS, SEVERITIES, THROWN_BY_VALUES
+    from .contracted import contract
+    from .definitions import PromptDefinition, ResourceDefinition, ToolDefinition, prompt, resource, tool
+    from .envelope import ToolErrorEnvelope
+    from .errors import (
+        BASELINE_CODES, CANONICAL_CODES, FACTORIES, FACTORY_CODES, JsonRpcErrorCode, McpError, code_name,
+        code_value, coerce_code, configuration_error, conflict, database_error, forbidden, internal_error,
+        invalid_params, invalid_request, is_valid_code, not_found, rate_limited, request_cancelled,
+        serialization_error, service_unavailable, timeout, unauthorized, validation_error,
+    )  # fmt: skip
+
+
+class _Package(ModuleType):
+    """Importing the submodule ``mcp_fusion.contract`` binds it as the package's ``contract``
+    attribute; the public ``contract`` is the decorator, so that binding is dropped."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "contract" and isinstance(value, ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 __version__ = "0.1.0"
 
@@ -91,7 +110,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .server import FusionServer
+    from .server import FusionServer  # noqa: F811
 
 
 #: Top-level modules only the ``[server]`` extra brings (the SDK and what it serves with).
@@ -114,6 +133,13 @@ def __getattr__(name: str) -> Any:
                 name=exc.name,
             ) from None
         return FusionServer
+    module = _LAZY.get(name)
+    if module is not None:
+        from importlib import import_module
+
+        value = getattr(import_module(f".{module}", __name__), name)
+        globals()[name] = value  # read once: later reads are plain attribute lookups
+        return value
     raise AttributeError(f"module 'mcp_fusion' has no attribute {name!r}")
 
 
@@ -128,3 +154,7 @@ def _installed_mcp1() -> str:
     if not installed.startswith("1."):
         return ""
     return f" 2.x (mcp {installed} is installed: @contract and fail work with it, FusionServer does not)"
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -1,19 +1,14 @@
 """Error contracts: the declared failure surface of a tool or resource (DESIGN §3.2)."""
 from __future__ import annotations
 
-from typing import Any, Literal, Mapping, Optional, Union, get_args
+from typing import Any, Mapping, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr, field_validator
 
+from .contract_fields import CONTRACT_FIELDS, REQUIRED_FIELDS, SEVERITIES, THROWN_BY_VALUES, Severity, ThrownBy
 from .errors import CODE_EXPECTATION, JsonRpcErrorCode, coerce_code
 
-Severity = Literal["debug", "info", "notice", "warning"]
-ThrownBy = Literal["service"]
-
-#: Log levels a contract entry may lower its failure record to (default: error).
-SEVERITIES: tuple[str, ...] = get_args(Severity)
-#: Values of the lint-only ``thrown_by`` marker.
-THROWN_BY_VALUES: tuple[str, ...] = get_args(ThrownBy)
+__all__ = ["CONTRACT_FIELDS", "REQUIRED_FIELDS", "SEVERITIES", "THROWN_BY_VALUES", "ErrorContract", "coerce_contract"]
 
 
 class ErrorContract(BaseModel):
@@ -42,12 +37,11 @@ class ErrorContract(BaseModel):
             raise ValueError(f"must be {CODE_EXPECTATION}") from None
 
 
-#: Field names, in declaration order; the linter checks ``ErrorContract(...)``/dict keys against them.
-CONTRACT_FIELDS: tuple[str, ...] = tuple(ErrorContract.model_fields)
-#: Fields every entry must carry.
-REQUIRED_FIELDS: tuple[str, ...] = tuple(
+# The plain tables (``contract_fields``, imported by the linter without pydantic) must be the model's.
+if CONTRACT_FIELDS != tuple(ErrorContract.model_fields) or REQUIRED_FIELDS != tuple(
     name for name, field in ErrorContract.model_fields.items() if field.is_required()
-)
+):  # pragma: no cover - a drift between the two is a bug here, caught at the first import
+    raise ImportError("mcp_fusion.contract_fields does not match ErrorContract's fields")
 
 
 def coerce_contract(owner: str, errors: Any) -> tuple[ErrorContract, ...]:

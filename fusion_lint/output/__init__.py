@@ -2,18 +2,30 @@
 statistics) -> str``; none of them decides anything."""
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from importlib import import_module
 from typing import Callable
 
-from .github import github
-from .json import json_report
-from .junit import junit
-from .sarif import sarif
-from .text import text
-
-FORMATTERS: dict[str, Callable[..., str]] = {
-    "text": text,
-    "json": json_report,
-    "sarif": sarif,
-    "github": github,
-    "junit": junit,
+#: Format name -> (module, function). A run imports only the module of the format it prints.
+_REPORTERS = {
+    "text": ("text", "text"),
+    "json": ("json", "json_report"),
+    "sarif": ("sarif", "sarif"),
+    "github": ("github", "github"),
+    "junit": ("junit", "junit"),
 }
+
+
+class _Formatters(Mapping[str, Callable[..., str]]):
+    def __getitem__(self, name: str) -> Callable[..., str]:
+        module, function = _REPORTERS[name]
+        return getattr(import_module(f".{module}", __name__), function)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_REPORTERS)
+
+    def __len__(self) -> int:
+        return len(_REPORTERS)
+
+
+FORMATTERS: Mapping[str, Callable[..., str]] = _Formatters()

@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "fusion_lint"
 STAGES = [
     ("foundations", {"fusion_lint", "fusion_lint.memory", "fusion_lint.modules", "fusion_lint.files"}),
     ("discovery", {"fusion_lint.discovery"}),
-    ("configuration", {"fusion_lint.config", "fusion_lint.config_tree", "fusion_lint.diagnostics"}),
+    ("configuration", {"fusion_lint.config", "fusion_lint.config_schema", "fusion_lint.config_tree", "fusion_lint.diagnostics"}),
     ("source", {"fusion_lint.newer_syntax", "fusion_lint.source"}),
     ("facts", {"fusion_lint.positions", "fusion_lint.facts"}),
     ("per-file stage", {"fusion_lint.pipeline", "fusion_lint.cache_store", "fusion_lint.stat_index", "fusion_lint.cache",
