@@ -215,7 +215,7 @@ def _relative(tree: Path, path: str) -> str:
 def print_counts(counts, tree: Path) -> None:  # noqa: ANN001 (corpus_counts.FileCounts)
     ways = Counter(counts.admitted.values())
     print(f"files: {counts.discovered} discovered, {counts.read} read, {counts.skipped} skipped by the pre-scan, "
-          f"{len(counts.parsed)} parsed by libcst ({', '.join(f'{n} {w}' for w, n in sorted(ways.items()))}; "
+          f"{len(counts.parsed)} parsed ({', '.join(f'{n} {w}' for w, n in sorted(ways.items()))}; "
           f"{counts.lines_parsed:,} lines; {counts.parse_operations} parses)")  # fmt: skip
     kinds = _kinds_text(counts.definitions) or "no definitions"
     print(f"  of the parsed: {len(counts.defines)} define a tool/resource/prompt/contract ({kinds}), "
@@ -223,6 +223,8 @@ def print_counts(counts, tree: Path) -> None:  # noqa: ANN001 (corpus_counts.Fil
           f"{len(counts.neither)} neither (target: 0)")  # fmt: skip
     for framework, per in counts.by_framework.items():
         print(f"    {framework}: {_kinds_text(per)}")
+    for path in counts.dynamic:
+        print(f"    defines only dynamically (registrations the linter cannot name): {_relative(tree, path)}")
     if counts.unreadable:
         print(f"  unreadable (FL001): {len(counts.unreadable)}")
     if counts.failed:
@@ -256,7 +258,8 @@ def markdown(counts, summary: dict, memory: Optional[MemorySamples], codes: Coun
         ("files discovered / read / parsed", f"{counts.discovered} / {counts.read} / {parsed} ({counts.lines_parsed:,} lines)",
          f"{counts.skipped} skipped by the pre-scan", "-"),
         ("parsed: define / reached / consulted / neither",
-         f"{len(counts.defines)} / {len(counts.reached)} / {len(counts.consulted)} / {len(counts.neither)}", "-",
+         f"{len(counts.defines)} / {len(counts.reached)} / {len(counts.consulted)} / {len(counts.neither)}"
+         + (f" ({len(counts.dynamic)} of the defining register only dynamically)" if counts.dynamic else ""), "-",
          "neither = 0"),
         ("definitions", _kinds_text(counts.definitions),
          "; ".join(f"{f}: {_kinds_text(per)}" for f, per in counts.by_framework.items()), "-"),

@@ -42,7 +42,7 @@ class FileCounts:
     read: int  # distinct files whose bytes were read: the walk's, plus any loaded from outside it
     skipped: int  # read and left by the pre-scan
     unreadable: list[str]  # FL001: not read, or not decodable
-    parsed: list[str]  # distinct files handed to libcst
+    parsed: list[str]  # distinct files parsed and read for facts
     parse_operations: int  # files parsed, a file parsed twice counted twice
     admitted: dict[str, str]  # parsed file -> PRESCAN, SECOND_LOOK or ON_DEMAND
     failed: dict[str, str]  # parsed file -> FL000/FL999 (parsed, or tried to, without facts)
@@ -50,6 +50,7 @@ class FileCounts:
     reached: list[str]  # reached and defining nothing
     consulted: list[str]  # consulted only
     neither: list[str]
+    dynamic: list[str]  # of ``defines``: files whose every registration is dynamic (unnamed statically)
     definitions: dict[str, int]  # kind -> count (a low-level server's call_tool handler is a "dispatcher")
     by_framework: dict[str, dict[str, int]]  # framework -> kind -> count
     # Each file parsed for nothing, with what it is (``nothing_kind``): why the pre-scan could not tell.
@@ -104,8 +105,16 @@ def count_files(tree: Path, jobs: Optional[int] = None) -> FileCounts:
 
     defines = {d.path for d in view.definitions}
     defines |= {path for path, facts in analysis.files.items() if path in admitted and binds_contract(facts)}
+    # A file whose registrations are all dynamic (``mcp.prompt(name=f._name)(obj)`` in a loop over
+    # imported functions) defines tools or prompts the linter cannot name: it registers, so it
+    # counts as defining, and is listed on its own.
+    # (Only among files nothing else accounts for; a helper's own registration is a template.)
     reached = {r.path for d in view.definitions for r in d.reach}
     reached |= {path for d in view.definitions for path in d.contract.files}
+    dynamic = {path for path, facts in analysis.files.items()
+               if path in admitted and path not in defines | reached | consulted
+               and any(d.template is None for d in facts.definitions)}  # fmt: skip
+    defines |= dynamic
     parsed = sorted(admitted)
     walked = {r.path for r in analysis.results}
     kinds: dict[str, int] = {}
@@ -129,6 +138,7 @@ def count_files(tree: Path, jobs: Optional[int] = None) -> FileCounts:
         reached=sorted(p for p in parsed if p in reached and p not in defines),
         consulted=sorted(p for p in parsed if p in consulted and p not in defines | reached),
         neither=neither,
+        dynamic=sorted(dynamic),
         definitions=dict(sorted(kinds.items())),
         by_framework={name: dict(sorted(per.items())) for name, per in sorted(frameworks.items())},
         nothing={p: nothing_kind(p, analysis.files.get(p)) for p in neither},
