@@ -68,14 +68,16 @@ def test_a_module_registering_on_an_imported_server_is_still_parsed(name: str, s
     assert ("app/tools.py", "FL000") in codes(broken), name
 
 
+HELPER = '''
+def logged_tool(mcp, name):
+    def decorator(func):
+        mcp.tool(name=name)(func)
+        return func
+    return decorator
+'''
+
+
 def test_a_helper_module_admits_its_callers_only() -> None:
-    helper = '''
-    def logged_tool(mcp, name):
-        def decorator(func):
-            mcp.tool(name=name)(func)
-            return func
-        return decorator
-    '''
     caller = '''
     from app.audit import logged_tool
     from app.server import mcp
@@ -88,7 +90,7 @@ def test_a_helper_module_admits_its_callers_only() -> None:
     logged_tool(mcp, "find_invoice")(find)
     '''
     test = "from app.audit import logged_tool\n\ndef test_it():\n    assert logged_tool\n" + BROKEN
-    report = lint({"app/server.py": SERVER, "app/audit.py": helper, "app/tools.py": caller, "tests/test_audit.py": test})
+    report = lint({"app/server.py": SERVER, "app/audit.py": HELPER, "app/tools.py": caller, "tests/test_audit.py": test})
     assert codes(report) == [("app/tools.py", "FL300")]
     assert report.diagnostics[0].message.startswith("tool 'find_invoice':")
     assert summary(report).endswith("(1 tool; 5 files checked).")
@@ -106,14 +108,6 @@ def test_a_module_that_only_builds_a_server_is_read_when_someone_registers_on_it
                   "app/main.py": "from app.server import app\n\napp.run()\n"})
     assert codes(alone) == []
 
-
-HELPER = '''
-def logged_tool(mcp, name):
-    def decorator(func):
-        mcp.tool(name=name)(func)
-        return func
-    return decorator
-'''
 
 
 def test_a_test_module_calling_a_helper_on_a_double_is_not_parsed() -> None:
