@@ -322,6 +322,8 @@ class Walker:
         visited.add(real)
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except FileNotFoundError:
+            return  # gone since its parent was listed (another run's cache staging directory): nothing to lint
         except OSError as exc:
             result.problems.append((str(directory), f"cannot list directory: {exc.strerror or exc}"))
             return

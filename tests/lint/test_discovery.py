@@ -199,3 +199,21 @@ def test_files_without_the_runtime_are_counted_but_not_parsed(lint_project) -> N
     linted = lint_project(files, dedent=False)
     assert linted.summary() == [("FL101", "app.py", 2)]
     assert linted.report.files_checked == 4
+
+
+def test_a_directory_gone_before_it_is_listed_is_skipped_silently(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A concurrent run's cache staging directory can vanish between its parent's listing and its
+    own: nothing was there to lint, so it is no FL001 (a race the cache test met on CI)."""
+    make(tmp_path, "a.py", "gone/b.py")
+    real_scandir = os.scandir
+
+    def scandir(path):  # type: ignore[no-untyped-def]
+        if Path(path).name == "gone":
+            raise FileNotFoundError(2, "No such file or directory")
+        return real_scandir(path)
+
+    monkeypatch.setattr("fusion_lint.discovery.os.scandir", scandir)
+    found = Discovery()
+    Walker(tmp_path, [], True).walk([tmp_path], found)
+    assert [Path(p).relative_to(tmp_path).as_posix() for p in found.files] == ["a.py"]
+    assert found.problems == []
