@@ -21,6 +21,8 @@ from .memory import gc_paused
 from .modules import module_of
 from .pipeline import FileResult, calls_one_of, import_tails, imports_module, read_source, registers_on
 from .project.index import ProjectIndex
+from . import partial_run
+from .partial_run import PartialRun
 from .project.resolve import resolve
 from .project.view import ProjectView
 from .checking import LAST_CHECK, CheckCounts, all_rules_by_code, check  # noqa: F401 (the engine's API)
@@ -85,6 +87,7 @@ class Analysis:
     kept: Optional[KeptWorker] = None  # the worker those loads share, ended once the project is resolved
     # Each file's content key in the per-file cache (what the rules' cache keys are made of).
     file_keys: dict[str, str] = field(default_factory=dict)
+    partial: Optional[PartialRun] = None  # what a partial run (``partial_run``) read lightly, resolves in full
 
     def text(self, path: str) -> Optional[str]:
         """The decoded text of a file, as the run saw it (what a fix's offsets point into)."""
@@ -96,10 +99,17 @@ class Analysis:
 
     def resolved(self) -> ProjectView:
         try:
-            return resolve(self.index, self.settings.recovery_min_words, tuple(self.settings.runtime_modules))
+            partial = self.partial
+            view = resolve(self.index, self.settings.recovery_min_words, tuple(self.settings.runtime_modules),
+                           partial.full_paths if partial is not None else None)  # fmt: skip
+            if partial is not None and partial.full_paths is not None and not partial.holds(self.loaded, self.read):
+                partial.full_paths = None  # the resolution went through a file outside the walk: resolve all
+                view = resolve(self.index, self.settings.recovery_min_words, tuple(self.settings.runtime_modules))
+            return view
         finally:
             if self.kept is not None:
                 self.kept.close()
+
 
 
 def configure(options: Options) -> tuple[LoadedConfig, Settings]:
@@ -204,8 +214,14 @@ def analyse(
         return memo is not None and memo.lookup() is not None
 
     probe = remembered if selector is not None and cacheable else None
+    # A run without the cache that reports some of the project's files (pre-commit): the files no
+    # reported file depends on are read with light facts and their definitions resolved only for
+    # the vocabulary (``project.partial``). Light facts are never cached, so never with the cache.
+    partial = None
+    if partial_run.PARTIAL_RUNS and not options.use_cache and set(all_paths) != report_set:
+        partial = PartialRun(report_set)
     results = run_files(all_paths, settings, jobs=options.jobs, use_cache=options.use_cache, cache_root=root,
-                        overrides=overrides, probe=probe)  # fmt: skip
+                        overrides=overrides, probe=probe, light=partial.lighter if partial else None)  # fmt: skip
     if memo is None or memo.entry is None:
         results = _admit_reexport_users(results, settings, options.use_cache, root, overrides)
     files = {result.path: result.facts for result in results if result.facts is not None}
@@ -229,11 +245,19 @@ def analyse(
         data = read_source(path)  # a regular file only, and never more than the size limit
         return data if isinstance(data, bytes) else None
 
+    def full(path: str) -> Optional[FileFacts]:  # a light file's full facts, when a body of it is followed
+        if partial is not None:
+            partial.upgraded.append(path)
+        return run_files([path], settings, jobs=1, use_cache=False, cache_root=root, prescan=False,
+                         overrides=overrides, kept=kept)[0].facts  # fmt: skip
+
+    if partial is not None:
+        partial.decide(list(files))
     # Every file the walk found, parsed or not: which files the pre-scan admits must not decide
     # where a module is looked for (a package's root may hold only files it skips).
-    index = ProjectIndex(files, load, import_roots([r.path for r in results], root), settings.follow_calls)
+    index = ProjectIndex(files, load, import_roots([r.path for r in results], root), settings.follow_calls, full=full)
     return Analysis(config, settings, root, report_set, list(reported.problems), results, files, index, read, memo,
-                    scopes, enabled, loaded, kept, file_keys)  # fmt: skip
+                    scopes, enabled, loaded, kept, file_keys, partial)  # fmt: skip
 
 
 def import_roots(files: Iterable[str], root: Path) -> list[Path]:
@@ -402,6 +426,7 @@ def lint(options: Options) -> Report:
     reported = [Reported(d) for d in _file_problems(analysis, by_code)]
     active = [rule for rule in rules if rule.code in enabled and rule.code not in ENGINE_RULES]
     view = analysis.resolved()
+    partial_run.LAST_PARTIAL = analysis.partial or PartialRun(report_set)
     rule_memo = None
     if memo is not None:  # a run over files on disk, with a cache: replay what did not change
         rule_memo = RuleMemo(memo.cache.directory, view, analysis.file_keys, analysis.text,

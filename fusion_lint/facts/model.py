@@ -492,3 +492,7 @@ class FileFacts:
     listed_tools: list[str] = field(default_factory=list)  # low-level ``Tool(name="...")`` literals it lists
     classes: dict[str, ClassFacts] = field(default_factory=dict)  # module-level classes by name
     helper_calls: list[HelperCall] = field(default_factory=list)  # calls that may be registration helpers
+    # Read for a partial run only (``extract(light=True)``): the bodies of some functions were not
+    # walked (their signatures, and everything module-level, are as in full facts). Never cached;
+    # the project index loads the full facts before it follows such a function (``ProjectIndex``).
+    light: bool = False
