@@ -29,8 +29,9 @@ from .rules import Rule, all_rules
 from .runner import KeptWorker, run_files
 from .scopes import FileScopes
 from .selection import RuleSelector, Selection
+from . import snapshot_run
 from .snapshot import Recorder, places
-from .snapshot_run import Plan as SnapshotPlan, plan as plan_snapshot, record as record_snapshot, replay as replay_snapshot, snapshot_allowed  # noqa: E501
+from .snapshot_run import Plan as SnapshotPlan, snapshot_allowed
 from .suppression import Reported, suppress, unused_suppressions
 from .source import Decoded, decode
 
@@ -212,7 +213,7 @@ def analyse(
         if memo is None or memo.lookup() is not None:
             return memo is not None
         if snapshot and snapshot_allowed(enabled):
-            found_plan = plan_snapshot(memo.cache.directory, memo.frame, partial, report_set)
+            found_plan = snapshot_run.plan(memo.cache.directory, memo.frame, partial, report_set)
         return found_plan is not None
 
     probe = remembered if selector is not None and cacheable else None
@@ -220,10 +221,9 @@ def analyse(
     results = run_files(all_paths, settings, jobs=options.jobs, use_cache=options.use_cache, cache_root=root,
                         overrides=overrides, probe=probe, read_back=read_back)  # fmt: skip
     if found_plan is not None:  # the snapshot answers: the caller loads what it reaches
-        found_plan.contents = read_back
-        return Analysis(config, settings, root, report_set, list(reported.problems), results, {},
-                        ProjectIndex({}, lambda path: None, [], settings.follow_calls), _reader(overrides), memo, scopes,
-                        enabled, snapshot=found_plan)  # fmt: skip
+        found_plan.contents, nothing = read_back, ProjectIndex({}, lambda path: None, [], settings.follow_calls)
+        return Analysis(config, settings, root, report_set, list(reported.problems), results, {}, nothing,
+                        _reader(overrides), memo, scopes, enabled, snapshot=found_plan)  # fmt: skip
     if memo is None or memo.entry is None:
         results = _admit_reexport_users(results, settings, options.use_cache, root, overrides)
     files = {result.path: result.facts for result in results if result.facts is not None}
@@ -406,6 +406,7 @@ def build_fixes(reported: list[Reported], texts: dict[str, str]) -> None:
 def lint(options: Options) -> Report:
     LAST_CHECK.ran = LAST_CHECK.replayed = 0
     LAST_CHECK.paths.clear()
+    snapshot_run.reset_counts()
     tree, config, settings = configure_tree(options)
     rules = all_rules()
     selector = RuleSelector(options.selection, rules)
@@ -422,14 +423,13 @@ def lint(options: Options) -> Report:
     active = [rule for rule in rules if rule.code in enabled and rule.code not in ENGINE_RULES]
     if analysis.snapshot is not None and memo is not None:  # only what the edit reaches is loaded and checked
         roots = import_roots([r.path for r in analysis.results], analysis.root)
-        answer = replay_snapshot(analysis, analysis.snapshot, active, memo.frame, memo.cache.directory, roots)
+        answer = snapshot_run.replay(analysis, analysis.snapshot, active, memo.frame, memo.cache.directory, roots)
         if answer is not None:
             found, stand_ins, counts, used_files = answer
             return _finish(options, analysis, found, stand_ins, used_files, counts, rules)
         analysis = analyse(options, config, settings, selector, tree)  # the ordinary path, as if no snapshot
         memo = analysis.memo
-    view = analysis.resolved()
-    rule_memo = None
+    view, rule_memo = analysis.resolved(), None
     if memo is not None:  # a run over files on disk, with a cache: replay what did not change
         rule_memo = RuleMemo(memo.cache.directory, view, analysis.file_keys, analysis.text,
                              [settings.model_dump_json(), ",".join(rule.code for rule in active)])  # fmt: skip
@@ -440,7 +440,7 @@ def lint(options: Options) -> Report:
     if rule_memo is not None:
         rule_memo.save()
     if recorder is not None and memo is not None and not any(r.diagnostic.code == "FL999" for r in found):
-        record_snapshot(analysis, view, recorder, memo.frame, memo.cache.directory)
+        snapshot_run.record(analysis, view, recorder, memo.frame, memo.cache.directory)
     counts = definition_counts(view, report_set)
     report = _finish(options, analysis, found, analysis.files, analysis.files, counts, rules)
     view.release()

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
-from .cache_store import load_entry, store_entry, user_key
 from .checking import LAST_CHECK, check, merged
 from .diagnostics import Fix, Span
 from .facts.model import FileFacts
@@ -26,7 +25,7 @@ from .rule_cache import StoredFix
 from .rules import Finding, Rule, all_rules
 from .runner import KeptWorker, run_files
 from .snapshot import (Recorder, combined_vocabulary, definition_kind, dependencies, item_counts, link_parts, listing_part,
-                       places, reached_from, same_vocabulary, snapshot_name, vocabulary_parts)  # fmt: skip
+                       load_snapshot, places, reached_from, same_vocabulary, store_snapshot, vocabulary_parts)  # fmt: skip
 from . import stat_index
 from .stat_index import signature
 
@@ -116,7 +115,7 @@ def record(analysis: Analysis, view: ProjectView, recorder: Recorder, frame: str
         "reached": {path: frozenset(names) for path, names in reached.items()},
         "items": item_counts(view),
     }
-    store_entry(directory, snapshot_name(), snapshot, user_key())
+    store_snapshot(directory, snapshot, set())
 
 
 # ----- whether the snapshot can answer ----------------------------------------------------------
@@ -129,11 +128,16 @@ class Plan:
     contents: dict[str, bytes] = dataclasses.field(default_factory=dict)  # what the walk read of them
 
 
+def reset_counts() -> None:
+    LAST_SNAPSHOT.used, LAST_SNAPSHOT.why_not, LAST_SNAPSHOT.resolved = False, "not asked", 0
+    LAST_SNAPSHOT.reached, LAST_SNAPSHOT.loaded = set(), set()
+
+
 def plan(directory: Path, frame: str, results: list[FileResult], report_set: set[str]) -> Optional[Plan]:
     """Whether the snapshot can answer this run (before any fact is loaded), and what it must
     re-check."""
     LAST_SNAPSHOT.why_not = ""
-    snapshot = load_entry(directory / snapshot_name(), user_key())
+    snapshot = load_snapshot(directory)
     why = _unusable(snapshot, frame, results, report_set)
     if why:
         LAST_SNAPSHOT.why_not = why
@@ -204,7 +208,8 @@ def replay(analysis: Analysis, found: Plan, active: Sequence[type[Rule]], frame:
         return None
     findings, counts, updated = answer
     updated["frame"] = frame
-    store_entry(directory, snapshot_name(), updated, user_key())
+    if reached:  # (nothing changed since the snapshot: nothing to write)
+        store_snapshot(directory, updated, reached)
     view.release()
     LAST_SNAPSHOT.used = True
     stand_ins = {path: FileFacts(path, None, suppressions=dict(s), file_suppressions=dict(f))

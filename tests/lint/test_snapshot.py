@@ -4,6 +4,8 @@ and resolved — counted, never timed — and the output is a run without a cach
 every format. Each kind of dependency gets a case where replaying would be stale."""
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -53,6 +55,14 @@ def recorded(root: Path) -> None:
     run(root)  # cold: records the snapshot
 
 
+def answered_after(root: Path, path: str, old: str, new: str) -> set[str]:
+    """Edit, then check the warm run was answered from the snapshot: the files it re-checked."""
+    edit(root / path, old, new)
+    used, why, reached, *_ = warm_is_cold(root)
+    assert used, why
+    return names(reached)
+
+
 def test_an_edited_tool_module_loads_resolves_and_checks_only_what_it_reaches(tmp_path: Path) -> None:
     recorded(tmp_path)
     edit(tmp_path / "gadgets.py", 'if item_id == "x":', 'if item_id == "y":')
@@ -69,10 +79,21 @@ def test_a_second_edit_answers_from_the_updated_snapshot(tmp_path: Path) -> None
     recorded(tmp_path)
     edit(tmp_path / "gadgets.py", 'if item_id == "x":', 'if item_id == "y":')
     assert warm_is_cold(tmp_path)[0]
-    edit(tmp_path / "gizmos.py", 'if item_id == "x":', 'if not item_id:')
-    used, why, reached, *_ = warm_is_cold(tmp_path)
-    assert used, why
-    assert names(reached) == {"gizmos.py"}
+    # the snapshot's delta holds gadgets.py's records now
+    assert answered_after(tmp_path, "gizmos.py", 'if item_id == "x":', 'if not item_id:') == {"gizmos.py"}
+    assert answered_after(tmp_path, "gadgets.py", 'if item_id == "y":', 'if item_id == "z":') == {"gadgets.py"}
+
+
+def test_a_delta_of_another_base_is_void(tmp_path: Path) -> None:
+    """The delta of the base before a whole run must not be applied to the base that run wrote."""
+    recorded(tmp_path)
+    edit(tmp_path / "gadgets.py", 'if item_id == "x":', 'if item_id == "y":')
+    assert warm_is_cold(tmp_path)[0]  # writes a delta
+    edit(tmp_path / "services.py", 'raise ValueError("empty id")', 'raise KeyError("empty id")')
+    past = time.time() - 10  # (``edit`` moves the mtime ahead: a stat from the future is never trusted)
+    os.utime(tmp_path / "services.py", (past, past))
+    assert not warm_is_cold(tmp_path)[0]  # the ordinary path: a new base
+    assert answered_after(tmp_path, "gizmos.py", 'if item_id == "x":', 'if not item_id:') == {"gizmos.py"}
 
 
 def test_a_noqa_added_in_the_edited_file_silences_its_finding(tmp_path: Path) -> None:
