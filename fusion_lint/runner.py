@@ -167,13 +167,17 @@ def run_files(
     probe: Optional[Callable[[list[FileResult]], bool]] = None,
     isolate: bool = True,
     kept: Optional[KeptWorker] = None,
+    read_back: Optional[dict[str, bytes]] = None,
+    contents: Optional[dict[str, bytes]] = None,
 ) -> list[FileResult]:
     """Results in the order of ``paths``, whatever the number of processes. Without ``isolate``
     (snippets we wrote ourselves, such as the rule examples), files are parsed in this process.
 
     ``probe`` sees every file's result before any fact is loaded or parsed: files to analyse
     carry only their cache key. When it returns True (the whole run is remembered), those
-    partial results are returned as they are.
+    partial results are returned as they are, and ``read_back`` gets the bytes read to key
+    them; a later call given them as ``contents`` keys and analyses those bytes instead of
+    reading the files again (the run's snapshot loads what an edit reaches so, ``snapshot_run``).
     """
     runtime_modules = tuple(settings.runtime_modules)
     cache = FileCache(cache_directory(settings.cache_dir, cache_root), runtime_modules) if use_cache else None
@@ -188,6 +192,8 @@ def run_files(
         # An unsaved buffer (stdin, the editor) changes with every keystroke: caching each version
         # would only fill the cache directory with entries that are never read again.
         cached_file = cache is not None and data is None
+        if cached_file and contents is not None:
+            data = contents.get(path)
         module, is_package, _ = module_of(path) if cached_file else ("", False, "")
         now = signature(path) if stats is not None and cached_file else None
         known = stats.verdict(path, module, is_package, now) if stats is not None else None
@@ -223,6 +229,8 @@ def run_files(
     if stats is not None:
         stats.save(keep=set(paths))  # a file no longer in the walk is forgotten
     if probe is not None and probe(results):
+        if read_back is not None:
+            read_back.update((results[index].path, data) for index, data in to_analyse if data is not None)
         return results
 
     pending: list[tuple[int, bytes]] = []

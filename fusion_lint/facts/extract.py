@@ -51,6 +51,7 @@ class ModuleExtractor:
             else:
                 self._module_statement(stmt, at)
         self.facts.runtime_names = self.names.runtime_exports()
+        self.facts.imported_modules = tuple(sorted(self.names.imported))
         self.facts.imports_framework = self.names.imports_framework
         if any(d.server is not None and d.errors is None and d.contract_span is None for d in self.facts.definitions):
             self.needs_names = True  # FL208's fix may add ``@contract`` and its import

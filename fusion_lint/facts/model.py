@@ -492,3 +492,7 @@ class FileFacts:
     listed_tools: list[str] = field(default_factory=list)  # low-level ``Tool(name="...")`` literals it lists
     classes: dict[str, ClassFacts] = field(default_factory=dict)  # module-level classes by name
     helper_calls: list[HelperCall] = field(default_factory=list)  # calls that may be registration helpers
+    # Every module an import statement of the file names, in any scope (``from m import *`` and
+    # imports inside functions included): with ``imports``, every module this one's names may
+    # lead to (what the run's snapshot follows, ``snapshot``).
+    imported_modules: tuple[str, ...] = ()
