@@ -180,8 +180,11 @@ class RunMemo:
     when the run cannot be cached), ``lookup`` before any cached fact is even loaded, ``store``
     after the rules ran."""
 
-    def __init__(self, cache: ReportCache, key: str, keyed_paths: set[str], used_file_keys: set[str]):
+    def __init__(self, cache: ReportCache, key: str, keyed_paths: set[str], used_file_keys: set[str], frame: str = ""):
         self.cache, self.key = cache, key
+        # The key of everything but the files' contents and stats: what the run's snapshot must
+        # match (``snapshot_run``), the files themselves compared one by one.
+        self.frame = frame
         self.keyed_paths = keyed_paths  # files whose content the key covers
         self.used_file_keys = used_file_keys
         self.entry: Optional[RunEntry] = None  # what ``lookup`` found
@@ -210,6 +213,7 @@ class RunMemo:
             *(f"report={path}" for path in sorted(report_set)),
             *(f"walk-problem={path}|{why}" for path, why in walk_problems),
         ]
+        frame = ReportCache.key([*parts, "frame"])
         keyed_paths: set[str] = set()
         used: set[str] = set()
         for result in results:
@@ -225,7 +229,7 @@ class RunMemo:
             else:
                 return None  # a crash or a timeout: try again next time
         directory = cache_directory(settings.cache_dir, root)
-        return cls(ReportCache(directory), ReportCache.key(parts), keyed_paths, used)
+        return cls(ReportCache(directory), ReportCache.key(parts), keyed_paths, used, frame)
 
     def lookup(self) -> Optional[RunEntry]:
         self.entry = self.cache.get(self.key)

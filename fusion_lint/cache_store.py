@@ -53,9 +53,11 @@ CACHEDIR_TAG = (
 # The .gitignore the cache wrote before it signed its directory: such a directory holding nothing
 # but entries is adopted, so an upgrade does not nest a new cache inside the old one.
 _LEGACY_GITIGNORE = b"# created by fusion-lint\n*\n"
-ENTRY_NAME = re.compile(r"^(?:run-|stat-|rules-)?[0-9a-f]{64}\.pickle$")
+ENTRY_NAME = re.compile(r"^(?:run-|stat-|rules-|snap-)?[0-9a-f]{64}\.pickle$")
 _TEMPORARY_NAME = re.compile(r"^tmp[\w-]+\.tmp$")
-_MAGIC = b"FLC4"  # 4: the pickle is zlib-compressed (the cache ~0.9x the source, not 2.6x)
+# 4: the pickle is zlib-compressed (the cache ~0.9x the source, not 2.6x); 5: with a preset
+# dictionary of the data classes' names (``_dictionary``: each entry ~7% smaller).
+_MAGIC = b"FLC5"
 _MAC_SIZE = hashlib.sha256().digest_size
 
 # Where the classes an entry may contain live. Anything else in a pickle is refused.
@@ -261,6 +263,28 @@ def _write_file(directory: Path, name: str, payload: bytes) -> bool:
 # ----- entries ---------------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=1)
+def _dictionary() -> bytes:
+    """zlib's preset dictionary: the module, class and field names of the data classes entries
+    hold, spelled as a pickle spells them. An entry is one file's facts, too short for zlib to
+    learn those names from itself; given them, it stores each as a back-reference."""
+    import dataclasses
+    import inspect
+
+    def spelled(name: str) -> bytes:
+        raw = name.encode()
+        return b"\x8c" + bytes([len(raw)]) + raw + b"\x94"  # SHORT_BINUNICODE, MEMOIZE
+
+    parts = []
+    for module_name in sorted(_SAFE_MODULES - {"fusion_lint.cache"}):
+        module = importlib.import_module(module_name)
+        for name, cls in inspect.getmembers(module, inspect.isclass):
+            if dataclasses.is_dataclass(cls) and cls.__module__ == module_name:
+                parts.append(spelled(module_name) + spelled(name) + b"\x93\x94")  # STACK_GLOBAL, MEMOIZE
+                parts.extend(spelled(f.name) for f in dataclasses.fields(cls))
+    return b"".join(parts)
+
+
 def load_entry(path: Path, key: Optional[bytes]) -> object:
     """An entry's content, or None when it is missing, damaged, unsigned or refused."""
     if key is None:
@@ -273,7 +297,7 @@ def load_entry(path: Path, key: Optional[bytes]) -> object:
     if not data.startswith(_MAGIC) or not hmac.compare_digest(mac, _mac(key, path.name, packed)):
         return None  # damaged, or not written by this user's fusion-lint
     try:
-        inflate = zlib.decompressobj()
+        inflate = zlib.decompressobj(zdict=_dictionary())
         payload = inflate.decompress(packed, ENTRY_MAX_BYTES)  # bounded, even for a signed entry
         if inflate.unconsumed_tail or not inflate.eof:
             return None
@@ -297,5 +321,6 @@ def store_entry(directory: Path, name: str, value: object, key: Optional[bytes])
 def store_bytes(directory: Path, name: str, payload: bytes, key: Optional[bytes]) -> None:
     """Sign and write atomically, only into a directory of the cache's own."""
     if key is not None and _claim(directory):
-        packed = zlib.compress(payload, COMPRESSION_LEVEL)
+        deflate = zlib.compressobj(COMPRESSION_LEVEL, zdict=_dictionary())
+        packed = deflate.compress(payload) + deflate.flush()
         _write_file(directory, name, _MAGIC + _mac(key, name, packed) + packed)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import traceback
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from .diagnostics import Diagnostic, Span
 from .project.view import ProjectView, ResolvedDefinition
@@ -37,8 +37,13 @@ class CheckCounts:
 LAST_CHECK = CheckCounts()
 
 
+#: Sees each checked item's findings, by rule (ran or replayed): (code, scope, item, findings).
+Observer = Callable[[str, str, object, list[Finding]], None]
+
+
 def check(project: ProjectView, rules: Sequence[type[Rule]], report_set: set[str],
-          views: Optional[Callable[[str], ProjectView]] = None, memo: Optional[RuleMemo] = None) -> list[Reported]:  # fmt: skip
+          views: Optional[Callable[[str], ProjectView]] = None, memo: Optional[RuleMemo] = None,
+          observe: Optional[Observer] = None) -> list[Reported]:  # fmt: skip
     """Run ``rules`` over the resolved project: definition rules once per definition, entry rules
     once per contract entry, function rules once per function. Only what can report into a
     reported file is checked (pre-commit and the editor report one file of a large project). A
@@ -46,13 +51,14 @@ def check(project: ProjectView, rules: Sequence[type[Rule]], report_set: set[str
     naming every one of them. A rule that raises is FL999 for what it was checking. ``views``: the
     project as the rule sees it from the file of what it checks (that file's settings). ``memo``:
     the findings of earlier runs for items whose inputs did not change, replayed in place of
-    running the rule (``rule_cache``), in the same order."""
+    running the rule (``rule_cache``), in the same order. ``observe``: sees every item's findings
+    (the run's snapshot records them, ``snapshot``)."""
     view = views or (lambda path: project)
     order = {id(definition): index for index, definition in enumerate(project.definitions)}
     touching = [d for d in project.definitions if _touches(d, report_set)]
     entries = [e for e in project.entries if e.path in report_set]
     functions = [f for f in project.functions if f.path in report_set]
-    grouped: dict[tuple, tuple[type[Rule], Finding, list[ResolvedDefinition]]] = {}
+    found: list[tuple[type[Rule], Finding, Sequence[ResolvedDefinition]]] = []
     internal: list[Reported] = []
     LAST_CHECK.ran = LAST_CHECK.replayed = 0
     LAST_CHECK.paths.clear()
@@ -85,30 +91,41 @@ def check(project: ProjectView, rules: Sequence[type[Rule]], report_set: set[str
                         memo.record(plan.tokens[index], code, findings)  # type: ignore[union-attr]
                     if findings is None:
                         continue
-                for finding in findings:
-                    concerned = finding.subjects if finding.subjects is not None else subjects
-                    if not concerned:
-                        continue
-                    s = finding.span
-                    same = (code, finding.path, s.line, s.col, s.end_line, s.end_col, finding.message)
-                    if same in grouped:
-                        grouped[same][2].extend(concerned)
-                    else:
-                        grouped[same] = (rule_class, finding, list(concerned))
+                if observe is not None:
+                    observe(code, scope, item, findings)
+                found.extend((rule_class, finding, subjects) for finding in findings)
+    return merged(found, lambda s: order.get(id(s), len(order))) + internal
+
+
+def merged(found: Iterable[tuple[type[Rule], Finding, Sequence[Any]]], order: Callable[[Any], Any]) -> list[Reported]:
+    """Identical findings (a shared entry, a shared handler) as one diagnostic naming every
+    definition they concern, once each, in the project's order (``order``: a subject's place).
+    ``found``: (rule, finding, the item's default subjects), in the order the rules ran."""
+    grouped: dict[tuple, tuple[type[Rule], Finding, list[Any]]] = {}
+    for rule_class, finding, subjects in found:
+        concerned = finding.subjects if finding.subjects is not None else subjects
+        if not concerned:
+            continue
+        s = finding.span
+        same = (rule_class.code, finding.path, s.line, s.col, s.end_line, s.end_col, finding.message)
+        if same in grouped:
+            grouped[same][2].extend(concerned)
+        else:
+            grouped[same] = (rule_class, finding, list(concerned))
     reported = []
     for rule_class, finding, subjects in grouped.values():
-        unique = sorted({id(s): s for s in subjects}.values(), key=lambda s: order.get(id(s), len(order)))
+        unique = sorted({id(s): s for s in subjects}.values(), key=order)
         message = f"{_labels(unique)}: {finding.message}"
         diagnostic = Diagnostic(rule_class.code, rule_class.name, rule_class.severity, message, finding.path, finding.span)
         reported.append(Reported(diagnostic, finding.fix))
-    return reported + internal
+    return reported
 
 
 #: A finding shared by more definitions than this names the first ones and counts the rest.
 MAX_LABELS = 10
 
 
-def _labels(subjects: Sequence[ResolvedDefinition]) -> str:
+def _labels(subjects: Sequence[Any]) -> str:
     """``tool 'a'``, ``tool 'a', tool 'b'``, ... ``and 12 more`` (each definition once, in order)."""
     labels = list(dict.fromkeys(subject.label for subject in subjects))
     if len(labels) > MAX_LABELS:

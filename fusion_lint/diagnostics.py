@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, Optional
 
 if TYPE_CHECKING:
@@ -37,10 +38,15 @@ def display_path(path: str) -> str:
         here = os.getcwd()
     except OSError:  # the working directory was removed
         return path
+    return _relative_to(here, path)
+
+
+@lru_cache(maxsize=4096)  # per file, not per diagnostic: a report names the same files again and again
+def _relative_to(here: str, path: str) -> str:
     if path.startswith(here) and path[len(here) : len(here) + 1] == os.sep and os.path.normpath(path) == path:
         return path[len(here) + 1 :]  # the common case, without relpath's normalising (5,000 diagnostics: 0.4 s)
     try:
-        relative = os.path.relpath(path)
+        relative = os.path.relpath(path, here)
     except ValueError:  # another drive (Windows)
         return path
     return path if relative.startswith("..") else relative

@@ -19,11 +19,9 @@ from .discovery import Discovery, Walker
 from .facts.model import FileFacts
 from .memory import gc_paused
 from .modules import module_of
-from .pipeline import FileResult, calls_one_of, import_tails, imports_module, read_source, registers_on
+from .pipeline import FileResult, calls_one_of, hub_of, import_tails, imports_module, read_source, registers_on
 from .project.index import ProjectIndex
 from . import partial_run
-from .partial_run import PartialRun
-from .project.resolve import resolve
 from .project.view import ProjectView
 from .checking import LAST_CHECK, CheckCounts, all_rules_by_code, check  # noqa: F401 (the engine's API)
 from .rule_cache import RuleMemo
@@ -31,6 +29,9 @@ from .rules import Rule, all_rules
 from .runner import KeptWorker, run_files
 from .scopes import FileScopes
 from .selection import RuleSelector, Selection
+from . import snapshot_run
+from .snapshot import Recorder, places
+from .snapshot_run import Plan as SnapshotPlan, snapshot_allowed
 from .suppression import Reported, suppress, unused_suppressions
 from .source import Decoded, decode
 
@@ -87,7 +88,10 @@ class Analysis:
     kept: Optional[KeptWorker] = None  # the worker those loads share, ended once the project is resolved
     # Each file's content key in the per-file cache (what the rules' cache keys are made of).
     file_keys: dict[str, str] = field(default_factory=dict)
-    partial: Optional[PartialRun] = None  # what a partial run (``partial_run``) read lightly, resolves in full
+    # The run's snapshot, when it can answer this run without the facts of unreached files
+    # (``snapshot_run``): then no fact was loaded yet.
+    snapshot: Optional[SnapshotPlan] = None
+    partial: Optional[partial_run.PartialRun] = None  # what a partial run read lightly, resolves in full
 
     def text(self, path: str) -> Optional[str]:
         """The decoded text of a file, as the run saw it (what a fix's offsets point into)."""
@@ -99,17 +103,10 @@ class Analysis:
 
     def resolved(self) -> ProjectView:
         try:
-            partial = self.partial
-            view = resolve(self.index, self.settings.recovery_min_words, tuple(self.settings.runtime_modules),
-                           partial.full_paths if partial is not None else None)  # fmt: skip
-            if partial is not None and partial.full_paths is not None and not partial.holds(self.loaded, self.read):
-                partial.full_paths = None  # the resolution went through a file outside the walk: resolve all
-                view = resolve(self.index, self.settings.recovery_min_words, tuple(self.settings.runtime_modules))
-            return view
+            return partial_run.resolved(self.index, self.settings, self.partial, self.loaded, self.read)
         finally:
             if self.kept is not None:
                 self.kept.close()
-
 
 
 def configure(options: Options) -> tuple[LoadedConfig, Settings]:
@@ -181,6 +178,7 @@ def analyse(
     settings: Settings,
     selector: Optional[RuleSelector] = None,
     tree: Optional[ConfigTree] = None,
+    snapshot: bool = False,
 ) -> Analysis:
     """Discover, analyse every file (parallel, cached) and index the project.
 
@@ -207,21 +205,27 @@ def analyse(
     reportable = report_set | {path for path, _ in reported.problems}
     enabled = scopes.enabled_in(reportable) if selector is not None else frozenset()
 
+    found_plan: Optional[SnapshotPlan] = None
+
     def remembered(partial: list[FileResult]) -> bool:
-        nonlocal memo
+        nonlocal memo, found_plan
         memo = RunMemo.open(settings, root, report_set, list(reported.problems), partial, enabled,
                             options.report_unused_suppressions, scopes.cache_parts(reportable))  # fmt: skip
-        return memo is not None and memo.lookup() is not None
+        if memo is None or memo.lookup() is not None:
+            return memo is not None
+        if snapshot and snapshot_allowed(enabled):
+            found_plan = snapshot_run.plan(memo.cache.directory, memo.frame, partial, report_set)
+        return found_plan is not None
 
     probe = remembered if selector is not None and cacheable else None
-    # A run without the cache that reports some of the project's files (pre-commit): the files no
-    # reported file depends on are read with light facts and their definitions resolved only for
-    # the vocabulary (``project.partial``). Light facts are never cached, so never with the cache.
-    partial = None
-    if partial_run.PARTIAL_RUNS and not options.use_cache and set(all_paths) != report_set:
-        partial = PartialRun(report_set)
+    read_back: dict[str, bytes] = {}
+    lightly = partial_run.PartialRun.chosen(options.use_cache, all_paths, report_set)  # pre-commit without cache
     results = run_files(all_paths, settings, jobs=options.jobs, use_cache=options.use_cache, cache_root=root,
-                        overrides=overrides, probe=probe, light=partial.lighter if partial else None)  # fmt: skip
+                        overrides=overrides, probe=probe, read_back=read_back, light=lightly and lightly.lighter)
+    if found_plan is not None:  # the snapshot answers: the caller loads what it reaches
+        found_plan.contents, nothing = read_back, ProjectIndex({}, lambda path: None, [], settings.follow_calls)
+        return Analysis(config, settings, root, report_set, list(reported.problems), results, {}, nothing,
+                        _reader(overrides), memo, scopes, enabled, snapshot=found_plan)  # fmt: skip
     if memo is None or memo.entry is None:
         results = _admit_reexport_users(results, settings, options.use_cache, root, overrides)
     files = {result.path: result.facts for result in results if result.facts is not None}
@@ -239,25 +243,25 @@ def analyse(
             file_keys[path] = result.key
         return result.facts
 
+    full = lightly.loader(list(files), settings, root, overrides, kept) if lightly is not None else None
+    read = _reader(overrides)
+    # Every file the walk found, parsed or not: which files the pre-scan admits must not decide
+    # where a module is looked for (a package's root may hold only files it skips).
+    index = ProjectIndex(files, load, import_roots([r.path for r in results], root), settings.follow_calls, full=full)
+    return Analysis(config, settings, root, report_set, list(reported.problems), results, files, index, read, memo,
+                    scopes, enabled, loaded, kept, file_keys, partial=lightly)  # fmt: skip
+
+
+def _reader(overrides: dict[str, bytes]) -> Callable[[str], Optional[bytes]]:
+    """A file's bytes as the run sees them (an override first), or None."""
+
     def read(path: str) -> Optional[bytes]:
         if path in overrides:
             return overrides[path]
         data = read_source(path)  # a regular file only, and never more than the size limit
         return data if isinstance(data, bytes) else None
 
-    def full(path: str) -> Optional[FileFacts]:  # a light file's full facts, when a body of it is followed
-        if partial is not None:
-            partial.upgraded.append(path)
-        return run_files([path], settings, jobs=1, use_cache=False, cache_root=root, prescan=False,
-                         overrides=overrides, kept=kept)[0].facts  # fmt: skip
-
-    if partial is not None:
-        partial.decide(list(files))
-    # Every file the walk found, parsed or not: which files the pre-scan admits must not decide
-    # where a module is looked for (a package's root may hold only files it skips).
-    index = ProjectIndex(files, load, import_roots([r.path for r in results], root), settings.follow_calls, full=full)
-    return Analysis(config, settings, root, report_set, list(reported.problems), results, files, index, read, memo,
-                    scopes, enabled, loaded, kept, file_keys, partial)  # fmt: skip
+    return read
 
 
 def import_roots(files: Iterable[str], root: Path) -> list[Path]:
@@ -329,15 +333,9 @@ def _admit_reexport_users(
     # (nothing more), else the servers it binds (None: any name) and the helpers it defines.
     hubs: list[tuple[str, str, Optional[tuple[Optional[tuple[str, ...]], tuple[str, ...]]]]] = []
     for r in results:
-        if r.facts is None or not r.facts.module:
-            continue
-        package = str(Path(module_of(r.path)[2]) / r.facts.module.split(".")[0])
-        helpers = {d.template.function.rpartition(".")[2] for d in r.facts.definitions if d.template is not None}
-        if r.facts.runtime_names and not r.facts.definitions:
-            hubs.append((r.facts.module, package, None))
-        elif r.facts.servers or helpers:
-            servers = tuple(r.facts.servers)
-            hubs.append((r.facts.module, package, (servers, tuple(sorted(helpers)))))
+        hub = hub_of(r)
+        if hub is not None:
+            hubs.append(hub)
     for r in results:
         module, _, base = module_of(r.path)
         if r.builds_server and module:  # a server module the pre-scan left: its names are not known yet
@@ -379,9 +377,6 @@ def _admit_reexport_users(
     return [second.get(r.path, r) for r in results]
 
 
-# ----- the rule phase: pure functions of the resolved project -------------------------------------
-
-
 # ----- after the rules: per-file ignores, suppressions, fixes -------------------------------------
 
 
@@ -411,9 +406,11 @@ def build_fixes(reported: list[Reported], texts: dict[str, str]) -> None:
 def lint(options: Options) -> Report:
     LAST_CHECK.ran = LAST_CHECK.replayed = 0
     LAST_CHECK.paths.clear()
+    snapshot_run.reset_counts()
     tree, config, settings = configure_tree(options)
     rules = all_rules()
-    analysis = analyse(options, config, settings, RuleSelector(options.selection, rules), tree)
+    selector = RuleSelector(options.selection, rules)
+    analysis = analyse(options, config, settings, selector, tree, snapshot=True)
     report_set, enabled, scopes = analysis.report_set, analysis.enabled, analysis.scopes
     assert scopes is not None
     memo = analysis.memo
@@ -423,25 +420,48 @@ def lint(options: Options) -> Report:
                       dict(memo.entry.definitions))  # fmt: skip
 
     by_code = {rule.code: rule for rule in rules}
-    reported = [Reported(d) for d in _file_problems(analysis, by_code)]
     active = [rule for rule in rules if rule.code in enabled and rule.code not in ENGINE_RULES]
-    view = analysis.resolved()
-    partial_run.LAST_PARTIAL = analysis.partial or PartialRun(report_set)
-    rule_memo = None
+    if analysis.snapshot is not None and memo is not None:  # only what the edit reaches is loaded and checked
+        roots = import_roots([r.path for r in analysis.results], analysis.root)
+        answer = snapshot_run.replay(analysis, analysis.snapshot, active, memo.frame, memo.cache.directory, roots)
+        if answer is not None:
+            found, stand_ins, counts, used_files = answer
+            return _finish(options, analysis, found, stand_ins, used_files, counts, rules)
+        analysis = analyse(options, config, settings, selector, tree)  # the ordinary path, as if no snapshot
+        memo = analysis.memo
+    view, rule_memo = analysis.resolved(), None
     if memo is not None:  # a run over files on disk, with a cache: replay what did not change
         rule_memo = RuleMemo(memo.cache.directory, view, analysis.file_keys, analysis.text,
                              [settings.model_dump_json(), ",".join(rule.code for rule in active)])  # fmt: skip
-    reported += check(view, active, report_set, scopes.views(view), rule_memo)
+    recorder = None
+    if memo is not None and snapshot_allowed(enabled) and report_set == {r.path for r in analysis.results}:
+        recorder = Recorder(places(view.definitions), analysis.text)
+    found = check(view, active, report_set, scopes.views(view), rule_memo, recorder)
     if rule_memo is not None:
         rule_memo.save()
+    if recorder is not None and memo is not None and not any(r.diagnostic.code == "FL999" for r in found):
+        snapshot_run.record(analysis, view, recorder, memo.frame, memo.cache.directory)
     counts = definition_counts(view, report_set)
+    report = _finish(options, analysis, found, analysis.files, analysis.files, counts, rules)
+    view.release()
+    return report
+
+
+def _finish(options: Options, analysis: Analysis, found: list[Reported], files: dict[str, FileFacts],
+            used_files: Iterable[str], counts: dict[str, int], rules: Sequence[type[Rule]]) -> Report:  # fmt: skip
+    """After the rules: per-file ignores, suppressions (``files``: each file's comments), fixes,
+    the whole-run cache (``used_files``: every file whose facts the answer rests on), the report."""
+    report_set, scopes, memo = analysis.report_set, analysis.scopes, analysis.memo
+    assert scopes is not None
+    by_code = {rule.code: rule for rule in rules}
+    reported = [Reported(d) for d in _file_problems(analysis, by_code)] + found
     # A directory the walk could not read is reported at the directory, which no file set holds.
     reportable = report_set | {path for path, _ in analysis.walk_problems}
     # Each file's config decides what is reported in it (its rules, its per-file ignores).
     reported = [r for r in reported if r.diagnostic.path in reportable and scopes.reports(r.diagnostic)]
-    kept, used = suppress(reported, analysis.files)
+    kept, used = suppress(reported, files)
     if options.report_unused_suppressions:
-        kept += unused_suppressions(used, analysis.files, report_set, by_code["FL900"], rules, scopes.enabled,
+        kept += unused_suppressions(used, files, report_set, by_code["FL900"], rules, scopes.enabled,
                                     analysis.text)  # fmt: skip
     texts = texts_to_fix(kept, analysis)
     build_fixes(kept, texts)
@@ -449,9 +469,9 @@ def lint(options: Options) -> Report:
     with_fixes = {d.path for d in ordered if d.fix}  # one pass: a scan per file was quadratic
     fixed_texts = {path: text for path, text in texts.items() if path in with_fixes}
     if memo is not None:
-        memo.store(ordered, analysis.results, analysis.files, fixed_texts, counts)
-    view.release()
-    return Report(ordered, len(report_set), config, fixed_texts, sorted(report_set), frozenset(enabled), counts)
+        memo.store(ordered, analysis.results, used_files, fixed_texts, counts)
+    return Report(ordered, len(report_set), analysis.config, fixed_texts, sorted(report_set),
+                  frozenset(analysis.enabled), counts)  # fmt: skip
 
 
 def definition_counts(view: ProjectView, report_set: set[str]) -> dict[str, int]:

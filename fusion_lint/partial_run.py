@@ -14,9 +14,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from pathlib import Path
+from typing import Callable, Optional, Sequence
 
+from .config import Settings
+from .facts.model import FileFacts
+from .project.index import ProjectIndex
 from .project.partial import reaching_files
+from .project.resolve import resolve
+from .project.view import ProjectView
+from .runner import KeptWorker, run_files
 
 #: Whether a run without the cache that reports part of the project reads the rest with light facts
 #: and resolves only what can report into the reported files (the tests turn it off to compare).
@@ -33,6 +40,24 @@ class PartialRun:
     upgraded: list[str] = field(default_factory=list)  # light files whose full facts were loaded later
     full_paths: Optional[set[str]] = None  # the files whose definitions are resolved in full (None: all)
     analysed: set[str] = field(default_factory=set)  # the files whose definitions are the project's
+
+    @classmethod
+    def chosen(cls, use_cache: bool, paths: Sequence[str], report_set: set[str]) -> Optional["PartialRun"]:
+        """A partial run when the run reads no cache and reports only some of the project's files."""
+        return cls(report_set) if PARTIAL_RUNS and not use_cache and set(paths) != report_set else None
+
+    def loader(self, analysed: list[str], settings: Settings, root: Path, overrides: dict[str, bytes],
+               kept: KeptWorker) -> Callable[[str], Optional[FileFacts]]:  # fmt: skip
+        """``ProjectIndex``'s ``full``, once every analysed file is known (the second look's too):
+        a light file's full facts, when the resolution follows a body of it."""
+        self.decide(analysed)
+
+        def full(path: str) -> Optional[FileFacts]:
+            self.upgraded.append(path)
+            return run_files([path], settings, jobs=1, use_cache=False, cache_root=root, prescan=False,
+                             overrides=overrides, kept=kept)[0].facts  # fmt: skip
+
+        return full
 
     def lighter(self, contents: dict[str, bytes], to_analyse: set[str]) -> set[str]:
         """``run_files``'s ``light``: every file to analyse but those that may report into the
@@ -65,6 +90,20 @@ class PartialRun:
 
 
 LAST_PARTIAL = PartialRun(set())
+
+
+def resolved(index: ProjectIndex, settings: Settings, partial: Optional[PartialRun], loaded: list[str],
+             read: Callable[[str], Optional[bytes]]) -> ProjectView:  # fmt: skip
+    """The run's resolved project: in full for the files that may report into the reported ones
+    (all, without a partial run or when the resolution went through a file outside the walk)."""
+    global LAST_PARTIAL
+    LAST_PARTIAL = partial or PartialRun(set())
+    rules = settings.recovery_min_words, tuple(settings.runtime_modules)
+    view = resolve(index, *rules, partial.full_paths if partial is not None else None)
+    if partial is not None and partial.full_paths is not None and not partial.holds(loaded, read):
+        partial.full_paths = None
+        view = resolve(index, *rules)
+    return view
 
 # A file the index loads only when a handler's reach goes through it still adds the tools a
 # low-level ``Tool(name=...)`` lists and the prefixes a ``mount(...)`` gives to the vocabulary:

@@ -182,6 +182,22 @@ def _calls(names: tuple[str, ...]) -> re.Pattern[bytes]:
     return re.compile(rb"\b(?:" + spelled + rb")[ \t]*\(")
 
 
+def hub_of(result: FileResult) -> Optional[tuple[str, str, Optional[tuple[Optional[tuple[str, ...]], tuple[str, ...]]]]]:
+    """What the second look of the pre-scan learns from an analysed file (``engine``): a re-export
+    hub (module, package folder, None), a server or helper hub (module, package folder, (servers,
+    helpers)), or None."""
+    facts = result.facts
+    if facts is None or not facts.module:
+        return None
+    package = str(Path(module_of(result.path)[2]) / facts.module.split(".")[0])
+    helpers = {d.template.function.rpartition(".")[2] for d in facts.definitions if d.template is not None}
+    if facts.runtime_names and not facts.definitions:
+        return (facts.module, package, None)
+    if facts.servers or helpers:
+        return (facts.module, package, (tuple(facts.servers), tuple(sorted(helpers))))
+    return None
+
+
 _IMPORT_KEYWORDS = (b"from ", b"from\t", b"import ", b"import\t")
 
 

@@ -173,6 +173,8 @@ def run_files(
     probe: Optional[Callable[[list[FileResult]], bool]] = None,
     isolate: bool = True,
     kept: Optional[KeptWorker] = None,
+    read_back: Optional[dict[str, bytes]] = None,
+    contents: Optional[dict[str, bytes]] = None,
     light: Optional[Callable[[dict[str, bytes], set[str]], set[str]]] = None,
 ) -> list[FileResult]:
     """Results in the order of ``paths``, whatever the number of processes. Without ``isolate``
@@ -184,7 +186,9 @@ def run_files(
 
     ``probe`` sees every file's result before any fact is loaded or parsed: files to analyse
     carry only their cache key. When it returns True (the whole run is remembered), those
-    partial results are returned as they are.
+    partial results are returned as they are, and ``read_back`` gets the bytes read to key
+    them; a later call given them as ``contents`` keys and analyses those bytes instead of
+    reading the files again (the run's snapshot loads what an edit reaches so, ``snapshot_run``).
     """
     runtime_modules = tuple(settings.runtime_modules)
     cache = FileCache(cache_directory(settings.cache_dir, cache_root), runtime_modules) if use_cache else None
@@ -194,12 +198,14 @@ def run_files(
     stats = StatIndex(cache.directory, cache.salt + f"|{cache_root}".encode()) if cache is not None and prescan else None
     results: list[FileResult] = []
     to_analyse: list[tuple[int, Optional[bytes]]] = []  # index into results, content (None: not read yet)
-    contents: dict[str, bytes] = {}  # every file read, skipped ones included, for ``light``
+    seen: dict[str, bytes] = {}  # every file read, skipped ones included, for ``light``
     for path in paths:
         data = (overrides or {}).get(path)
         # An unsaved buffer (stdin, the editor) changes with every keystroke: caching each version
         # would only fill the cache directory with entries that are never read again.
         cached_file = cache is not None and data is None
+        if cached_file and contents is not None:
+            data = contents.get(path)
         module, is_package, _ = module_of(path) if cached_file else ("", False, "")
         now = signature(path) if stats is not None and cached_file else None
         known = stats.verdict(path, module, is_package, now) if stats is not None else None
@@ -220,7 +226,7 @@ def run_files(
             results.append(FileResult(path, problem=too_large(len(data))))
             continue
         if light is not None:
-            contents[path] = data
+            seen[path] = data
         if prescan and not mentions_runtime(data, runtime_modules):
             builds = builds_a_server(data)
             if stats is not None and cached_file and now is not None and now[2] == len(data):
@@ -237,6 +243,8 @@ def run_files(
     if stats is not None:
         stats.save(keep=set(paths))  # a file no longer in the walk is forgotten
     if probe is not None and probe(results):
+        if read_back is not None:
+            read_back.update((results[index].path, data) for index, data in to_analyse if data is not None)
         return results
 
     pending: list[tuple[int, bytes]] = []
@@ -259,7 +267,7 @@ def run_files(
 
     lighter: set[str] = set()
     if light is not None and cache is None:
-        lighter = light(contents, {results[index].path for index, _ in pending})
+        lighter = light(seen, {results[index].path for index, _ in pending})
     if lighter:
         full = [(index, data) for index, data in pending if results[index].path not in lighter]
         read_only = [(index, data) for index, data in pending if results[index].path in lighter]

@@ -27,6 +27,7 @@ class FileScopes:
         # Folder -> scope, once per run: the rule phase asks for every definition, entry and
         # function (a config lookup each was most of the rules' time on a large project).
         self._of: dict[str, Scope] = {}
+        self._enabled: dict[int, frozenset[str]] = {}  # id of a scope (kept in ``_of``) -> its rules
 
     def of(self, path: str) -> Scope:
         """The scope of a file (or of a folder the walk reports on: that of the folder holding it)."""
@@ -44,7 +45,12 @@ class FileScopes:
         return self.selector
 
     def enabled(self, path: str) -> frozenset[str]:
-        return self._selector().check(self.of(path))
+        # Once per scope: each diagnostic asks (15,000 on the dense benchmark: 0.4 s of settings dumps).
+        scope = self.of(path)
+        found = self._enabled.get(id(scope))
+        if found is None:
+            found = self._enabled[id(scope)] = self._selector().check(scope)
+        return found
 
     def enabled_in(self, paths: Iterable[str]) -> frozenset[str]:
         """Every rule some of ``paths`` enables: the rules the run checks."""

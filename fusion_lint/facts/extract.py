@@ -53,6 +53,7 @@ class ModuleExtractor:
             else:
                 self._module_statement(stmt, at)
         self.facts.runtime_names = self.names.runtime_exports()
+        self.facts.imported_modules = tuple(sorted(self.names.imported))
         self.facts.imports_framework = self.names.imports_framework
         if any(d.server is not None and d.errors is None and d.contract_span is None for d in self.facts.definitions):
             self.needs_names = True  # FL208's fix may add ``@contract`` and its import
@@ -242,11 +243,12 @@ class ModuleExtractor:
 
 
 # What a body that adds to its module's facts must spell (``ModuleExtractor._inert``): a nested
-# ``def``/``class``/``lambda`` or decorator, a registering method or keyword (``.tool``, ``add_tool``,
+# ``def``/``class``/``lambda`` or decorator, an import statement, a registering method or keyword (``.tool``, ``add_tool``,
 # ``on_call_tool``, ``.prompt``, ``.resource``, ``from_function``, ``.mount``), the ``Tool`` a
 # low-level server lists, or a call of a call (``x(...)(fn)``, comments and continuations between).
 # Substrings, not words: a false alarm only costs the walk.
-_ACTIVE_NEEDLES = ("def", "class", "lambda", "@", "tool", "Tool", "prompt", "resource", "from_function", "mount")
+_ACTIVE_NEEDLES = ("def", "class", "lambda", "@", "tool", "Tool", "prompt", "resource", "from_function", "mount",
+                  "import")  # (a body's import is the module's too: ``Names.imported``, ``imports_framework``)
 _CALL_OF_CALL = re.compile(r"\)[\s\\]*(?:#[^\n]*[\s\\]*)*\(")
 
 

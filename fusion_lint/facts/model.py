@@ -492,7 +492,8 @@ class FileFacts:
     listed_tools: list[str] = field(default_factory=list)  # low-level ``Tool(name="...")`` literals it lists
     classes: dict[str, ClassFacts] = field(default_factory=dict)  # module-level classes by name
     helper_calls: list[HelperCall] = field(default_factory=list)  # calls that may be registration helpers
-    # Read for a partial run only (``extract(light=True)``): the bodies of some functions were not
-    # walked (their signatures, and everything module-level, are as in full facts). Never cached;
-    # the project index loads the full facts before it follows such a function (``ProjectIndex``).
-    light: bool = False
+    # Every module an import statement of the file names, in any scope (``from m import *`` and
+    # imports inside functions included): with ``imports``, every module this one's names may
+    # lead to (what the run's snapshot follows, ``snapshot``).
+    imported_modules: tuple[str, ...] = ()
+    light: bool = False  # some bodies not walked (``extract(light=True)``, a partial run's; never cached)

@@ -28,7 +28,7 @@ STAGES = [
     ("rules", {"fusion_lint.rules"}),
     ("engine", {"fusion_lint.selection", "fusion_lint.scopes", "fusion_lint.suppression", "fusion_lint.rule_cache",
                 "fusion_lint.partial_run",
-                "fusion_lint.checking",
+                "fusion_lint.checking", "fusion_lint.snapshot", "fusion_lint.snapshot_run",
                 "fusion_lint.engine"}),
     ("fix", {"fusion_lint.fix"}),
     ("reporting", {"fusion_lint.output", "fusion_lint.docs", "fusion_lint.lock", "fusion_lint.show"}),

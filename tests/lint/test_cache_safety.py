@@ -174,9 +174,9 @@ def test_a_folder_that_merely_looks_like_a_legacy_cache_is_not_adopted(tmp_path:
 
 def entries(root: Path, runs: Optional[bool] = None) -> list[Path]:
     """The cache's entries: ``runs`` True the whole-run ones, False the per-file ones (the rules'
-    findings, ``rules-``, are neither)."""
+    findings, ``rules-``, and the run's snapshot, ``snap-``, are neither)."""
     found = sorted((root / ".fusion_lint_cache").glob("*.pickle"))
-    return [p for p in found if runs is None or (p.name.startswith("run-") == runs and not p.name.startswith("rules-"))]
+    return [p for p in found if runs is None or (p.name.startswith("run-") == runs and not p.name.startswith(("rules-", "snap-")))]
 
 
 @pytest.mark.slow

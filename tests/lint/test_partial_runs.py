@@ -190,6 +190,7 @@ def test_light_facts_hold_every_module_level_fact(project: Path) -> None:
     bodies that cannot add to the module are left out."""
     helper = project / "pkg" / "helper.py"
     helper.write_text(HELPER, encoding="utf-8")
+    (project / "pkg" / "late.py").write_text(LATE_IMPORT, encoding="utf-8")
     paths = [*sorted((project / "pkg").rglob("*.py")), *sorted(Path(__file__).parents[2].joinpath("fixtures").rglob("*.py"))]
     skipped = 0
     for path in paths:
@@ -197,7 +198,7 @@ def test_light_facts_hold_every_module_level_fact(project: Path) -> None:
         light = analyze_file(str(path), ("mcp_fusion",), prescan=False, light=True).facts
         assert full is not None and light is not None and not full.light
         for name in ("imports", "runtime_names", "bindings", "definitions", "servers", "mount_prefixes",
-                     "listed_tools", "classes", "helper_calls", "imports_framework"):  # fmt: skip
+                     "listed_tools", "classes", "helper_calls", "imports_framework", "imported_modules"):  # fmt: skip
             assert getattr(light, name) == getattr(full, name), (path, name)
         assert light.functions.keys() == full.functions.keys()
         for qualname, function in full.functions.items():
@@ -208,6 +209,14 @@ def test_light_facts_hold_every_module_level_fact(project: Path) -> None:
     assert skipped >= MODULES * TOOLS_PER_MODULE
     light = analyze_file(str(helper), ("mcp_fusion",), prescan=False, light=True).facts
     assert light is not None and len(light.definitions) == 1  # the nested ``ping``, found in a body walked
+
+
+# A framework imported only inside a function: the module imports it all the same (its servers).
+LATE_IMPORT = '''\
+def serve() -> None:
+    from mcp.server.fastmcp import FastMCP
+    FastMCP("late").run()
+'''
 
 
 # A body that registers (a registration helper, a nested decorated def): walked even when light.
