@@ -21,7 +21,7 @@ from .memory import gc_paused
 from .modules import module_of
 from .pipeline import FileResult, calls_one_of, hub_of, import_tails, imports_module, read_source, registers_on
 from .project.index import ProjectIndex
-from .project.resolve import resolve
+from . import partial_run
 from .project.view import ProjectView
 from .checking import LAST_CHECK, CheckCounts, all_rules_by_code, check  # noqa: F401 (the engine's API)
 from .rule_cache import RuleMemo
@@ -91,6 +91,7 @@ class Analysis:
     # The run's snapshot, when it can answer this run without the facts of unreached files
     # (``snapshot_run``): then no fact was loaded yet.
     snapshot: Optional[SnapshotPlan] = None
+    partial: Optional[partial_run.PartialRun] = None  # what a partial run read lightly, resolves in full
 
     def text(self, path: str) -> Optional[str]:
         """The decoded text of a file, as the run saw it (what a fix's offsets point into)."""
@@ -102,7 +103,7 @@ class Analysis:
 
     def resolved(self) -> ProjectView:
         try:
-            return resolve(self.index, self.settings.recovery_min_words, tuple(self.settings.runtime_modules))
+            return partial_run.resolved(self.index, self.settings, self.partial, self.loaded, self.read)
         finally:
             if self.kept is not None:
                 self.kept.close()
@@ -218,8 +219,9 @@ def analyse(
 
     probe = remembered if selector is not None and cacheable else None
     read_back: dict[str, bytes] = {}
+    lightly = partial_run.PartialRun.chosen(options.use_cache, all_paths, report_set)  # pre-commit without cache
     results = run_files(all_paths, settings, jobs=options.jobs, use_cache=options.use_cache, cache_root=root,
-                        overrides=overrides, probe=probe, read_back=read_back)  # fmt: skip
+                        overrides=overrides, probe=probe, read_back=read_back, light=lightly and lightly.lighter)
     if found_plan is not None:  # the snapshot answers: the caller loads what it reaches
         found_plan.contents, nothing = read_back, ProjectIndex({}, lambda path: None, [], settings.follow_calls)
         return Analysis(config, settings, root, report_set, list(reported.problems), results, {}, nothing,
@@ -241,12 +243,13 @@ def analyse(
             file_keys[path] = result.key
         return result.facts
 
+    full = lightly.loader(list(files), settings, root, overrides, kept) if lightly is not None else None
     read = _reader(overrides)
     # Every file the walk found, parsed or not: which files the pre-scan admits must not decide
     # where a module is looked for (a package's root may hold only files it skips).
-    index = ProjectIndex(files, load, import_roots([r.path for r in results], root), settings.follow_calls)
+    index = ProjectIndex(files, load, import_roots([r.path for r in results], root), settings.follow_calls, full=full)
     return Analysis(config, settings, root, report_set, list(reported.problems), results, files, index, read, memo,
-                    scopes, enabled, loaded, kept, file_keys)  # fmt: skip
+                    scopes, enabled, loaded, kept, file_keys, partial=lightly)  # fmt: skip
 
 
 def _reader(overrides: dict[str, bytes]) -> Callable[[str], Optional[bytes]]:
@@ -372,9 +375,6 @@ def _admit_reexport_users(
     second = {r.path: r for r in run_files(admitted, settings, jobs=1, use_cache=use_cache, cache_root=root,
                                            prescan=False, overrides=overrides, isolate=isolate)}  # fmt: skip
     return [second.get(r.path, r) for r in results]
-
-
-# ----- the rule phase: pure functions of the resolved project -------------------------------------
 
 
 # ----- after the rules: per-file ignores, suppressions, fixes -------------------------------------

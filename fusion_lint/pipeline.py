@@ -301,8 +301,9 @@ def _comment_starts(text: str, lines: dict[int, object]) -> dict[int, int]:
 
 
 def analyze_file(
-    path: str, runtime_modules: Sequence[str], data: Optional[bytes] = None, prescan: bool = True
+    path: str, runtime_modules: Sequence[str], data: Optional[bytes] = None, prescan: bool = True, light: bool = False
 ) -> FileResult:
+    """``light``: facts for a file a partial run only reads (``facts.extract``), never cached."""
     if data is None:
         read = read_source(path)
         if isinstance(read, Unreadable):
@@ -313,7 +314,7 @@ def analyze_file(
     if prescan and not mentions_runtime(data, runtime_modules):
         return FileResult(path, skipped=True, builds_server=builds_a_server(data))
     try:
-        return _analyze_text(path, data, runtime_modules)
+        return _analyze_text(path, data, runtime_modules, light)
     except (RecursionError, MemoryError) as exc:
         # Both parsers accepted it, but it nests more deeply than the analysis can follow.
         why = "nests too deeply" if isinstance(exc, RecursionError) else "needs too much memory"
@@ -342,7 +343,7 @@ def too_large(size: int) -> Unreadable:
     return Unreadable("FL001", f"file too large to lint ({megabytes:.1f} MB; the limit is {limit:.0f} MB)")
 
 
-def _analyze_text(path: str, data: bytes, runtime_modules: Sequence[str]) -> FileResult:
+def _analyze_text(path: str, data: bytes, runtime_modules: Sequence[str], light: bool = False) -> FileResult:
     decoded = decode(data)
     if isinstance(decoded, Unreadable):
         return FileResult(path, problem=decoded)
@@ -353,7 +354,8 @@ def _analyze_text(path: str, data: bytes, runtime_modules: Sequence[str]) -> Fil
 
     name, is_package, _ = module_of(path)
     with deep_recursion():
-        facts = extract(tree, path, name, is_package, runtime_modules, decoded.text)
-    facts.suppressions = suppressions(decoded.text)
-    facts.file_suppressions = file_suppressions(decoded.text)
+        facts = extract(tree, path, name, is_package, runtime_modules, decoded.text, light)
+    if not light:  # a file only read is never reported: its comments suppress nothing of this run
+        facts.suppressions = suppressions(decoded.text)
+        facts.file_suppressions = file_suppressions(decoded.text)
     return FileResult(path, facts=facts)

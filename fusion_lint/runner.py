@@ -37,11 +37,17 @@ def analyze_one(path: str, data: bytes, runtime_modules: Sequence[str]) -> FileR
     return analyze_file(path, runtime_modules, data=data, prescan=False)
 
 
-def _analyze_in_process(items: Sequence[tuple[str, bytes]], runtime_modules: Sequence[str]) -> list[FileResult]:
+def analyze_light(path: str, data: bytes, runtime_modules: Sequence[str]) -> FileResult:
+    """What a worker runs for a file a partial run only reads (``pipeline.analyze_file(light=True)``)."""
+    return analyze_file(path, runtime_modules, data=data, prescan=False, light=True)
+
+
+def _analyze_in_process(items: Sequence[tuple[str, bytes]], runtime_modules: Sequence[str],
+                        analyze: Callable[[str, bytes, Sequence[str]], FileResult]) -> list[FileResult]:  # fmt: skip
     results = []
     with gc_paused():
         for done, (path, data) in enumerate(items, start=1):
-            results.append(analyze_one(path, data, runtime_modules))
+            results.append(analyze(path, data, runtime_modules))
             if done % COLLECT_EVERY == 0:
                 gc.collect()
     return results
@@ -169,9 +175,14 @@ def run_files(
     kept: Optional[KeptWorker] = None,
     read_back: Optional[dict[str, bytes]] = None,
     contents: Optional[dict[str, bytes]] = None,
+    light: Optional[Callable[[dict[str, bytes], set[str]], set[str]]] = None,
 ) -> list[FileResult]:
     """Results in the order of ``paths``, whatever the number of processes. Without ``isolate``
     (snippets we wrote ourselves, such as the rule examples), files are parsed in this process.
+
+    ``light`` (a run without the cache only: light facts are never stored) is shown the content
+    of every file read, those the pre-scan skips included, and the files to analyse, and answers
+    which of them get light facts (``analyze_light``).
 
     ``probe`` sees every file's result before any fact is loaded or parsed: files to analyse
     carry only their cache key. When it returns True (the whole run is remembered), those
@@ -187,6 +198,7 @@ def run_files(
     stats = StatIndex(cache.directory, cache.salt + f"|{cache_root}".encode()) if cache is not None and prescan else None
     results: list[FileResult] = []
     to_analyse: list[tuple[int, Optional[bytes]]] = []  # index into results, content (None: not read yet)
+    seen: dict[str, bytes] = {}  # every file read, skipped ones included, for ``light``
     for path in paths:
         data = (overrides or {}).get(path)
         # An unsaved buffer (stdin, the editor) changes with every keystroke: caching each version
@@ -213,6 +225,8 @@ def run_files(
         if len(data) > MAX_FILE_BYTES:  # a buffer: files are never read past the limit
             results.append(FileResult(path, problem=too_large(len(data))))
             continue
+        if light is not None:
+            seen[path] = data
         if prescan and not mentions_runtime(data, runtime_modules):
             builds = builds_a_server(data)
             if stats is not None and cached_file and now is not None and now[2] == len(data):
@@ -251,26 +265,19 @@ def run_files(
                 data = data[0]
             pending.append((index, data))
 
-    items = [(results[index].path, data) for index, data in pending]
-    deadline = _strict_deadline.get()
-    if not items or not isolate:
-        context = None
+    lighter: set[str] = set()
+    if light is not None and cache is None:
+        lighter = light(seen, {results[index].path for index, _ in pending})
+    if lighter:
+        full = [(index, data) for index, data in pending if results[index].path not in lighter]
+        read_only = [(index, data) for index, data in pending if results[index].path in lighter]
+        pending = full + read_only
+        computed, payloads = _compute([(results[i].path, d) for i, d in full], runtime_modules, jobs, isolate, kept)
+        more, more_payloads = _compute([(results[i].path, d) for i, d in read_only], runtime_modules, jobs, isolate,
+                                       kept, analyze_light)  # fmt: skip
+        computed, payloads = computed + more, payloads + more_payloads
     else:
-        context = strict_context() if deadline is not None else isolation_context(len(items))
-    payloads: list[Optional[bytes]] = [None] * len(items)
-    if context is None:
-        computed = _analyze_in_process(items, runtime_modules)
-    else:
-        workers = min(jobs or default_jobs(), len(items)) if len(items) >= PARALLEL_THRESHOLD else 1
-        if deadline is not None:
-            pool = _kept_pool(runtime_modules, context, deadline)
-        elif kept is not None and workers == 1:
-            pool = kept.pool_for(context)
-        else:
-            pool = WorkerPool(analyze_one, runtime_modules, workers, context)
-        with gc_paused():  # the parent unpickles every result the workers send
-            computed = pool.run(items)
-        payloads = pool.payloads
+        computed, payloads = _compute([(results[i].path, d) for i, d in pending], runtime_modules, jobs, isolate, kept)
     for (index, _), result, payload in zip(pending, computed, payloads):
         key = results[index].key
         result.key = key
@@ -282,6 +289,35 @@ def run_files(
         else:
             cache.put(key, result)
     return results
+
+
+def _compute(
+    items: list[tuple[str, bytes]], runtime_modules: Sequence[str], jobs: Optional[int], isolate: bool,
+    kept: Optional[KeptWorker], light: Optional[Callable[[str, bytes, Sequence[str]], FileResult]] = None,
+) -> tuple[list[FileResult], list[Optional[bytes]]]:
+    """Each item's result (in-process, or in isolated workers) and, from a worker, its pickle.
+    ``light``: what analyses them instead of ``analyze_one`` (in a pool of their own)."""
+    analyze = light or analyze_one
+    deadline = _strict_deadline.get()
+    if not items or not isolate:
+        context = None
+    else:
+        context = strict_context() if deadline is not None else isolation_context(len(items))
+    payloads: list[Optional[bytes]] = [None] * len(items)
+    if context is None:
+        return _analyze_in_process(items, runtime_modules, analyze), payloads
+    workers = min(jobs or default_jobs(), len(items)) if len(items) >= PARALLEL_THRESHOLD else 1
+    if light is not None:
+        pool = WorkerPool(analyze, runtime_modules, workers, context)
+    elif deadline is not None:
+        pool = _kept_pool(runtime_modules, context, deadline)
+    elif kept is not None and workers == 1:
+        pool = kept.pool_for(context)
+    else:
+        pool = WorkerPool(analyze_one, runtime_modules, workers, context)
+    with gc_paused():  # the parent unpickles every result the workers send
+        computed = pool.run(items)
+    return computed, pool.payloads
 
 
 def _read_again(path: str, module: tuple[str, bool, str], cache: Optional[FileCache]) -> Union[tuple[bytes, Optional[str]], Unreadable]:

@@ -16,7 +16,7 @@ from typing import Iterator, Optional, Sequence
 from ..positions import Cursor, SpanRegistry
 from .bodies import FACTORY_FOR_CODE, FunctionWalker
 from .classes import class_facts
-from .definitions import Definitions
+from .definitions import LISTED_TOOL_CLASSES, Definitions
 from .helpers import template
 from .model import FileFacts, FileNames, FromImport, FunctionFacts, ImportedName
 from .names import Names
@@ -30,8 +30,10 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 class ModuleExtractor:
     """Builds ``FileFacts`` for one module; see ``extract``."""
 
-    def __init__(self, path: str, module_name: str, is_package: bool, runtime_modules: Sequence[str], source: str):
+    def __init__(self, path: str, module_name: str, is_package: bool, runtime_modules: Sequence[str], source: str,
+                 light: bool = False):  # fmt: skip
         self.facts = FileFacts(path=path, module=module_name)
+        self.light = light  # skip the bodies that cannot add to the module's facts (``_inert``)
         self.spans = SpanRegistry(source)
         self.names = Names(self.facts, module_name, is_package, runtime_modules)
         self.names.is_suite = self.spans.is_suite
@@ -112,7 +114,10 @@ class ModuleExtractor:
         facts = FunctionFacts(qualname=qualname, span=self.spans.def_name(node, here))
         self.facts.functions[qualname] = facts
         self._decorators(node, qualname, outer)
-        walker = FunctionWalker(self, node, facts, outer)
+        walker = FunctionWalker(self, node, facts, outer)  # (its signature: parameters, context)
+        if self.light and self._inert(node):
+            self.facts.light = True
+            return
         class_scope, self.values.scope = self.values.scope, None  # a body does not see its class's names
         try:
             walker.block(node.body, here)
@@ -178,6 +183,24 @@ class ModuleExtractor:
                 if qname is not None:
                     facts.decorated_by.append(qname)
 
+    def _inert(self, node: ast.FunctionDef) -> bool:
+        """Whether a function's body can add nothing to the module's facts, only to the function's
+        own: its text spells nothing a definition, a registration helper, a listing or a mount is
+        made of (``definitions.call_form`` and nested ``def``s are the only ways a body adds to the
+        module; a call of a call is how every ``x(...)(fn)`` form is written). When unsure, walk."""
+        if not node.body:
+            return True
+        first = node.body[0]
+        start = self.spans.offset(first.lineno, first.col_offset)
+        end = self.spans.offset(node.end_lineno or first.lineno, node.end_col_offset or 0)
+        body = self.spans.text[start:end]
+        if not body.isascii():  # NFKC: ``ｔｏｏｌ`` is ``tool``; spelling proves nothing here
+            return False
+        if any(needle in body for needle in _ACTIVE_NEEDLES) or _CALL_OF_CALL.search(body) is not None:
+            return False
+        listed = [local for local, qname in self.names.aliases.items() if qname in LISTED_TOOL_CLASSES]
+        return not any(re.search(rf"(?<!\w){re.escape(local)}(?!\w)", body) for local in listed)
+
     def file_names(self, tree: ast.Module, text: str) -> Optional[FileNames]:
         """``FileNames`` from CPython's tree, for a file a fix may add a name to: the factories its
         ``McpError(...)`` calls would become, and the names it imports from the runtime (how a fix
@@ -217,6 +240,16 @@ class ModuleExtractor:
                         yield from self._flatten(block)
             else:
                 yield stmt, line
+
+
+# What a body that adds to its module's facts must spell (``ModuleExtractor._inert``): a nested
+# ``def``/``class``/``lambda`` or decorator, an import statement, a registering method or keyword (``.tool``, ``add_tool``,
+# ``on_call_tool``, ``.prompt``, ``.resource``, ``from_function``, ``.mount``), the ``Tool`` a
+# low-level server lists, or a call of a call (``x(...)(fn)``, comments and continuations between).
+# Substrings, not words: a false alarm only costs the walk.
+_ACTIVE_NEEDLES = ("def", "class", "lambda", "@", "tool", "Tool", "prompt", "resource", "from_function", "mount",
+                  "import")  # (a body's import is the module's too: ``Names.imported``, ``imports_framework``)
+_CALL_OF_CALL = re.compile(r"\)[\s\\]*(?:#[^\n]*[\s\\]*)*\(")
 
 
 _TRY_TYPES = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
@@ -324,11 +357,16 @@ def extract(
     is_package: bool,
     runtime_modules: Sequence[str],
     source: str,
+    light: bool = False,
 ) -> FileFacts:
-    """Facts of one module from CPython's tree of it, with the spans of everything that may be reported."""
-    extractor = ModuleExtractor(path, module_name, is_package, runtime_modules, source)
+    """Facts of one module from CPython's tree of it, with the spans of everything that may be reported.
+
+    ``light``: for a file a partial run only reads (never reports or fixes): the bodies that cannot
+    add to the module's facts are not walked, and the names a fix would need are not gathered."""
+    extractor = ModuleExtractor(path, module_name, is_package, runtime_modules, source, light)
     facts = extractor.run(tree)
-    facts.names = extractor.file_names(tree, source)
+    if not light:
+        facts.names = extractor.file_names(tree, source)
     return facts
 
 

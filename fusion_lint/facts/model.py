@@ -496,3 +496,4 @@ class FileFacts:
     # imports inside functions included): with ``imports``, every module this one's names may
     # lead to (what the run's snapshot follows, ``snapshot``).
     imported_modules: tuple[str, ...] = ()
+    light: bool = False  # some bodies not walked (``extract(light=True)``, a partial run's; never cached)

@@ -30,8 +30,15 @@ class ProjectIndex:
         search_roots: list[Path],
         follow_calls: int,
         is_file: Callable[[Path], bool] = Path.is_file,
+        full: Optional[Callable[[str], Optional[FileFacts]]] = None,
     ):
         self.files = files
+        # A partial run reads some files with light facts (``FileFacts.light``): the full facts of
+        # such a file are loaded through ``full`` the first time a function body of it is asked
+        # for. While ``signatures_only`` is set (what the vocabulary needs of a definition no
+        # reported file depends on), a function's signature is answered from light facts as is.
+        self._full = full or load
+        self.signatures_only = False
         self._is_file = is_file  # whether a module's file exists (an in-memory project has no disk)
         # The files analysed for this run: their definitions are the project's. Files loaded later
         # (a contract module, a service) contribute what definitions refer to, never definitions.
@@ -235,11 +242,24 @@ class ProjectIndex:
         settled = self._settled_functions.get(key)
         if settled is None:
             facts = self.files.get(path)
+            if facts is not None and facts.light:
+                if self.signatures_only:
+                    return facts.functions.get(qualname)  # its parameters and context, not its body
+                facts = self.full_facts(path)
             function = facts.functions.get(qualname) if facts is not None else None
             if function is None:
                 return None
             settled = self._settled_functions[key] = self._settle(function)
         return settled
+
+    def full_facts(self, path: str) -> Optional[FileFacts]:
+        """A light file's full facts, in its place from now on (module-level facts are the same;
+        nothing derived from its function bodies was asked before: see ``function_facts``)."""
+        loaded = self._full(path)
+        if loaded is not None and not loaded.light:
+            self.files[path] = loaded
+            return loaded
+        return self.files.get(path)
 
     def _settle(self, function: FunctionFacts) -> FunctionFacts:
         named = any(site.reason_ref is not None for site in function.fail_sites)

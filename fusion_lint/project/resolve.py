@@ -7,25 +7,34 @@ contract module, a service) are loaded here, through the index — never later, 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable, Optional
 
-from ..facts.model import FileFacts, FunctionFacts, Try
+from ..facts.model import Definition, FileFacts, FunctionFacts, Try
 from .contracts import ContractResolver
 from .index import ProjectIndex
 from .view import FunctionView, ProjectView, Reached, ResolvedDefinition, Vocabulary
 
 
-def resolve(index: ProjectIndex, recovery_min_words: int, runtime_modules: tuple[str, ...]) -> ProjectView:
-    """The resolved project: every definition of the analysed files, and what they reach."""
+def resolve(index: ProjectIndex, recovery_min_words: int, runtime_modules: tuple[str, ...],
+            full_paths: Optional[set[str]] = None) -> ProjectView:  # fmt: skip
+    """The resolved project: every definition of the analysed files, and what they reach.
+
+    ``full_paths`` (a partial run: ``partial.reaching_files``): only the definitions of these
+    files are resolved in full; every other one gets its contract and its handler's signature
+    (what the vocabulary, the holders of entries and the order of definitions need), no reach."""
     contracts = ContractResolver(index)
     definitions: list[ResolvedDefinition] = []
     for definition, path in list(index.all_definitions()):
-        handler = index.handler(definition, path)
-        reach = index.reach(*handler) if handler is not None else []
-        resolved = ResolvedDefinition(definition, path, contracts.contract(definition, path),
-                                      reach[0] if reach else None, reach,
-                                      wrappers(index, handler[0], definition.wrapped_by) if handler is not None else [])  # fmt: skip
-        definitions.append(resolved)
+        if full_paths is not None and path not in full_paths:
+            resolved = _for_vocabulary(index, contracts, definition, path)
+        else:
+            handler = index.handler(definition, path)
+            reach = index.reach(*handler) if handler is not None else []
+            resolved = ResolvedDefinition(definition, path, contracts.contract(definition, path),
+                                          reach[0] if reach else None, reach,
+                                          wrappers(index, handler[0], definition.wrapped_by) if handler is not None else [])  # fmt: skip
+        definitions.append(resolved)  # (every one holds its entries: labels count places in the first holder)
         seen: set[int] = set()
         for entry in resolved.contract.entries:
             if id(entry) not in seen:  # an entry spread twice into one contract: one holder
@@ -45,6 +54,8 @@ def resolve(index: ProjectIndex, recovery_min_words: int, runtime_modules: tuple
             callee = functions.get((path, qualname))
             if callee is not None and callee is not view:
                 callee.callers.append((view, name))
+    LAST_RESOLVE.vocabulary_only = sum(1 for d in definitions if full_paths is not None and d.path not in full_paths)
+    LAST_RESOLVE.full = len(definitions) - LAST_RESOLVE.vocabulary_only
     return ProjectView(
         definitions=definitions,
         entries=list(contracts.entries.values()),
@@ -54,6 +65,30 @@ def resolve(index: ProjectIndex, recovery_min_words: int, runtime_modules: tuple
         recovery_min_words=recovery_min_words,
         runtime_modules=runtime_modules,
     )
+
+
+@dataclass
+class ResolveCounts:
+    """What the last ``resolve`` did (the partial-run tests count it; no timing)."""
+
+    full: int = 0  # definitions resolved in full (reach, wrappers)
+    vocabulary_only: int = 0  # definitions given only their contract and handler's signature
+
+
+LAST_RESOLVE = ResolveCounts()
+
+
+def _for_vocabulary(index: ProjectIndex, contracts: ContractResolver, definition: Definition,
+                    path: str) -> ResolvedDefinition:  # fmt: skip
+    """A definition no reported file depends on: its contract (entries' holders, reasons and codes)
+    and its handler (its arguments), read from light facts as they are."""
+    contract = contracts.contract(definition, path)
+    index.signatures_only = True
+    try:
+        handler = index.handler(definition, path)
+    finally:
+        index.signatures_only = False
+    return ResolvedDefinition(definition, path, contract, Reached(handler[0], handler[1], 0) if handler else None, [])
 
 
 def wrappers(index: ProjectIndex, handler: FunctionFacts, wrapped_by: tuple[str, ...] = ()) -> list[list[tuple[Try, ...]]]:
