@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import os
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 from .cache import RunMemo
 from .config import DEFAULTS, LoadedConfig, Settings
@@ -381,6 +383,33 @@ def build_fixes(reported: list[Reported], texts: dict[str, str]) -> None:
 # ----- the whole run ------------------------------------------------------------------------------
 
 
+class Superseded(Exception):
+    """The run was abandoned between two of its stages: whoever started it wants its result no more
+    (the language server, when the buffer changed again meanwhile)."""
+
+
+_abandon_if: ContextVar[Optional[Callable[[], bool]]] = ContextVar("fusion_lint_abandon_if", default=None)
+
+
+@contextmanager
+def abandoned_when(superseded: Callable[[], bool]) -> Iterator[None]:
+    """Within this block (this thread or task only), a run asks ``superseded`` between its stages
+    and raises ``Superseded`` when it answers True: a stale lint gives the CPU back to the next."""
+    token = _abandon_if.set(superseded)
+    try:
+        yield
+    finally:
+        _abandon_if.reset(token)
+
+
+def _stop_if_superseded(analysis: Analysis) -> None:
+    superseded = _abandon_if.get()
+    if superseded is not None and superseded():
+        if analysis.kept is not None:
+            analysis.kept.close()  # the worker of on-demand loads, which ``resolved`` would end
+        raise Superseded()
+
+
 # Rules allocate plenty and free it all by reference counting, while collections would scan every
 # file's facts again and again: measured ~20% of the rules' time on the dense benchmark corpus.
 @gc_paused()
@@ -392,6 +421,7 @@ def lint(options: Options) -> Report:
     analysis = analyse(options, config, settings, RuleSelector(options.selection, rules), tree)
     report_set, enabled, scopes = analysis.report_set, analysis.enabled, analysis.scopes
     assert scopes is not None
+    _stop_if_superseded(analysis)
     memo = analysis.memo
     if memo is not None and memo.entry is not None:  # nothing the run depends on changed: no rule runs
         texts = {path: text for path in memo.entry.texts if (text := analysis.text(path)) is not None}
@@ -402,6 +432,11 @@ def lint(options: Options) -> Report:
     reported = [Reported(d) for d in _file_problems(analysis, by_code)]
     active = [rule for rule in rules if rule.code in enabled and rule.code not in ENGINE_RULES]
     view = analysis.resolved()
+    try:
+        _stop_if_superseded(analysis)
+    except Superseded:
+        view.release()
+        raise
     rule_memo = None
     if memo is not None:  # a run over files on disk, with a cache: replay what did not change
         rule_memo = RuleMemo(memo.cache.directory, view, analysis.file_keys, analysis.text,

@@ -13,7 +13,9 @@ import multiprocessing
 import os
 import threading
 from contextlib import contextmanager
+from collections import deque
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Sequence, Union
 
@@ -97,6 +99,74 @@ def start_fork_server() -> None:
         from multiprocessing import forkserver
 
         forkserver.ensure_running()
+
+
+class KeptFacts:
+    """Files' results kept in memory from one run to the next, by their cache key (the language
+    server: a lint per keystroke would otherwise re-read and re-unpickle the whole project's cached
+    facts). The key is what the per-file cache is keyed by (content, path, module name, settings,
+    linter code) and is computed exactly as without this (the stat index first, then the content's
+    hash), so a file changed on disk, a moved module or another config gets another key and is
+    analysed again: a kept result is only ever one the cache would have served.
+
+    Results no run used in its last ``RUNS_REMEMBERED`` uses are dropped: memory stays that of the
+    projects being edited, not of every version of every file they ever had."""
+
+    RUNS_REMEMBERED = 8
+
+    def __init__(self) -> None:
+        self.results: dict[str, FileResult] = {}
+        self.recent: deque[set[str]] = deque(maxlen=self.RUNS_REMEMBERED)
+        self.lock = threading.Lock()
+        self.last: Optional[FactsLease] = None  # the last run's use of it (what the tests count)
+
+    def forget_unused(self, used: set[str]) -> None:
+        with self.lock:
+            self.recent.append(used)
+            wanted = set().union(*self.recent)
+            # (a copy of the keys: another thread's run may be adding to it meanwhile)
+            for key in [key for key in list(self.results) if key not in wanted]:
+                self.results.pop(key, None)
+
+
+@dataclass
+class FactsLease:
+    """One run's use of ``KeptFacts``, and what it did (the tests count it; no timing)."""
+
+    kept: KeptFacts
+    used: set[str] = field(default_factory=set)
+    from_memory: int = 0  # results served from memory
+    from_disk: list[str] = field(default_factory=list)  # paths whose cached result was unpickled
+    analysed: list[str] = field(default_factory=list)  # paths parsed and their facts extracted
+
+    def get(self, key: str, path: str) -> Optional[FileResult]:
+        result = self.kept.results.get(key)
+        if result is None or result.path != path:
+            return None
+        self.used.add(key)
+        self.from_memory += 1
+        return result
+
+    def keep(self, key: str, result: FileResult) -> None:
+        self.used.add(key)
+        self.kept.results[key] = result
+
+
+_facts_lease: ContextVar[Optional[FactsLease]] = ContextVar("fusion_lint_facts_lease", default=None)
+
+
+@contextmanager
+def facts_kept_in(kept: KeptFacts) -> Iterator[FactsLease]:
+    """Within this block (this thread or task only), files whose cache key ``kept`` holds are not
+    read from the cache, and what is read or analysed is kept there for the next block."""
+    lease = FactsLease(kept)
+    token = _facts_lease.set(lease)
+    try:
+        yield lease
+    finally:
+        _facts_lease.reset(token)
+        kept.forget_unused(lease.used)
+        kept.last = lease
 
 
 _kept = threading.local()  # this thread's pool under ``always_isolated``
@@ -226,13 +296,22 @@ def run_files(
         return results
 
     pending: list[tuple[int, bytes]] = []
+    lease = _facts_lease.get() if cache is not None else None
     with gc_paused():  # unpickling cached results allocates as much as parsing
         for index, data in to_analyse:
             partial = results[index]
+            if lease is not None and partial.key is not None:
+                kept_result = lease.get(partial.key, partial.path)
+                if kept_result is not None:
+                    results[index] = kept_result
+                    continue
             cached = cache.get(partial.key) if cache is not None and partial.key is not None else None
             if isinstance(cached, FileResult) and cached.path == partial.path:
                 cached.key = partial.key
                 results[index] = cached
+                if lease is not None:
+                    lease.from_disk.append(partial.path)
+                    lease.keep(partial.key, cached)  # type: ignore[arg-type]
                 continue
             if data is None:  # its stat said unchanged, but its entry is gone or damaged: read it now
                 data = _read_again(partial.path, module_of(partial.path), cache)
@@ -267,8 +346,12 @@ def run_files(
         key = results[index].key
         result.key = key
         results[index] = result
+        if lease is not None:
+            lease.analysed.append(result.path)
         if cache is None or key is None or _transient(result):
             continue
+        if lease is not None:
+            lease.keep(key, result)
         if payload is not None:
             cache.put_pickled(key, payload)
         else:
