@@ -20,6 +20,7 @@ after each publish.
 project, back to back: the two columns come from one run on one machine.
 
 Usage: ``python bench/lsp_latency.py [--modules 20] [--repeat 10] [--before /tmp/lsp-before]``
+"""
 from __future__ import annotations
 
 import argparse
@@ -85,6 +86,7 @@ class Editor:
         self.client = LanguageClient("lsp-latency-bench", "1")
         self.arrived: dict[tuple[str, int], asyncio.Future] = {}
         self.counts: dict[tuple[str, int], int] = {}
+        self.peak_mb = 0.0
 
         @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def published(params: types.PublishDiagnosticsParams) -> None:
@@ -96,8 +98,6 @@ class Editor:
 
     def expect(self, uri: str, version: int) -> asyncio.Future:
         return self.arrived.setdefault((uri, version), asyncio.get_running_loop().create_future())
-
-        self.peak_mb = 0.0
 
     async def timed(self, uri: str, version: int, send, timeout: float = 120) -> float:
         waiting = self.expect(uri, version)

@@ -48,7 +48,7 @@ from . import __version__
 from .config import ConfigError
 from .diagnostics import Diagnostic, Edit, Fix, Report
 from .docs import PER_FILE_RULES
-from .engine import Options, Superseded, UsageError, abandoned_when, lint
+from .engine import Options, Superseded, UsageError, abandoned_when, configure, lint
 from .fix import apply_fixes, noqa_edits
 from .rules import all_rules
 from .runner import KeptFacts, always_isolated, close_kept_pools, facts_kept_in, start_fork_server
@@ -181,14 +181,16 @@ PROJECT_FACTS = KeptFacts()
 
 def lint_buffer(path: str, text: str) -> Report:
     """Parsing in worker processes under ``BUFFER_DEADLINE_S``: a buffer that hangs the parser costs
-    one FL000, never the server. The project's facts stay here between lints (``runner.KeptFacts``):
-    a lint re-reads the buffer and what moved on disk (the walk and the configs run as in the CLI)."""
-    with always_isolated(BUFFER_DEADLINE_S), facts_kept_in(PROJECT_FACTS):
-        return lint(buffer_options(path, text))
+    one FL000, never the server. The project's facts stay here between lints (``runner.KeptFacts``): a
+    lint parses the buffer (begun while the project is walked and stat'ed, as the CLI does) and what moved."""
+    options = buffer_options(path, text)
+    with always_isolated(BUFFER_DEADLINE_S), facts_kept_in(PROJECT_FACTS) as kept:
+        with contextlib.suppress(ConfigError, UsageError):  # (``lint`` reports them)
+            kept.analyse_early(path, buffer_bytes(text), configure(options)[1].runtime_modules)
+        return lint(options)
 
 
 def lint_unless_superseded(path: str, text: str, superseded: threading.Event) -> Optional[Report]:
-    """``lint_buffer``, abandoned between two stages once ``superseded`` is set (None then)."""
     with abandoned_when(superseded.is_set), contextlib.suppress(Superseded):
         return lint_buffer(path, text)
     return None
@@ -213,8 +215,7 @@ def fix_buffer(path: str, text: str) -> str:
 
 
 def wanted(kind: str, only: Optional[list[str]]) -> bool:
-    """Whether the client's ``only`` filter admits an action of ``kind`` (kinds are hierarchical:
-    ``source`` admits ``source.fixAll``)."""
+    """Whether the client's ``only`` filter admits ``kind`` (hierarchical: ``source`` admits ``source.fixAll``)."""
     return only is None or any(kind == allowed or kind.startswith(allowed + ".") for allowed in only)
 
 
@@ -244,8 +245,8 @@ def overlaps(a: lsp.Range, b: lsp.Range) -> bool:
 
 
 class _Protocol(LanguageServerProtocol):
-    """pygls drops every message after ``shutdown``; the specification wants a request answered
-    with InvalidRequest (notifications other than ``exit`` are still dropped)."""
+    """pygls drops every message after ``shutdown``; the specification wants a request answered with
+    InvalidRequest (notifications other than ``exit`` are still dropped)."""
 
     def handle_message(self, message) -> None:  # type: ignore[no-untyped-def]
         method = getattr(message, "method", "")
@@ -261,8 +262,7 @@ class FusionLintServer(LanguageServer):
         super().__init__("fusion-lint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
                          protocol_cls=_Protocol)  # fmt: skip
         self.debounce = debounce
-        # Parsing happens in worker processes; these threads mostly wait for them, so a slow
-        # document never holds up another one.
+        # Lints run off the event loop, each buffer parsed in its thread's worker process.
         self.linter = ThreadPoolExecutor(max_workers=LINT_THREADS, thread_name_prefix="fusion-lint")
         self.in_flight: dict[str, tuple[Future, threading.Event]] = {}  # uri -> its lint, "superseded"
         self.scheduled: dict[str, asyncio.Task] = {}

@@ -8,6 +8,7 @@ files where spawning a fresh interpreter costs more than the work) are files par
 """
 from __future__ import annotations
 
+import contextvars
 import gc
 import multiprocessing
 import os
@@ -15,9 +16,9 @@ import threading
 from contextlib import contextmanager
 from collections import deque
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterator, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence, Union
 
 from .cache import FileCache, cache_directory
 from .config import Settings
@@ -27,6 +28,9 @@ from .pipeline import MAX_FILE_BYTES, FileResult, analyze_file, builds_a_server,
 from .source import Unreadable
 from .stat_index import BUILDS_SERVER, SKIPPED, StatIndex, signature
 from .workers import WorkerPool
+
+if TYPE_CHECKING:  # (the CLI never begins an analysis early: it does not import the thread pool)
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 #: From this many files to parse, ``--jobs`` workers share them; below it, one worker does.
 PARALLEL_THRESHOLD = 12
@@ -138,14 +142,40 @@ class FactsLease:
     from_memory: int = 0  # results served from memory
     from_disk: list[str] = field(default_factory=list)  # paths whose cached result was unpickled
     analysed: list[str] = field(default_factory=list)  # paths parsed and their facts extracted
+    early: dict[str, Future] = field(default_factory=dict)  # key -> a buffer's analysis, begun early
 
-    def get(self, key: str, path: str) -> Optional[FileResult]:
+    def get(self, key: Optional[str], path: str) -> Optional[FileResult]:
+        if key is None:
+            return None
+        early = self.early.pop(key, None)
+        # Not begun yet (another document's buffer holds the early worker): parsed as usual instead.
+        if early is not None and not early.cancel():
+            try:
+                result = early.result()
+            except Exception:  # pragma: no cover (the pool reports a worker's death as FL000)
+                return None
+            if result.path == path:
+                self.analysed.append(path)
+                if not _transient(result):  # a deadline met is this run's FL000, not parsed twice
+                    self.keep(key, result)
+                return result
         result = self.kept.results.get(key)
         if result is None or result.path != path:
             return None
         self.used.add(key)
         self.from_memory += 1
         return result
+
+    def analyse_early(self, path: str, data: bytes, runtime_modules: Sequence[str]) -> None:
+        """Begin analysing a buffer in its worker now, while this process walks and stats the
+        project: ``get`` then waits for it. Its key is the one ``run_files`` will compute only if
+        ``runtime_modules`` are the run's; otherwise it is never asked for, and parsed as usual."""
+        if len(data) > MAX_FILE_BYTES:
+            return
+        key = FileCache(Path("."), runtime_modules).key(path, *module_of(path)[:2], data)
+        if key not in self.kept.results and key not in self.early:
+            run = contextvars.copy_context().run  # this run's deadline, in the early thread
+            self.early[key] = _early_thread().submit(run, _analyse_isolated, path, data, tuple(runtime_modules))
 
     def keep(self, key: str, result: FileResult) -> None:
         self.used.add(key)
@@ -167,6 +197,26 @@ def facts_kept_in(kept: KeptFacts) -> Iterator[FactsLease]:
         _facts_lease.reset(token)
         kept.forget_unused(lease.used)
         kept.last = lease
+
+
+_early: list[ThreadPoolExecutor] = []
+
+
+def _early_thread() -> ThreadPoolExecutor:
+    """One thread, and so one kept worker, begins the buffers' analyses (``FactsLease.analyse_early``)."""
+    with _all_kept_lock:
+        if not _early:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _early.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="fusion-lint-early"))
+        return _early[0]
+
+
+def _analyse_isolated(path: str, data: bytes, runtime_modules: tuple[str, ...]) -> FileResult:
+    deadline = _strict_deadline.get()
+    assert deadline is not None, "analyse_early is for runs under always_isolated"
+    with gc_paused():
+        return _kept_pool(runtime_modules, strict_context(), deadline).run([(path, data)])[0]
 
 
 _kept = threading.local()  # this thread's pool under ``always_isolated``
@@ -253,6 +303,9 @@ def run_files(
     stats = StatIndex(cache.directory, cache.salt + f"|{cache_root}".encode()) if cache is not None and prescan else None
     results: list[FileResult] = []
     to_analyse: list[tuple[int, Optional[bytes]]] = []  # index into results, content (None: not read yet)
+    lease = _facts_lease.get() if cache is not None else None
+    # A buffer's key for the facts kept in memory (a text reopened, an undo), never for the disk.
+    buffer_keys: dict[int, str] = {}
     for path in paths:
         data = (overrides or {}).get(path)
         # An unsaved buffer (stdin, the editor) changes with every keystroke: caching each version
@@ -288,6 +341,8 @@ def run_files(
             key = cache.key(path, module, is_package, data)
             if stats is not None and now is not None and now[2] == len(data):  # not written while read
                 stats.record(path, module, is_package, now, key)
+        if lease is not None and cache is not None and not cached_file:
+            buffer_keys[len(results)] = cache.key(path, *module_of(path)[:2], data)
         to_analyse.append((len(results), data))
         results.append(FileResult(path, key=key))
     if stats is not None:
@@ -296,15 +351,14 @@ def run_files(
         return results
 
     pending: list[tuple[int, bytes]] = []
-    lease = _facts_lease.get() if cache is not None else None
     with gc_paused():  # unpickling cached results allocates as much as parsing
         for index, data in to_analyse:
             partial = results[index]
-            if lease is not None and partial.key is not None:
-                kept_result = lease.get(partial.key, partial.path)
-                if kept_result is not None:
-                    results[index] = kept_result
-                    continue
+            kept_result = lease.get(partial.key or buffer_keys.get(index), partial.path) if lease is not None else None
+            if kept_result is not None:
+                # (the same content's result, as a buffer or a file: the key is this run's own)
+                results[index] = kept_result if kept_result.key == partial.key else replace(kept_result, key=partial.key)
+                continue
             cached = cache.get(partial.key) if cache is not None and partial.key is not None else None
             if isinstance(cached, FileResult) and cached.path == partial.path:
                 cached.key = partial.key
@@ -348,6 +402,8 @@ def run_files(
         results[index] = result
         if lease is not None:
             lease.analysed.append(result.path)
+            if index in buffer_keys and not _transient(result):
+                lease.keep(buffer_keys[index], result)
         if cache is None or key is None or _transient(result):
             continue
         if lease is not None:

@@ -87,7 +87,7 @@ def test_a_file_changed_on_disk_is_analysed_again(project: Path) -> None:
     (project / "contracts.py").write_text(CONTRACTS.replace('"no_match"', '"no_hit"'))
     assert published(project, tool("edited")) == [("FL203", 8)]
     served, unpickled, parsed = last()
-    assert (served, unpickled, parsed) == (OTHERS, [], ["contracts.py", "edited.py"])
+    assert (served, unpickled, parsed) == (OTHERS + 1, [], ["contracts.py"])  # the same buffer text: kept too
 
 
 LOOKUP = '''\
@@ -111,10 +111,23 @@ def test_a_file_added_or_removed_is_seen(project: Path) -> None:
     assert [code for code, _ in unknown] == ["FL401"]
     (project / "lookup.py").write_text(tool("look_up"))
     assert published(project, LOOKUP) == []
-    assert last() == (OTHERS + 1, [], ["edited.py", "lookup.py"])
+    assert last() == (OTHERS + 2, [], ["lookup.py"])
     (project / "lookup.py").unlink()
     assert published(project, LOOKUP) == unknown
-    assert last() == (OTHERS + 1, [], ["edited.py"])
+    assert last() == (OTHERS + 2, [], [])
+
+
+def test_a_buffer_text_seen_before_is_not_analysed_again_nor_written(project: Path) -> None:
+    cache = project / ".fusion_lint_cache"
+    published(project, tool("edited", "nope"))
+    entries = sorted(cache.rglob("*"))
+    assert any(path.suffix == ".pickle" for path in entries)  # the project's files are cached there
+    published(project, tool("edited", "nope") + "# typed\n")
+    published(project, tool("edited", "nope"))  # an undo, or the document reopened
+    assert last() == (OTHERS + 2, [], [])
+    # Unsaved texts live in memory only (the CLI's stdin run of ``published`` writes none either).
+    assert sorted(path for path in cache.rglob("*") if path.suffix == ".pickle" and not path.name.startswith("stat-")) \
+        == [path for path in entries if path.suffix == ".pickle" and not path.name.startswith("stat-")]
 
 
 def test_a_config_change_is_seen(project: Path) -> None:
@@ -136,3 +149,24 @@ def test_kept_results_of_files_no_lint_uses_are_dropped(project: Path) -> None:
     assert len(lsp.PROJECT_FACTS.results) <= OTHERS + 1 + KeptFacts.RUNS_REMEMBERED
     paths = [result.path for result in lsp.PROJECT_FACTS.results.values()]
     assert paths.count(str(project / "other0.py")) == 1
+
+
+def test_the_buffer_analysed_early_is_the_one_the_lint_uses(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The buffer's analysis begins in its worker before the walk; the lint waits for it rather
+    than parsing the buffer a second time."""
+    import fusion_lint.runner as runner
+
+    import threading
+
+    sent: list[tuple[str, str]] = []
+    run = runner.WorkerPool.run
+
+    def counted(pool, items):
+        sent.extend((Path(path).name, threading.current_thread().name.rpartition("_")[0]) for path, _ in items)
+        return run(pool, items)
+
+    monkeypatch.setattr(runner.WorkerPool, "run", counted)
+    published(project, tool("edited"))  # (the CLI's run beside it parses the buffer once more)
+    sent.clear()
+    lsp.lint_buffer(str(project / "edited.py"), tool("edited", "nope"))
+    assert sent == [("edited.py", "fusion-lint-early")] and last()[2] == ["edited.py"]
