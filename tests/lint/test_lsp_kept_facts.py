@@ -170,3 +170,37 @@ def test_the_buffer_analysed_early_is_the_one_the_lint_uses(project: Path, monke
     sent.clear()
     lsp.lint_buffer(str(project / "edited.py"), tool("edited", "nope"))
     assert sent == [("edited.py", "fusion-lint-early")] and last()[2] == ["edited.py"]
+
+
+def test_overlapping_lints_pause_collection_until_the_last_ends() -> None:
+    """Two lints overlap in the server (a superseded one still finishing): the first to end must not
+    turn collection on under the other (collections scanning every kept fact), nor the last leave
+    it off for good."""
+    import gc
+    import threading
+
+    from fusion_lint.memory import gc_paused
+
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    seen: list[bool] = []
+
+    def first() -> None:
+        with gc_paused():
+            first_in.set()
+            assert second_in.wait(10)
+        first_out.set()
+
+    def second() -> None:
+        assert first_in.wait(10)
+        with gc_paused():
+            second_in.set()
+            assert first_out.wait(10)
+            seen.append(gc.isenabled())
+
+    assert gc.isenabled()
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert seen == [False] and gc.isenabled()
