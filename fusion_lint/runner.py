@@ -27,11 +27,14 @@ from .modules import module_of
 from .pipeline import MAX_FILE_BYTES, FileResult, analyze_file, builds_a_server, mentions_runtime, read_source, too_large
 from .source import Unreadable
 from .stat_index import BUILDS_SERVER, SKIPPED, StatIndex, signature
-from .workers import WorkerPool
+from .workers import RECYCLE_AFTER_BYTES, WorkerPool
 
 if TYPE_CHECKING:  # (the CLI never begins an analysis early: it does not import the thread pool)
     from concurrent.futures import Future, ThreadPoolExecutor
 
+#: A buffer larger than this (a pathological one) is neither begun early nor kept in memory after its
+#: lint: its facts, hundreds of megabytes, would stay in the server (a file on disk is cached as usual).
+KEPT_BUFFER_BYTES = RECYCLE_AFTER_BYTES
 #: From this many files to parse, ``--jobs`` workers share them; below it, one worker does.
 PARALLEL_THRESHOLD = 12
 #: Without ``fork``, a worker is a fresh interpreter (start-up and imports): worth it from here.
@@ -170,7 +173,7 @@ class FactsLease:
         """Begin analysing a buffer in its worker now, while this process walks and stats the
         project: ``get`` then waits for it. Its key is the one ``run_files`` will compute only if
         ``runtime_modules`` are the run's; otherwise it is never asked for, and parsed as usual."""
-        if len(data) > MAX_FILE_BYTES:
+        if len(data) > KEPT_BUFFER_BYTES:
             return
         key = FileCache(Path("."), runtime_modules).key(path, *module_of(path)[:2], data)
         if key not in self.kept.results and key not in self.early:
@@ -341,7 +344,7 @@ def run_files(
             key = cache.key(path, module, is_package, data)
             if stats is not None and now is not None and now[2] == len(data):  # not written while read
                 stats.record(path, module, is_package, now, key)
-        if lease is not None and cache is not None and not cached_file:
+        if lease is not None and cache is not None and not cached_file and len(data) <= KEPT_BUFFER_BYTES:
             buffer_keys[len(results)] = cache.key(path, *module_of(path)[:2], data)
         to_analyse.append((len(results), data))
         results.append(FileResult(path, key=key))

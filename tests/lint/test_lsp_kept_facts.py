@@ -204,3 +204,15 @@ def test_overlapping_lints_pause_collection_until_the_last_ends() -> None:
     for thread in threads:
         thread.join(10)
     assert seen == [False] and gc.isenabled()
+
+
+def test_a_pathological_buffer_is_not_kept(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over ``KEPT_BUFFER_BYTES`` a buffer's facts leave with its lint (they would stay in the server)."""
+    import fusion_lint.runner as runner
+
+    monkeypatch.setattr(runner, "KEPT_BUFFER_BYTES", 100)  # the test's buffers are a few hundred bytes
+    published(project, tool("edited", "nope"))
+    for _ in range(2):
+        published(project, tool("edited", "nope"))
+        assert last()[2] == ["edited.py"]  # parsed again, each time
+    assert all(result.path != str(project / "edited.py") for result in lsp.PROJECT_FACTS.results.values())
