@@ -31,7 +31,7 @@ import tempfile
 import zlib
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 from .config import ConfigError
 from .files import read_regular

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
+from .abandon import Superseded, abandoned_when, stop_if_superseded  # noqa: F401 (the language server's API)
 from .cache import RunMemo
 from .config import DEFAULTS, LoadedConfig, Settings
 from .config_tree import ConfigTree, FlagSettings, common_folder
@@ -18,7 +19,7 @@ from .diagnostics import Diagnostic, Report, Span
 from .discovery import Discovery, Walker
 from .facts.model import FileFacts
 from .memory import gc_paused
-from .modules import module_of
+from .modules import import_roots, module_of
 from .pipeline import FileResult, calls_one_of, hub_of, import_tails, imports_module, read_source, registers_on
 from .project.index import ProjectIndex
 from . import partial_run
@@ -264,27 +265,6 @@ def _reader(overrides: dict[str, bytes]) -> Callable[[str], Optional[bytes]]:
     return read
 
 
-def import_roots(files: Iterable[str], root: Path) -> list[Path]:
-    """Where ``import a.b`` may find ``a/b.py``: the folder each file's module name is relative to,
-    the project root, and every ``src/`` folder above a file (a ``src`` layout is an import root
-    even when its packages have no ``__init__.py``, DESIGN §12.3)."""
-    roots = {root, root / "src"}
-    bases, folders = set(), set()
-    for path in files:  # strings, and each folder once: a warm run asks for every file of the project
-        bases.add(module_of(path)[2])
-        folders.add(os.path.dirname(path))
-    roots.update(map(Path, bases))
-    for folder in folders:
-        roots.update(_src_folders(folder))
-    return sorted(roots)
-
-
-def _src_folders(folder: str) -> list[Path]:
-    """``folder`` and the folders above it that are named ``src``."""
-    start = Path(folder)
-    return [candidate for candidate in (start, *start.parents) if candidate.name == "src"]
-
-
 def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings, scopes: FileScopes) -> Analysis:
     """An in-memory project: its files are ``options.sources``, read from nowhere else."""
     sources = dict(options.sources or {})
@@ -400,6 +380,10 @@ def build_fixes(reported: list[Reported], texts: dict[str, str]) -> None:
 # ----- the whole run ------------------------------------------------------------------------------
 
 
+def _stop_if_superseded(analysis: Analysis) -> None:
+    stop_if_superseded(analysis.kept.close if analysis.kept is not None else None)  # (``resolved`` would end it)
+
+
 # Rules allocate plenty and free it all by reference counting, while collections would scan every
 # file's facts again and again: measured ~20% of the rules' time on the dense benchmark corpus.
 @gc_paused()
@@ -413,13 +397,13 @@ def lint(options: Options) -> Report:
     analysis = analyse(options, config, settings, selector, tree, snapshot=True)
     report_set, enabled, scopes = analysis.report_set, analysis.enabled, analysis.scopes
     assert scopes is not None
+    _stop_if_superseded(analysis)
     memo = analysis.memo
     if memo is not None and memo.entry is not None:  # nothing the run depends on changed: no rule runs
         texts = {path: text for path in memo.entry.texts if (text := analysis.text(path)) is not None}
         return Report(memo.entry.diagnostics, len(report_set), config, texts, sorted(report_set), frozenset(enabled),
                       dict(memo.entry.definitions))  # fmt: skip
 
-    by_code = {rule.code: rule for rule in rules}
     active = [rule for rule in rules if rule.code in enabled and rule.code not in ENGINE_RULES]
     if analysis.snapshot is not None and memo is not None:  # only what the edit reaches is loaded and checked
         roots = import_roots([r.path for r in analysis.results], analysis.root)
@@ -429,7 +413,13 @@ def lint(options: Options) -> Report:
             return _finish(options, analysis, found, stand_ins, used_files, counts, rules)
         analysis = analyse(options, config, settings, selector, tree)  # the ordinary path, as if no snapshot
         memo = analysis.memo
-    view, rule_memo = analysis.resolved(), None
+    view = analysis.resolved()
+    try:
+        _stop_if_superseded(analysis)
+    except Superseded:
+        view.release()
+        raise
+    rule_memo = None
     if memo is not None:  # a run over files on disk, with a cache: replay what did not change
         rule_memo = RuleMemo(memo.cache.directory, view, analysis.file_keys, analysis.text,
                              [settings.model_dump_json(), ",".join(rule.code for rule in active)])  # fmt: skip

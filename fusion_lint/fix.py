@@ -32,7 +32,7 @@ import click
 from .diagnostics import Diagnostic, Edit, Fix, Report
 from .engine import Options, lint
 from .files import Snapshot, read_snapshot, write_back
-from .source import Decoded, Unreadable, decode, gate
+from .source import Unreadable, decode, gate
 
 #: Rounds of fix-then-relint before giving up on convergence (each round is one lint of the project).
 MAX_ROUNDS = 10

@@ -5,10 +5,11 @@
   project (read from disk) resolves shared contracts, services and tool names.
 * Linting runs in worker threads, never on the event loop, and edits are debounced; a result
   for a text the editor no longer shows is dropped, never published (its ranges would be wrong).
+  A newer text never waits for an older one's lint: told so, that stops at its next stage.
 * A buffer is parsed with the CLI's isolation, always: in a worker process (``runner.always_isolated``)
   given ``BUFFER_DEADLINE_S``, so a pathological buffer (megabytes, a deep chain) costs a worker and
   an FL000 saying it did not finish, never the server's memory or its other documents: each
-  document lints in its own thread, one lint per document at a time.
+  document lints in its own thread.
 * After ``shutdown``, requests are answered with InvalidRequest, as the specification says.
 * Columns are converted from the model's code points to the negotiated position encoding
   (UTF-16 unless the client offers another), computed from the line's own text.
@@ -47,10 +48,10 @@ from . import __version__
 from .config import ConfigError
 from .diagnostics import Diagnostic, Edit, Fix, Report
 from .docs import PER_FILE_RULES
-from .engine import Options, UsageError, lint
+from .engine import Options, Superseded, UsageError, abandoned_when, configure, lint
 from .fix import apply_fixes, noqa_edits
 from .rules import all_rules
-from .runner import always_isolated, close_kept_pools, start_fork_server
+from .runner import KeptFacts, always_isolated, close_kept_pools, facts_kept_in, start_fork_server
 from .source import Decoded, decode
 
 log = logging.getLogger("fusion_lint.lsp")
@@ -59,12 +60,10 @@ log = logging.getLogger("fusion_lint.lsp")
 DEBOUNCE_S = 0.15
 #: How long a code-action request waits for the lint of an edit it arrived right after.
 PENDING_LINT_WAIT_S = 10.0
-#: What parsing one buffer (or a project file the cache does not hold) may take in its worker
-#: before it is stopped and reported as FL000: the editor gets an answer within this, plus the
-#: rules' time (docs/editors.md).
+#: What parsing one buffer (or a project file the cache does not hold) may take in its worker before
+#: it is stopped and reported as FL000: the editor's answer comes within this plus the rules' time.
 BUFFER_DEADLINE_S = 10.0
-#: Documents linted at the same time (each waits for no other; its own lints run one at a time).
-LINT_THREADS = 4
+LINT_THREADS = 4  # lints at the same time (a document's newer text does not wait for its older one)
 SOURCE = "fusion-lint"
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -177,11 +176,24 @@ def buffer_options(path: str, text: str) -> Options:
     return Options(paths=[path], stdin=(path, buffer_bytes(text)), jobs=1, use_cache=True)
 
 
+PROJECT_FACTS = KeptFacts()
+
+
 def lint_buffer(path: str, text: str) -> Report:
-    """Parsing in worker processes under ``BUFFER_DEADLINE_S``: a buffer that hangs the parser
-    costs the editor one FL000, never the server."""
-    with always_isolated(BUFFER_DEADLINE_S):
-        return lint(buffer_options(path, text))
+    """Parsing in worker processes under ``BUFFER_DEADLINE_S``: a buffer that hangs the parser costs
+    one FL000, never the server. The project's facts stay here between lints (``runner.KeptFacts``): a
+    lint parses the buffer (begun while the project is walked and stat'ed, as the CLI does) and what moved."""
+    options = buffer_options(path, text)
+    with always_isolated(BUFFER_DEADLINE_S), facts_kept_in(PROJECT_FACTS) as kept:
+        with contextlib.suppress(ConfigError, UsageError):  # (``lint`` reports them)
+            kept.analyse_early(path, buffer_bytes(text), configure(options)[1].runtime_modules)
+        return lint(options)
+
+
+def lint_unless_superseded(path: str, text: str, superseded: threading.Event) -> Optional[Report]:
+    with abandoned_when(superseded.is_set), contextlib.suppress(Superseded):
+        return lint_buffer(path, text)
+    return None
 
 
 def fix_buffer(path: str, text: str) -> str:
@@ -190,7 +202,7 @@ def fix_buffer(path: str, text: str) -> str:
     options = buffer_options(path, text)
     messages = io.StringIO()
     # The CLI's messages go into the log, not stray on stderr.
-    with contextlib.redirect_stderr(messages), always_isolated(BUFFER_DEADLINE_S):
+    with contextlib.redirect_stderr(messages), always_isolated(BUFFER_DEADLINE_S), facts_kept_in(PROJECT_FACTS):
         _, fixed = apply_fixes(lint(options), options, write=True, stdin=True)
     for message in messages.getvalue().splitlines():
         if message.startswith(SOURCE + ":"):  # a fix that was not applied (the summary line is not)
@@ -203,8 +215,7 @@ def fix_buffer(path: str, text: str) -> str:
 
 
 def wanted(kind: str, only: Optional[list[str]]) -> bool:
-    """Whether the client's ``only`` filter admits an action of ``kind`` (kinds are hierarchical:
-    ``source`` admits ``source.fixAll``)."""
+    """Whether the client's ``only`` filter admits ``kind`` (hierarchical: ``source`` admits ``source.fixAll``)."""
     return only is None or any(kind == allowed or kind.startswith(allowed + ".") for allowed in only)
 
 
@@ -234,8 +245,8 @@ def overlaps(a: lsp.Range, b: lsp.Range) -> bool:
 
 
 class _Protocol(LanguageServerProtocol):
-    """pygls drops every message after ``shutdown``; the specification wants a request answered
-    with InvalidRequest (notifications other than ``exit`` are still dropped)."""
+    """pygls drops every message after ``shutdown``; the specification wants a request answered with
+    InvalidRequest (notifications other than ``exit`` are still dropped)."""
 
     def handle_message(self, message) -> None:  # type: ignore[no-untyped-def]
         method = getattr(message, "method", "")
@@ -251,10 +262,9 @@ class FusionLintServer(LanguageServer):
         super().__init__("fusion-lint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
                          protocol_cls=_Protocol)  # fmt: skip
         self.debounce = debounce
-        # Parsing happens in worker processes; these threads mostly wait for them, so a slow
-        # document never holds up another one.
+        # Lints run off the event loop, each buffer parsed in its thread's worker process.
         self.linter = ThreadPoolExecutor(max_workers=LINT_THREADS, thread_name_prefix="fusion-lint")
-        self.in_flight: dict[str, Future] = {}  # uri -> the lint running for it
+        self.in_flight: dict[str, tuple[Future, threading.Event]] = {}  # uri -> its lint, "superseded"
         self.scheduled: dict[str, asyncio.Task] = {}
         self.last_edit: dict[str, float] = {}
         self.linted: dict[str, Linted] = {}
@@ -297,21 +307,19 @@ class FusionLintServer(LanguageServer):
                 return
             text, version, path = document.source, document.version, os.path.abspath(document.path)
             running = self.in_flight.get(uri)
-            if running is not None and not running.done():  # an older text of it: one lint at a time
-                await asyncio.wait([asyncio.wrap_future(running)])
-                current = self.open_document(uri)
-                if current is None or current.source != text:
-                    return
-            job = self.linter.submit(lint_buffer, path, text)
-            self.in_flight[uri] = job
+            if running is not None and not running[0].done():
+                running[1].set()  # not waited for: it stops at its next stage (the debounce spares most)
+            superseded = threading.Event()
+            job = self.linter.submit(lint_unless_superseded, path, text, superseded)
+            self.in_flight[uri] = (job, superseded)
             try:
                 report = await asyncio.wrap_future(job)
             except (ConfigError, UsageError) as exc:  # a broken config: say so once, show nothing stale
                 self.show_once(str(exc))
                 report = None
             current = self.open_document(uri)
-            if current is None or current.source != text:
-                return  # superseded by a newer text (its own lint is scheduled) or closed
+            if current is None or current.source != text or superseded.is_set():
+                return  # superseded by a newer text (its own lint is running) or closed
             self.publish(uri, text, version, report, path)
         except asyncio.CancelledError:
             raise
@@ -336,6 +344,8 @@ class FusionLintServer(LanguageServer):
         task = self.scheduled.pop(uri, None)
         if task is not None:
             task.cancel()
+        if (running := self.in_flight.pop(uri, None)) is not None:
+            running[1].set()  # its result would be dropped: it need not finish
         self.linted.pop(uri, None)
         self.last_edit.pop(uri, None)
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterable
 
 
 def module_name_for(path: Path) -> tuple[str, bool, Path]:
@@ -42,3 +43,24 @@ def module_of(path: str) -> tuple[str, bool, str]:
     if not parts:  # a top-level __init__.py outside any package
         return os.path.basename(directory), is_package, os.path.dirname(directory)
     return ".".join(parts), is_package, base
+
+
+def import_roots(files: Iterable[str], root: Path) -> list[Path]:
+    """Where ``import a.b`` may find ``a/b.py``: the folder each file's module name is relative to,
+    the project root, and every ``src/`` folder above a file (a ``src`` layout is an import root
+    even when its packages have no ``__init__.py``, DESIGN §12.3)."""
+    roots = {root, root / "src"}
+    bases, folders = set(), set()
+    for path in files:  # strings, and each folder once: a warm run asks for every file of the project
+        bases.add(module_of(path)[2])
+        folders.add(os.path.dirname(path))
+    roots.update(map(Path, bases))
+    for folder in folders:
+        roots.update(_src_folders(folder))
+    return sorted(roots)
+
+
+def _src_folders(folder: str) -> list[Path]:
+    """``folder`` and the folders above it that are named ``src``."""
+    start = Path(folder)
+    return [candidate for candidate in (start, *start.parents) if candidate.name == "src"]

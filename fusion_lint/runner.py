@@ -8,14 +8,17 @@ files where spawning a fresh interpreter costs more than the work) are files par
 """
 from __future__ import annotations
 
+import contextvars
 import gc
 import multiprocessing
 import os
 import threading
 from contextlib import contextmanager
+from collections import deque
 from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterator, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence, Union
 
 from .cache import FileCache, cache_directory
 from .config import Settings
@@ -24,8 +27,14 @@ from .modules import module_of
 from .pipeline import MAX_FILE_BYTES, FileResult, analyze_file, builds_a_server, mentions_runtime, read_source, too_large
 from .source import Unreadable
 from .stat_index import BUILDS_SERVER, SKIPPED, StatIndex, signature
-from .workers import WorkerPool
+from .workers import RECYCLE_AFTER_BYTES, WorkerPool
 
+if TYPE_CHECKING:  # (the CLI never begins an analysis early: it does not import the thread pool)
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+#: A buffer larger than this (a pathological one) is neither begun early nor kept in memory after its
+#: lint: its facts, hundreds of megabytes, would stay in the server (a file on disk is cached as usual).
+KEPT_BUFFER_BYTES = RECYCLE_AFTER_BYTES
 #: From this many files to parse, ``--jobs`` workers share them; below it, one worker does.
 PARALLEL_THRESHOLD = 12
 #: Without ``fork``, a worker is a fresh interpreter (start-up and imports): worth it from here.
@@ -103,6 +112,120 @@ def start_fork_server() -> None:
         from multiprocessing import forkserver
 
         forkserver.ensure_running()
+
+
+class KeptFacts:
+    """Files' results kept in memory from one run to the next, by their cache key (the language
+    server: a lint per keystroke would otherwise re-read and re-unpickle the whole project's cached
+    facts). The key is what the per-file cache is keyed by (content, path, module name, settings,
+    linter code) and is computed exactly as without this (the stat index first, then the content's
+    hash), so a file changed on disk, a moved module or another config gets another key and is
+    analysed again: a kept result is only ever one the cache would have served.
+
+    Results no run used in its last ``RUNS_REMEMBERED`` uses are dropped: memory stays that of the
+    projects being edited, not of every version of every file they ever had."""
+
+    RUNS_REMEMBERED = 8
+
+    def __init__(self) -> None:
+        self.results: dict[str, FileResult] = {}
+        self.recent: deque[set[str]] = deque(maxlen=self.RUNS_REMEMBERED)
+        self.lock = threading.Lock()
+        self.last: Optional[FactsLease] = None  # the last run's use of it (what the tests count)
+
+    def forget_unused(self, used: set[str]) -> None:
+        with self.lock:
+            self.recent.append(used)
+            wanted = set().union(*self.recent)
+            # (a copy of the keys: another thread's run may be adding to it meanwhile)
+            for key in [key for key in list(self.results) if key not in wanted]:
+                self.results.pop(key, None)
+
+
+@dataclass
+class FactsLease:
+    """One run's use of ``KeptFacts``, and what it did (the tests count it; no timing)."""
+
+    kept: KeptFacts
+    used: set[str] = field(default_factory=set)
+    from_memory: int = 0  # results served from memory
+    from_disk: list[str] = field(default_factory=list)  # paths whose cached result was unpickled
+    analysed: list[str] = field(default_factory=list)  # paths parsed and their facts extracted
+    early: dict[str, Future] = field(default_factory=dict)  # key -> a buffer's analysis, begun early
+
+    def get(self, key: Optional[str], path: str) -> Optional[FileResult]:
+        if key is None:
+            return None
+        early = self.early.pop(key, None)
+        # Not begun yet (another document's buffer holds the early worker): parsed as usual instead.
+        if early is not None and not early.cancel():
+            try:
+                result = early.result()
+            except Exception:  # pragma: no cover (the pool reports a worker's death as FL000)
+                return None
+            if result.path == path:
+                self.analysed.append(path)
+                if not _transient(result):  # a deadline met is this run's FL000, not parsed twice
+                    self.keep(key, result)
+                return result
+        result = self.kept.results.get(key)
+        if result is None or result.path != path:
+            return None
+        self.used.add(key)
+        self.from_memory += 1
+        return result
+
+    def analyse_early(self, path: str, data: bytes, runtime_modules: Sequence[str]) -> None:
+        """Begin analysing a buffer in its worker now, while this process walks and stats the
+        project: ``get`` then waits for it. Its key is the one ``run_files`` will compute only if
+        ``runtime_modules`` are the run's; otherwise it is never asked for, and parsed as usual."""
+        if len(data) > KEPT_BUFFER_BYTES:
+            return
+        key = FileCache(Path("."), runtime_modules).key(path, *module_of(path)[:2], data)
+        if key not in self.kept.results and key not in self.early:
+            run = contextvars.copy_context().run  # this run's deadline, in the early thread
+            self.early[key] = _early_thread().submit(run, _analyse_isolated, path, data, tuple(runtime_modules))
+
+    def keep(self, key: str, result: FileResult) -> None:
+        self.used.add(key)
+        self.kept.results[key] = result
+
+
+_facts_lease: ContextVar[Optional[FactsLease]] = ContextVar("fusion_lint_facts_lease", default=None)
+
+
+@contextmanager
+def facts_kept_in(kept: KeptFacts) -> Iterator[FactsLease]:
+    """Within this block (this thread or task only), files whose cache key ``kept`` holds are not
+    read from the cache, and what is read or analysed is kept there for the next block."""
+    lease = FactsLease(kept)
+    token = _facts_lease.set(lease)
+    try:
+        yield lease
+    finally:
+        _facts_lease.reset(token)
+        kept.forget_unused(lease.used)
+        kept.last = lease
+
+
+_early: list[ThreadPoolExecutor] = []
+
+
+def _early_thread() -> ThreadPoolExecutor:
+    """One thread, and so one kept worker, begins the buffers' analyses (``FactsLease.analyse_early``)."""
+    with _all_kept_lock:
+        if not _early:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _early.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="fusion-lint-early"))
+        return _early[0]
+
+
+def _analyse_isolated(path: str, data: bytes, runtime_modules: tuple[str, ...]) -> FileResult:
+    deadline = _strict_deadline.get()
+    assert deadline is not None, "analyse_early is for runs under always_isolated"
+    with gc_paused():
+        return _kept_pool(runtime_modules, strict_context(), deadline).run([(path, data)])[0]
 
 
 _kept = threading.local()  # this thread's pool under ``always_isolated``
@@ -199,6 +322,9 @@ def run_files(
     results: list[FileResult] = []
     to_analyse: list[tuple[int, Optional[bytes]]] = []  # index into results, content (None: not read yet)
     seen: dict[str, bytes] = {}  # every file read, skipped ones included, for ``light``
+    lease = _facts_lease.get() if cache is not None else None
+    # A buffer's key for the facts kept in memory (a text reopened, an undo), never for the disk.
+    buffer_keys: dict[int, str] = {}
     for path in paths:
         data = (overrides or {}).get(path)
         # An unsaved buffer (stdin, the editor) changes with every keystroke: caching each version
@@ -238,6 +364,8 @@ def run_files(
             key = cache.key(path, module, is_package, data)
             if stats is not None and now is not None and now[2] == len(data):  # not written while read
                 stats.record(path, module, is_package, now, key)
+        if lease is not None and cache is not None and not cached_file and len(data) <= KEPT_BUFFER_BYTES:
+            buffer_keys[len(results)] = cache.key(path, *module_of(path)[:2], data)
         to_analyse.append((len(results), data))
         results.append(FileResult(path, key=key))
     if stats is not None:
@@ -251,10 +379,18 @@ def run_files(
     with gc_paused():  # unpickling cached results allocates as much as parsing
         for index, data in to_analyse:
             partial = results[index]
+            kept_result = lease.get(partial.key or buffer_keys.get(index), partial.path) if lease is not None else None
+            if kept_result is not None:
+                # (the same content's result, as a buffer or a file: the key is this run's own)
+                results[index] = kept_result if kept_result.key == partial.key else replace(kept_result, key=partial.key)
+                continue
             cached = cache.get(partial.key) if cache is not None and partial.key is not None else None
             if isinstance(cached, FileResult) and cached.path == partial.path:
                 cached.key = partial.key
                 results[index] = cached
+                if lease is not None:
+                    lease.from_disk.append(partial.path)
+                    lease.keep(partial.key, cached)  # type: ignore[arg-type]
                 continue
             if data is None:  # its stat said unchanged, but its entry is gone or damaged: read it now
                 data = _read_again(partial.path, module_of(partial.path), cache)
@@ -282,8 +418,14 @@ def run_files(
         key = results[index].key
         result.key = key
         results[index] = result
+        if lease is not None:
+            lease.analysed.append(result.path)
+            if index in buffer_keys and not _transient(result):
+                lease.keep(buffer_keys[index], result)
         if cache is None or key is None or _transient(result):
             continue
+        if lease is not None:
+            lease.keep(key, result)
         if payload is not None:
             cache.put_pickled(key, payload)
         else:

@@ -560,3 +560,41 @@ def test_closing_during_a_lint_clears_and_stays_cleared(in_process) -> None:
 
     asyncio.run(scenario())
     assert [(p.uri, p.diagnostics) for p in published] == [(uri, [])]
+
+
+@pytest.mark.slow
+def test_a_newer_text_does_not_wait_for_the_lint_of_an_older_one(in_process, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 15: a keystroke after a pause started a lint the next one waited behind. Now the newer
+    text is linted and published while the older lint still runs; that one is told it was
+    superseded, stops at its next stage (no report) and is never published."""
+    import fusion_lint.lsp as module
+
+    server, lints, published, uri, open_, change, settle = in_process
+    outcomes: list[object] = []
+    unless_superseded = module.lint_unless_superseded
+
+    def recorded(path: str, text: str, superseded: threading.Event):
+        outcomes.append(unless_superseded(path, text, superseded))
+        return outcomes[-1]
+
+    monkeypatch.setattr(module, "lint_unless_superseded", recorded)
+
+    async def scenario() -> None:
+        open_(BROKEN, 1)
+        server.schedule(uri, 0.0)
+        while not lints.texts:  # the lint of version 1 runs (held)
+            await asyncio.sleep(0.01)
+        change(FIXED, 2)
+        deadline = time.monotonic() + TIMEOUT_S
+        while not published and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        assert not lints.release.is_set() and [p.version for p in published] == [2]  # it did not wait
+        lints.release.set()
+        while len(outcomes) < 2 and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        await settle()
+
+    asyncio.run(scenario())
+    assert lints.texts == [BROKEN, FIXED]
+    assert outcomes[1] is None  # the lint of version 1 (finished second) was abandoned, no report
+    assert [(p.version, p.diagnostics) for p in published] == [(2, [])]

@@ -1,0 +1,36 @@
+"""Abandoning a run between its stages: whoever started it (the language server, when the buffer
+changed again meanwhile) wants its result no more, and a stale lint gives the CPU back to the next."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Callable, Iterator, Optional
+
+
+class Superseded(Exception):
+    """The run was abandoned between two of its stages: whoever started it wants its result no more
+    (the language server, when the buffer changed again meanwhile)."""
+
+
+_abandon_if: ContextVar[Optional[Callable[[], bool]]] = ContextVar("fusion_lint_abandon_if", default=None)
+
+
+@contextmanager
+def abandoned_when(superseded: Callable[[], bool]) -> Iterator[None]:
+    """Within this block (this thread or task only), a run asks ``superseded`` between its stages
+    and raises ``Superseded`` when it answers True: a stale lint gives the CPU back to the next."""
+    token = _abandon_if.set(superseded)
+    try:
+        yield
+    finally:
+        _abandon_if.reset(token)
+
+
+def stop_if_superseded(before_raising: Optional[Callable[[], None]] = None) -> None:
+    """Raise ``Superseded`` if the run's starter no longer wants it (``before_raising`` first: the
+    run's own clean-up, such as ending the worker of on-demand loads)."""
+    superseded = _abandon_if.get()
+    if superseded is not None and superseded():
+        if before_raising is not None:
+            before_raising()
+        raise Superseded()

@@ -1,0 +1,218 @@
+"""The language server keeps the project's facts in memory between lints (issue 15 point 4): a
+keystroke re-analyses the buffer only, a file changed, added or removed on disk and a config
+changed are seen, and what is published equals what the CLI reports for the same buffer.
+
+Counted, never timed: ``runner.KeptFacts.last`` says which files one lint served from memory,
+unpickled from the cache, or parsed."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls", reason="the language server needs the [lsp] extra")
+
+import fusion_lint.lsp as lsp  # noqa: E402
+from fusion_lint.engine import lint  # noqa: E402
+from fusion_lint.runner import KeptFacts  # noqa: E402
+
+CONTRACTS = '''\
+from mcp_fusion import ErrorContract, JsonRpcErrorCode
+
+SHARED = [
+    ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="Nothing matched the query",
+                  recovery="Call search again with a broader query string."),
+]
+'''
+
+TOOL = '''\
+from mcp_fusion import Context, tool
+from contracts import SHARED
+
+
+@tool("{name}", errors=SHARED)
+async def {name}(query: str, ctx: Context) -> str:
+    if query == "?":
+        raise ctx.fail("{reason}")
+    return query
+'''
+
+OTHERS = 4  # tool modules besides the one being edited
+
+
+def tool(name: str, reason: str = "no_match") -> str:
+    return TOOL.format(name=name, reason=reason)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("[tool.fusion-lint]\n")
+    (root / "contracts.py").write_text(CONTRACTS)
+    for index in range(OTHERS):
+        (root / f"other{index}.py").write_text(tool(f"other{index}"))
+    (root / "edited.py").write_text(tool("edited"))
+    monkeypatch.setattr(lsp, "PROJECT_FACTS", KeptFacts())  # this test's memory, not the process's
+    return root
+
+
+def published(root: Path, text: str) -> list[tuple]:
+    """What the server lints the buffer to (kept facts), beside what the CLI reports for it."""
+    path = str(root / "edited.py")
+    served = [d for d in lsp.lint_buffer(path, text).diagnostics if d.path == path]
+    fresh = [d for d in lint(lsp.buffer_options(path, text)).diagnostics if d.path == path]
+    assert [(d.code, d.message, d.span) for d in served] == [(d.code, d.message, d.span) for d in fresh]
+    return [(d.code, d.span.line) for d in served]
+
+
+def last() -> tuple[int, list[str], list[str]]:
+    lease = lsp.PROJECT_FACTS.last
+    assert lease is not None
+    return lease.from_memory, sorted(Path(p).name for p in lease.from_disk), sorted(Path(p).name for p in lease.analysed)
+
+
+def test_a_second_lint_re_extracts_only_the_buffer(project: Path) -> None:
+    assert published(project, tool("edited", "nope")) == [("FL203", 8)]
+    served, unpickled, parsed = last()
+    assert served == 0 and len(unpickled) + len(parsed) == OTHERS + 2  # the buffer parsed, the rest from the cache
+    assert "edited.py" in parsed
+    assert published(project, tool("edited", "nope") + "# typed\n") == [("FL203", 8)]
+    assert last() == (OTHERS + 1, [], ["edited.py"])  # everything else from memory
+
+
+def test_a_file_changed_on_disk_is_analysed_again(project: Path) -> None:
+    published(project, tool("edited"))
+    # The shared contract loses the entry the buffer's tool fails with: FL203 appears in the buffer.
+    (project / "contracts.py").write_text(CONTRACTS.replace('"no_match"', '"no_hit"'))
+    assert published(project, tool("edited")) == [("FL203", 8)]
+    served, unpickled, parsed = last()
+    assert (served, unpickled, parsed) == (OTHERS + 1, [], ["contracts.py"])  # the same buffer text: kept too
+
+
+LOOKUP = '''\
+from mcp_fusion import Context, ErrorContract, JsonRpcErrorCode, tool
+
+ERRORS = [ErrorContract(reason="gone", code=JsonRpcErrorCode.NOT_FOUND, when="It went away",
+                        recovery="Call `look_up` again with the id the list returned.")]
+
+
+@tool("asker", errors=ERRORS)
+async def asker(query: str, ctx: Context) -> str:
+    if query == "?":
+        raise ctx.fail("gone")
+    return query
+'''
+
+
+def test_a_file_added_or_removed_is_seen(project: Path) -> None:
+    # The buffer's recovery names the tool "look_up": unknown until a module defines it.
+    unknown = published(project, LOOKUP)
+    assert [code for code, _ in unknown] == ["FL401"]
+    (project / "lookup.py").write_text(tool("look_up"))
+    assert published(project, LOOKUP) == []
+    assert last() == (OTHERS + 2, [], ["lookup.py"])
+    (project / "lookup.py").unlink()
+    assert published(project, LOOKUP) == unknown
+    assert last() == (OTHERS + 2, [], [])
+
+
+def test_a_buffer_text_seen_before_is_not_analysed_again_nor_written(project: Path) -> None:
+    cache = project / ".fusion_lint_cache"
+    published(project, tool("edited", "nope"))
+    entries = sorted(cache.rglob("*"))
+    assert any(path.suffix == ".pickle" for path in entries)  # the project's files are cached there
+    published(project, tool("edited", "nope") + "# typed\n")
+    published(project, tool("edited", "nope"))  # an undo, or the document reopened
+    assert last() == (OTHERS + 2, [], [])
+    # Unsaved texts live in memory only (the CLI's stdin run of ``published`` writes none either).
+    assert sorted(path for path in cache.rglob("*") if path.suffix == ".pickle" and not path.name.startswith("stat-")) \
+        == [path for path in entries if path.suffix == ".pickle" and not path.name.startswith("stat-")]
+
+
+def test_a_config_change_is_seen(project: Path) -> None:
+    assert published(project, tool("edited", "nope")) == [("FL203", 8)]
+    (project / "pyproject.toml").write_text('[tool.fusion-lint]\nignore = ["FL203"]\n')
+    assert published(project, tool("edited", "nope")) == []
+    # Settings that change what a file's facts are (the runtime's modules) re-analyse every file.
+    (project / "pyproject.toml").write_text('[tool.fusion-lint]\nruntime-modules = ["mcp_fusion", "ourlib"]\n')
+    assert published(project, tool("edited", "nope")) == [("FL203", 8)]
+    served, unpickled, parsed = last()
+    assert served == 0
+
+
+def test_kept_results_of_files_no_lint_uses_are_dropped(project: Path) -> None:
+    for round_ in range(KeptFacts.RUNS_REMEMBERED + 1):
+        (project / "other1.py").write_text(tool("other1") + f"# version {round_}\n")
+        published(project, tool("edited"))
+    # One result per file of the project: the old versions of other1.py are forgotten.
+    assert len(lsp.PROJECT_FACTS.results) <= OTHERS + 1 + KeptFacts.RUNS_REMEMBERED
+    paths = [result.path for result in lsp.PROJECT_FACTS.results.values()]
+    assert paths.count(str(project / "other0.py")) == 1
+
+
+def test_the_buffer_analysed_early_is_the_one_the_lint_uses(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The buffer's analysis begins in its worker before the walk; the lint waits for it rather
+    than parsing the buffer a second time."""
+    import fusion_lint.runner as runner
+
+    import threading
+
+    sent: list[tuple[str, str]] = []
+    run = runner.WorkerPool.run
+
+    def counted(pool, items):
+        sent.extend((Path(path).name, threading.current_thread().name.rpartition("_")[0]) for path, _ in items)
+        return run(pool, items)
+
+    monkeypatch.setattr(runner.WorkerPool, "run", counted)
+    published(project, tool("edited"))  # (the CLI's run beside it parses the buffer once more)
+    sent.clear()
+    lsp.lint_buffer(str(project / "edited.py"), tool("edited", "nope"))
+    assert sent == [("edited.py", "fusion-lint-early")] and last()[2] == ["edited.py"]
+
+
+def test_overlapping_lints_pause_collection_until_the_last_ends() -> None:
+    """Two lints overlap in the server (a superseded one still finishing): the first to end must not
+    turn collection on under the other (collections scanning every kept fact), nor the last leave
+    it off for good."""
+    import gc
+    import threading
+
+    from fusion_lint.memory import gc_paused
+
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    seen: list[bool] = []
+
+    def first() -> None:
+        with gc_paused():
+            first_in.set()
+            assert second_in.wait(10)
+        first_out.set()
+
+    def second() -> None:
+        assert first_in.wait(10)
+        with gc_paused():
+            second_in.set()
+            assert first_out.wait(10)
+            seen.append(gc.isenabled())
+
+    assert gc.isenabled()
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert seen == [False] and gc.isenabled()
+
+
+def test_a_pathological_buffer_is_not_kept(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over ``KEPT_BUFFER_BYTES`` a buffer's facts leave with its lint (they would stay in the server)."""
+    import fusion_lint.runner as runner
+
+    monkeypatch.setattr(runner, "KEPT_BUFFER_BYTES", 100)  # the test's buffers are a few hundred bytes
+    published(project, tool("edited", "nope"))
+    for _ in range(2):
+        published(project, tool("edited", "nope"))
+        assert last()[2] == ["edited.py"]  # parsed again, each time
+    assert all(result.path != str(project / "edited.py") for result in lsp.PROJECT_FACTS.results.values())
