@@ -319,7 +319,7 @@ def lock(
     """Write (or --check) the contract lockfile of the tools and resources under PATHS (default: the project)."""
     from mcp_fusion.lockfile import LockfileError
 
-    from . import lock as locking
+    import fusion_lint.lock as locking
     from .config import find_config
     from .engine import Options, UsageError
 

@@ -22,7 +22,10 @@ from .memory import gc_paused
 from .modules import import_roots, module_of
 from .pipeline import FileResult, calls_one_of, hub_of, import_tails, imports_module, read_source, registers_on
 from .project.index import ProjectIndex
-from . import partial_run
+# Submodules bound by ``import pkg.mod as mod``, not ``from . import mod``: the latter takes the
+# package's attribute when it has one, which is stale once the module was dropped from sys.modules
+# (pytester's in-process runs do: the contract-coverage tests then saw two copies of the linter).
+import fusion_lint.partial_run as partial_run
 from .project.view import ProjectView
 from .checking import LAST_CHECK, CheckCounts, all_rules_by_code, check  # noqa: F401 (the engine's API)
 from .rule_cache import RuleMemo
@@ -30,7 +33,7 @@ from .rules import Rule, all_rules
 from .runner import KeptWorker, run_files
 from .scopes import FileScopes
 from .selection import RuleSelector, Selection
-from . import snapshot_run
+import fusion_lint.snapshot_run as snapshot_run
 from .snapshot import Recorder, places
 from .snapshot_run import Plan as SnapshotPlan, snapshot_allowed
 from .suppression import Reported, suppress, unused_suppressions

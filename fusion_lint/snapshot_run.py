@@ -26,7 +26,7 @@ from .rules import Finding, Rule, all_rules
 from .runner import KeptWorker, run_files
 from .snapshot import (Recorder, combined_vocabulary, definition_kind, dependencies, item_counts, link_parts, listing_part,
                        load_snapshot, places, reached_from, same_vocabulary, store_snapshot, vocabulary_parts)  # fmt: skip
-from . import stat_index
+import fusion_lint.stat_index as stat_index
 from .stat_index import signature
 
 # ``analysis`` below is the engine's ``Analysis`` (not imported: the engine imports this module).

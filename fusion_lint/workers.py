@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Callable, Optional, Sequence
 
-from . import source
+import fusion_lint.source as source
 from .memory import COLLECT_EVERY, gc_paused
 from .pipeline import FileResult
 from .source import Unreadable

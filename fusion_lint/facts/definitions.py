@@ -11,7 +11,7 @@ import ast
 from typing import Iterator, Optional, Protocol
 
 from ..positions import Cursor
-from . import helpers
+import fusion_lint.facts.helpers as helpers
 from .frameworks import TOOL_CLASSES, framework_of_class
 from .model import Assumptions, Definition, FileFacts, HelperCall, HelperTemplate, ServerRef
 from .expressions import is_concatenated

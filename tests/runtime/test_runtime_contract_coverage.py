@@ -16,6 +16,11 @@ import textwrap
 
 import pytest
 
+# pytester's in-process runs drop every module first imported inside them, while the runtime's
+# package keeps the names it lazily looked up (``mcp_fusion.tool``): the runtime's modules are
+# imported here, before any inner run, so both sides of an inner run share one copy of them.
+import mcp_fusion.definitions  # noqa: F401
+import mcp_fusion.testing  # noqa: F401
 from mcp_fusion import boundary
 
 pytest_plugins = ["pytester"]
