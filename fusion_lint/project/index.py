@@ -77,6 +77,10 @@ class ProjectIndex:
             self.files[path] = facts
         return facts
 
+    def find_module_file(self, module: str) -> Optional[str]:
+        """The file ``module_facts`` would load for ``module``, analysed or not (None: no file)."""
+        return self._find_module_file(module)
+
     def _find_module_file(self, module: str) -> Optional[str]:
         parts = module.split(".")
         for root in self.search_roots:
