@@ -1,7 +1,8 @@
 """A lint of one buffer (the language server's, ``--stdin-filename``) resolves in full only the files
 whose imports lead to the buffer, from the facts in memory (issue 15, point 4), and says exactly
-what a lint resolving everything says; where the import graph cannot tell (a skipped file that
-imports, a module outside the walk, a reported file not analysed) it resolves everything.
+what a lint resolving everything says; a skipped file or one outside the walk that a name leads
+to is followed through its facts, and where the graph cannot tell (such a file mounts a server or
+lists tools, a reported file is not analysed) it resolves everything.
 
 What was resolved in full is counted (``facts_partial.LAST_FULL_PATHS``, ``resolve.LAST_RESOLVE``),
 never timed."""
@@ -90,32 +91,59 @@ def test_an_importer_of_the_buffer_is_resolved_in_full(project: Path, monkeypatc
     assert LAST_RESOLVE.full == TOOLS_PER_MODULE + 1
 
 
-def test_a_skipped_file_that_imports_makes_the_lint_resolve_everything(project: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_skipped_file_that_imports_is_followed_through_its_facts(project: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     # hub.py names no runtime (the pre-scan skips it) and re-exports m1's handler to extra.py: the
-    # facts do not show that extra.py reaches m1 through it.
+    # graph loads its facts to see that extra.py reaches m1 through it.
     (project / "pkg" / "hub.py").write_text("from .tools.m1 import get_item_1\n", encoding="utf-8")
     write_extra(project, "from pkg.hub import get_item_1", "get_item_1")
     target = project / "pkg" / "tools" / "m1.py"
     everything = rendered(buffer_lint(target, False, monkeypatch))
     assert rendered(buffer_lint(target, True, monkeypatch)) == everything
+    assert facts_partial.LAST_FULL_PATHS == {str(target), str(project / "pkg" / "extra.py"), str(project / "pkg" / "hub.py")}
+    assert facts_partial.LAST_LOOKED_AT == [str(project / "pkg" / "hub.py")]
+    assert LAST_RESOLVE.full == TOOLS_PER_MODULE + 1
+
+
+def test_a_skipped_file_that_mounts_a_server_makes_the_lint_resolve_everything(project: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    # Whether a resolution loads hub.py decides whether its mount prefix is in the vocabulary.
+    (project / "pkg" / "hub.py").write_text(
+        "from .tools.m1 import get_item_1\nfrom elsewhere import build\n\napp = build()\n"
+        'app.mount(other, prefix="hub")\n', encoding="utf-8")  # fmt: skip
+    write_extra(project, "from pkg.hub import get_item_1", "get_item_1")
+    target = project / "pkg" / "tools" / "m3.py"
+    everything = rendered(buffer_lint(target, False, monkeypatch))
+    assert rendered(buffer_lint(target, True, monkeypatch)) == everything
     assert facts_partial.LAST_FULL_PATHS is None and LAST_RESOLVE.vocabulary_only == 0
 
 
-def test_a_module_outside_the_walk_makes_the_lint_resolve_everything(project: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_module_outside_the_walk_is_followed_through_its_facts(project: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     (project / "pyproject.toml").write_text('[tool.fusion-lint]\nexclude = ["pkg/vendored"]\n', encoding="utf-8")
     (project / "pkg" / "vendored").mkdir()
     (project / "pkg" / "vendored" / "__init__.py").write_text("", encoding="utf-8")
-    (project / "pkg" / "vendored" / "relay.py").write_text("from pkg.tools.m2 import get_item_2\n", encoding="utf-8")
+    relay = project / "pkg" / "vendored" / "relay.py"
+    relay.write_text("from pkg.tools.m2 import get_item_2\n", encoding="utf-8")
     write_extra(project, "from pkg.vendored.relay import get_item_2", "get_item_2")
     target = project / "pkg" / "tools" / "m2.py"
     everything = rendered(buffer_lint(target, False, monkeypatch))
     assert rendered(buffer_lint(target, True, monkeypatch)) == everything
-    assert facts_partial.LAST_FULL_PATHS is None and LAST_RESOLVE.vocabulary_only == 0
+    assert facts_partial.LAST_FULL_PATHS == {str(target), str(project / "pkg" / "extra.py"), str(relay)}
 
 
 def test_a_run_naming_files_on_disk_is_not_a_buffer_lint(project: Path) -> None:
     facts_partial.LAST_FULL_PATHS = {"unchanged"}
     lint(Options(paths=[str(project / "pkg" / "tools" / "m3.py")], jobs=1, use_cache=True))
     assert facts_partial.LAST_FULL_PATHS == {"unchanged"} and LAST_RESOLVE.vocabulary_only == 0
+
+
+def test_a_skipped_file_no_import_leads_to_does_not_count(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A script the pre-scan skips (it names no runtime), importing a tool module: the index never
+    # loads it (no analysed file's name leads to it), so it changes nothing a lint resolves.
+    (project / "scripts").mkdir()
+    (project / "scripts" / "report.py").write_text("import json\nfrom pkg.tools import m3\n", encoding="utf-8")
+    target = project / "pkg" / "tools" / "m3.py"
+    everything = rendered(buffer_lint(target, False, monkeypatch))
+    assert rendered(buffer_lint(target, True, monkeypatch)) == everything
+    assert facts_partial.LAST_FULL_PATHS == {str(target)}
