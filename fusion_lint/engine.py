@@ -25,6 +25,7 @@ from .project.index import ProjectIndex
 # Submodules bound by ``import pkg.mod as mod``, not ``from . import mod``: the latter takes the
 # package's attribute when it has one, which is stale once the module was dropped from sys.modules
 # (pytester's in-process runs do: the contract-coverage tests then saw two copies of the linter).
+import fusion_lint.facts_partial as facts_partial
 import fusion_lint.partial_run as partial_run
 from .project.view import ProjectView
 from .checking import LAST_CHECK, CheckCounts, all_rules_by_code, check  # noqa: F401 (the engine's API)
@@ -96,6 +97,7 @@ class Analysis:
     # (``snapshot_run``): then no fact was loaded yet.
     snapshot: Optional[SnapshotPlan] = None
     partial: Optional[partial_run.PartialRun] = None  # what a partial run read lightly, resolves in full
+    buffer: bool = False  # one buffer linted (``--stdin-filename``, the editor): ``facts_partial`` may serve
 
     def text(self, path: str) -> Optional[str]:
         """The decoded text of a file, as the run saw it (what a fix's offsets point into)."""
@@ -107,6 +109,9 @@ class Analysis:
 
     def resolved(self) -> ProjectView:
         try:
+            if self.buffer and self.partial is None:
+                walked = [result.path for result in self.results]
+                return facts_partial.resolved(self.index, self.settings, walked, self.report_set, self.loaded, self.read)
             return partial_run.resolved(self.index, self.settings, self.partial, self.loaded, self.read)
         finally:
             if self.kept is not None:
@@ -253,7 +258,7 @@ def analyse(
     # where a module is looked for (a package's root may hold only files it skips).
     index = ProjectIndex(files, load, import_roots([r.path for r in results], root), settings.follow_calls, full=full)
     return Analysis(config, settings, root, report_set, list(reported.problems), results, files, index, read, memo,
-                    scopes, enabled, loaded, kept, file_keys, partial=lightly)  # fmt: skip
+                    scopes, enabled, loaded, kept, file_keys, partial=lightly, buffer=options.stdin is not None)  # fmt: skip
 
 
 def _reader(overrides: dict[str, bytes]) -> Callable[[str], Optional[bytes]]:

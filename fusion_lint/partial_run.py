@@ -63,7 +63,7 @@ class PartialRun:
         """``run_files``'s ``light``: every file to analyse but those that may report into the
         reported ones (a re-export may pass through a file the pre-scan skips: all are looked at)."""
         self.texts.update(contents)
-        if any(_may_name_tools(data) for path, data in contents.items() if path not in to_analyse):
+        if any(may_name_tools(data) for path, data in contents.items() if path not in to_analyse):
             return set()  # the run will resolve everything (``decide``): light facts would cost twice
         reaching = reaching_files(contents, self.report_set)
         self.light = to_analyse - reaching if reaching is not None else set()
@@ -73,7 +73,7 @@ class PartialRun:
         """The files to resolve in full, once every analysed file is known (the second look's too)."""
         self.analysed = kept = set(analysed)
         aside = [data for path, data in self.texts.items() if path not in kept]
-        if all(path in self.texts for path in analysed) and not any(map(_may_name_tools, aside)):
+        if all(path in self.texts for path in analysed) and not any(map(may_name_tools, aside)):
             self.full_paths = reaching_files(self.texts, self.report_set)
 
     def holds(self, loaded: list[str], read: Callable[[str], Optional[bytes]]) -> bool:
@@ -83,7 +83,7 @@ class PartialRun:
         outside = {path: data for path in loaded if path not in self.texts and (data := read(path)) is not None}
         if not outside:
             return True
-        if any(map(_may_name_tools, outside.values())):
+        if any(map(may_name_tools, outside.values())):
             return False
         again = reaching_files({**self.texts, **outside}, self.report_set)
         return again is not None and again & self.analysed <= (self.full_paths or set())
@@ -112,5 +112,5 @@ def resolved(index: ProjectIndex, settings: Settings, partial: Optional[PartialR
 _TOOLS_NAMED = re.compile(rb"\b(?:Tool|mount)\b")
 
 
-def _may_name_tools(data: bytes) -> bool:
+def may_name_tools(data: bytes) -> bool:
     return not data.isascii() or _TOOLS_NAMED.search(data) is not None

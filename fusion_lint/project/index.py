@@ -43,7 +43,7 @@ class ProjectIndex:
         # The files analysed for this run: their definitions are the project's. Files loaded later
         # (a contract module, a service) contribute what definitions refer to, never definitions.
         self._analysed = sorted(files)
-        self._load = load
+        self.load = load  # (a buffer's lint looks at the facts of files a name leads to: facts_partial)
         self.search_roots = search_roots
         self.follow_calls = follow_calls
         self.modules: dict[str, str] = {f.module: p for p, f in files.items() if f.module}
@@ -62,14 +62,14 @@ class ProjectIndex:
         if path is None:
             if module in self._module_misses:
                 return None
-            path = self._find_module_file(module)
+            path = self.find_module_file(module)
             if path is None:
                 self._module_misses.add(module)
                 return None
             self.modules[module] = path
         facts = self.files.get(path)
         if facts is None:
-            facts = self._load(path)
+            facts = self.load(path)
             if facts is None:
                 self._module_misses.add(module)
                 self.modules.pop(module, None)
@@ -77,7 +77,7 @@ class ProjectIndex:
             self.files[path] = facts
         return facts
 
-    def _find_module_file(self, module: str) -> Optional[str]:
+    def find_module_file(self, module: str) -> Optional[str]:
         parts = module.split(".")
         for root in self.search_roots:
             # An import root named like the module's first part is a namespace package (PEP 420:

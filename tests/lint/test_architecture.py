@@ -27,7 +27,7 @@ STAGES = [
     ("edits", {"fusion_lint.edits"}),
     ("rules", {"fusion_lint.rules"}),
     ("engine", {"fusion_lint.selection", "fusion_lint.scopes", "fusion_lint.suppression", "fusion_lint.rule_cache",
-                "fusion_lint.partial_run", "fusion_lint.abandon",
+                "fusion_lint.partial_run", "fusion_lint.facts_partial", "fusion_lint.abandon",
                 "fusion_lint.checking", "fusion_lint.snapshot", "fusion_lint.snapshot_run",
                 "fusion_lint.engine"}),
     ("fix", {"fusion_lint.fix"}),
