@@ -20,7 +20,6 @@ is not analysed, the lint resolves everything. A skipped file no name leads to i
 """
 from __future__ import annotations
 
-import bisect
 import os
 import re
 from pathlib import Path
@@ -32,7 +31,7 @@ from .partial_run import may_name_tools
 from .project.index import ProjectIndex
 from .project.resolve import resolve
 from .project.view import ProjectView
-from .snapshot import reached_from
+from .snapshot import modules_under, prefixes, reached_from
 
 #: Whether a buffer's lint resolves only what can report into it (the tests turn it off to compare).
 FACTS_PARTIAL = True
@@ -118,8 +117,7 @@ class _ImportGraph:
     def _targets(self, qname: str, whole: bool) -> Optional[frozenset[str]]:
         index, reached = self.index, set()
         parts = qname.split(".")
-        for cut in range(1, len(parts) + 1):
-            name = ".".join(parts[:cut])
+        for name in prefixes(qname):
             path = index.modules.get(name) or index.find_module_file(name)
             if path is not None and not self.known(path):
                 return None
@@ -131,10 +129,7 @@ class _ImportGraph:
             if folder.is_dir() and not self._all_known_under(folder, reached):
                 return None
         if whole:
-            start = bisect.bisect_left(self.names, qname + ".")
-            while start < len(self.names) and self.names[start].startswith(qname + "."):
-                reached.add(index.modules[self.names[start]])
-                start += 1
+            reached.update(index.modules[name] for name in modules_under(self.names, qname))
         return frozenset(reached)
 
     def known(self, path: str) -> bool:

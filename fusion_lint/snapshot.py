@@ -27,7 +27,7 @@ import bisect
 import hashlib
 import os
 from pathlib import Path
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from .cache import code_fingerprint
 from .cache_store import load_entry, store_entry, user_key
@@ -138,19 +138,27 @@ def dependencies(files: dict[str, FileFacts], modules: dict[str, str]) -> dict[s
     for path, facts in files.items():
         reached: set[str] = set()
         for qname in (*facts.imports.values(), *facts.imported_modules):
-            parts = qname.split(".")
-            for cut in range(1, len(parts) + 1):
-                target = modules.get(".".join(parts[:cut]))
-                if target is not None:
-                    reached.add(target)
+            reached.update(target for name in prefixes(qname) if (target := modules.get(name)) is not None)
         for module in facts.imported_modules:
-            start = bisect.bisect_left(names, module + ".")
-            while start < len(names) and names[start].startswith(module + "."):
-                reached.add(modules[names[start]])
-                start += 1
+            reached.update(modules[name] for name in modules_under(names, module))
         reached.discard(path)
         found[path] = tuple(sorted(reached))
     return found
+
+
+def prefixes(qname: str) -> list[str]:
+    """``a``, ``a.b``, ``a.b.c`` for ``a.b.c``: every module a qualified name may be found in (as
+    ``ProjectIndex.lookup`` tries them)."""
+    parts = qname.split(".")
+    return [".".join(parts[:cut]) for cut in range(1, len(parts) + 1)]
+
+
+def modules_under(names: list[str], module: str) -> Iterator[str]:
+    """The modules of ``names`` (sorted) inside package ``module``."""
+    start = bisect.bisect_left(names, module + ".")
+    while start < len(names) and names[start].startswith(module + "."):
+        yield names[start]
+        start += 1
 
 
 def reached_from(changed: Iterable[str], dependencies: dict[str, tuple[str, ...]]) -> set[str]:
