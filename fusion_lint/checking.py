@@ -55,7 +55,8 @@ def check(project: ProjectView, rules: Sequence[type[Rule]], report_set: set[str
     (the run's snapshot records them, ``snapshot``)."""
     view = views or (lambda path: project)
     order = {id(definition): index for index, definition in enumerate(project.definitions)}
-    touching = [d for d in project.definitions if _touches(d, report_set)]
+    candidates = project.definitions if project.touch_candidates is None else project.touch_candidates
+    touching = [d for d in candidates if _touches(d, report_set)]
     entries = [e for e in project.entries if e.path in report_set]
     functions = [f for f in project.functions if f.path in report_set]
     found: list[tuple[type[Rule], Finding, Sequence[ResolvedDefinition]]] = []
