@@ -22,12 +22,13 @@ only on the facts of the files its file reaches in that graph, its file included
   the settings, the import roots, or a file outside the analysed ones that no longer exists
   (who reached it is no longer in the graph); one that exists but that nothing reaches any
   more was reached only by files that changed;
-* an entry (``ResolvedEntry``) is shared by every definition holding it, across files: a kept
-  one serves a later lint only while some kept file uses it with the same path it was resolved
-  with, and a kept file is replayed only when each entry it holds is the one this lint uses
-  (else it is resolved again). Holders are rebuilt by each lint (``resolve.assembled``), and
-  ``ProjectView.release`` clears them, so one lint at a time may use the kept objects (a lock;
-  a lint that cannot have it in time resolves as before).
+* an entry (``ResolvedEntry``) is shared by every definition holding it, across files, and is
+  the same object for all of them, as in a resolution of everything: the kept files holding an
+  entry all hold one resolution of it, which serves this lint's definitions too when they give it
+  the path it was resolved with (where its diagnostics land); otherwise it is resolved anew and
+  the kept files holding the old one are resolved again. Holders are rebuilt by each lint
+  (``resolve.assembled``) and ``ProjectView.release`` clears them, so one lint at a time may use
+  the kept objects (a lock; a lint that cannot have it in time resolves everything as before).
 
 The CLI never uses this (there is no language server's kept state); a lint that resolves
 everything (``full_paths`` None) neither uses nor updates it.
@@ -45,7 +46,7 @@ import fusion_lint.runner as runner
 from ..facts.model import Entry, FileFacts
 from .contracts import ContractResolver
 from .index import ProjectIndex
-from .resolve import VocabularyShare, assembled, held, resolved_definition, vocabulary_of, vocabulary_share
+from .resolve import VocabularyShare, assembled, combined, held, resolved_definition, vocabulary_of, vocabulary_share
 from .view import ProjectView, ResolvedDefinition, ResolvedEntry, Vocabulary
 
 #: Whether the language server keeps its resolution (the tests turn it off to compare).
@@ -60,7 +61,10 @@ class KeptFile:
     """One file's definitions resolved for vocabulary, and what they used and add."""
 
     definitions: list[ResolvedDefinition]
-    uses: list[tuple[Entry, str, ResolvedEntry]]  # each entry its contracts hold: (entry, path, resolution)
+    resolutions: dict[int, ResolvedEntry]  # id(entry) -> its resolution, for each entry its contracts hold
+    # The entries whose first use here gave another path than the one they were resolved with: if
+    # this file is their first holder in a lint, they would be resolved anew (it is not replayed).
+    first_elsewhere: list[int]
     share: VocabularyShare
     held: list[tuple[ResolvedEntry, ResolvedDefinition]]  # ``resolve.held(definitions)``
     contract_files: frozenset[str]  # where its contracts are written (where their diagnostics land)
@@ -84,11 +88,12 @@ class KeptResolution:
     # id(entry) -> (the entry, its kept resolution, the kept files using it)
     entries: dict[int, tuple[Entry, ResolvedEntry, set[str]]] = field(default_factory=dict)
     vocabulary: Optional[Vocabulary] = None  # the last one (FL401's suggestion index is built in it once)
+    union: Optional[VocabularyShare] = None  # what all kept files add to the vocabulary (None: to be made)
     lock: threading.Lock = field(default_factory=threading.Lock)
     last: KeptCounts = field(default_factory=KeptCounts)
 
     def clear(self) -> None:
-        self.key, self.vocabulary = None, None
+        self.key, self.vocabulary, self.union = None, None, None
         self.seen, self.files, self.entries = {}, {}, {}
 
     def resolve(self, index: ProjectIndex, rules: tuple[int, tuple[str, ...]], key: Hashable,
@@ -128,7 +133,6 @@ class KeptResolution:
         contracts = ContractResolver(index, self._kept_entry)
         definitions: list[ResolvedDefinition] = []
         candidates: list[ResolvedDefinition] = []  # those whose diagnostics could land in the reported files
-        shares: list[VocabularyShare] = []
         full: list[ResolvedDefinition] = []
         holding: list[list[tuple[ResolvedEntry, ResolvedDefinition]]] = []
         for path in analysed:
@@ -145,14 +149,17 @@ class KeptResolution:
                 else:
                     counts.replayed += 1
                 resolved = kept.definitions
-                shares.append(kept.share)
                 holding.append(kept.held)
                 if path in report_set or not kept.contract_files.isdisjoint(report_set):
                     candidates += resolved
             definitions += resolved
-        shares.append(vocabulary_share(full))
-        vocabulary = self._vocabulary(shares, index.files.values())
-        view = assembled(index, definitions, itertools.chain.from_iterable(holding), contracts, full_paths, vocabulary, *rules)
+        if self.union is None:
+            self.union = combined(kept.share for kept in self.files.values())
+        # (a kept file resolved in full this time adds the same words either way: its definitions,
+        # their contracts and their handlers' parameters are the same)
+        vocabulary = self._vocabulary([self.union, vocabulary_share(full)], index.files.values())
+        view = assembled(index, definitions, itertools.chain.from_iterable(holding), contracts, full_paths, vocabulary,
+                         *rules, full=len(full))  # fmt: skip
         view.touch_candidates = candidates
         return view
 
@@ -164,31 +171,56 @@ class KeptResolution:
         finally:
             contracts.uses = None
         written = frozenset().union(*(d.contract.files for d in definitions))
-        kept = self.files[path] = KeptFile(definitions, uses, vocabulary_share(definitions), held(definitions), written)
-        for entry, _, resolution in uses:
+        resolutions: dict[int, ResolvedEntry] = {}
+        first_elsewhere = []
+        for entry, used_with, resolution in uses:
+            if id(entry) not in resolutions:
+                resolutions[id(entry)] = resolution
+                if resolution.path != used_with:
+                    first_elsewhere.append(id(entry))
             known = self.entries.get(id(entry))
-            if known is None or known[1] is not resolution:
+            if known is not None and known[1] is not resolution:  # (cannot be: ``_kept_entry`` dropped them)
+                self._drop_holders(id(entry))
+                known = None
+            if known is None:
                 self.entries[id(entry)] = (entry, resolution, {path})
             else:
                 known[2].add(path)
+        share = vocabulary_share(definitions)
+        kept = KeptFile(definitions, resolutions, first_elsewhere, share, held(definitions), written)
+        self.files[path], self.union = kept, None
         return kept
 
     def _drop(self, path: str) -> None:
         kept = self.files.pop(path, None)
-        for entry, _, resolution in kept.uses if kept is not None else ():
-            known = self.entries.get(id(entry))
+        if kept is None:
+            return
+        self.union = None
+        for number, resolution in kept.resolutions.items():
+            known = self.entries.get(number)
             if known is not None and known[1] is resolution:
                 known[2].discard(path)
                 if not known[2]:
-                    del self.entries[id(entry)]
+                    del self.entries[number]
+
+    def _drop_holders(self, number: int) -> None:
+        known = self.entries.get(number)
+        for path in list(known[2]) if known is not None else ():
+            self._drop(path)
 
     def _kept_entry(self, entry: Entry, path: str) -> Optional[ResolvedEntry]:
-        """An entry's resolution a kept file uses (so it holds: that file's reach did not change),
-        resolved with the same path (where its fields' diagnostics land)."""
+        """The resolution of an entry no definition of this lint held yet, that kept files hold
+        (so it holds: their reach did not change), if it was resolved with the same path (where
+        its fields' diagnostics land). With another path it is resolved anew, and the kept files
+        holding the other resolution are dropped (none of them was replayed in this lint yet: the
+        entry would be known), so every kept file holding an entry holds the same resolution."""
         known = self.entries.get(id(entry))
-        if known is None or known[0] is not entry or known[1].path != path or not known[2]:
+        if known is None:
             return None
-        return known[1]
+        if known[0] is entry and known[1].path == path:
+            return known[1]
+        self._drop_holders(id(entry))
+        return None
 
     def _vocabulary(self, shares: list[VocabularyShare], files: Iterable[FileFacts]) -> Vocabulary:
         made = vocabulary_of(shares, files)
@@ -196,6 +228,8 @@ class KeptResolution:
         if last is not None and (last.tools, last.arguments, last.reasons, last.codes, last.all_tools_named) == (
                 made.tools, made.arguments, made.reasons, made.codes, made.all_tools_named):  # fmt: skip
             return last  # the same words: its suggestion index and text scans serve again
+        if last is not None and last.tools == made.tools and "tool_index" in last.__dict__:
+            made.__dict__["tool_index"] = last.tool_index  # (FL401's index of the same tools: ``Vocabulary``)
         self.vocabulary = made
         return made
 
@@ -206,18 +240,14 @@ def _same(before: object, now: object) -> bool:
 
 
 def _replayable(kept: KeptFile, contracts: ContractResolver) -> bool:
-    """Whether each entry the kept file holds is the resolution this lint uses for it (or, when
-    it is the first to hold it, one resolved with the path it gives): then it takes them."""
-    taken: dict[int, ResolvedEntry] = {}
-    for entry, path, resolution in kept.uses:
-        known = contracts.entries.get(id(entry)) or taken.get(id(entry))
-        if known is None and resolution.path != path:
-            return False
-        if known is not None and known is not resolution:
-            return False
-        taken[id(entry)] = resolution
-    for entry, _, resolution in kept.uses:
-        contracts.entries.setdefault(id(entry), resolution)
+    """Whether the kept file's entries are the resolutions this lint uses: then it takes them.
+    An entry this lint already resolved is the one the file holds (``_kept_entry``: one
+    resolution per entry among kept files and this lint); one it did not is resolved with the
+    path this file gives it, unless ``first_elsewhere`` says otherwise."""
+    entries = contracts.entries
+    if any(number not in entries for number in kept.first_elsewhere):
+        return False
+    entries.update(kept.resolutions)  # (in the order of first use; a known one keeps its place)
     return True
 
 

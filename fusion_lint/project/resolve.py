@@ -58,10 +58,10 @@ def held(definitions: Iterable[ResolvedDefinition]) -> list[tuple[ResolvedEntry,
 def assembled(index: ProjectIndex, definitions: list[ResolvedDefinition],
               holding: Iterable[tuple[ResolvedEntry, ResolvedDefinition]], contracts: ContractResolver,
               full_paths: Optional[set[str]], vocabulary: Vocabulary, recovery_min_words: int,
-              runtime_modules: tuple[str, ...]) -> ProjectView:  # fmt: skip
+              runtime_modules: tuple[str, ...], full: Optional[int] = None) -> ProjectView:  # fmt: skip
     """The view of resolved definitions (in the project's order): each entry's holders
     (``holding``: ``held(definitions)``), each reached function's callers and the definitions
-    reaching it."""
+    reaching it. ``full``: how many definitions were resolved in full, when the caller knows."""
     entries = list(contracts.entries.values())  # (in order of first use)
     for entry in entries:
         entry.holders = []  # (an entry the language server kept from its last lint: ``kept_resolution``)
@@ -81,8 +81,9 @@ def assembled(index: ProjectIndex, definitions: list[ResolvedDefinition],
             callee = functions.get((path, qualname))
             if callee is not None and callee is not view:
                 callee.callers.append((view, name))
-    LAST_RESOLVE.vocabulary_only = sum(1 for d in definitions if full_paths is not None and d.path not in full_paths)
-    LAST_RESOLVE.full = len(definitions) - LAST_RESOLVE.vocabulary_only
+    if full is None:
+        full = len(definitions) - sum(1 for d in definitions if full_paths is not None and d.path not in full_paths)
+    LAST_RESOLVE.full, LAST_RESOLVE.vocabulary_only = full, len(definitions) - full
     return ProjectView(
         definitions=definitions,
         entries=entries,
@@ -170,8 +171,7 @@ def vocabulary_share(definitions: Iterable[ResolvedDefinition]) -> VocabularySha
     return VocabularyShare(frozenset(tools), frozenset(arguments), frozenset(reasons), frozenset(codes), all_named)
 
 
-def vocabulary_of(shares: Iterable[VocabularyShare], files: Iterable[FileFacts]) -> Vocabulary:
-    """The vocabulary of the definitions whose shares these are, in a project of ``files``."""
+def combined(shares: Iterable[VocabularyShare]) -> VocabularyShare:
     tools: set[str] = set()
     arguments: set[str] = set()
     reasons: set[str] = set()
@@ -183,10 +183,17 @@ def vocabulary_of(shares: Iterable[VocabularyShare], files: Iterable[FileFacts])
         reasons |= share.reasons
         codes |= share.codes
         all_named = all_named and share.all_named
-    arguments -= {"self", "cls"}
+    return VocabularyShare(frozenset(tools), frozenset(arguments), frozenset(reasons), frozenset(codes), all_named)
+
+
+def vocabulary_of(shares: Iterable[VocabularyShare], files: Iterable[FileFacts]) -> Vocabulary:
+    """The vocabulary of the definitions whose shares these are, in a project of ``files``."""
+    share = combined(shares)
+    tools, reasons, codes = set(share.tools), share.reasons, share.codes
+    arguments = share.arguments - {"self", "cls"}
     prefixes: set[str] = set()
     for facts in files:
         tools.update(facts.listed_tools)
         prefixes.update(facts.mount_prefixes)
     tools |= {f"{prefix}_{name}" for prefix in prefixes for name in list(tools)}  # fastmcp's ``<prefix>_<tool>``
-    return Vocabulary(frozenset(tools), frozenset(arguments), frozenset(reasons), all_named, codes=frozenset(codes))
+    return Vocabulary(frozenset(tools), arguments, reasons, share.all_named, codes=codes)

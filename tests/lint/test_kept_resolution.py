@@ -169,3 +169,20 @@ def test_a_lint_that_cannot_have_the_kept_resolution_resolves_alone(project: Pat
     same_as_without(buffer)  # (and the lock is free again once a view is released)
     assert kept_resolution.LAST.replayed == OTHERS
     assert not kept.lock.locked()
+
+
+def test_the_vocabulary_and_fl401s_index_serve_again(project: Path) -> None:
+    buffer = project / "pkg" / "tools" / "m3.py"
+    text = buffer.read_text(encoding="utf-8")
+    same_as_without(buffer, text)
+    kept = kept_resolution._KEPT[lsp.PROJECT_FACTS]
+    vocabulary, index = kept.vocabulary, kept.vocabulary.__dict__.get("tool_index")
+    assert index is not None  # (FL401 suggested list_items_8 for list_itemz_8)
+    same_as_without(buffer, text + "\n# typed\n")
+    assert kept.vocabulary is vocabulary
+    # Another reason in the buffer: another vocabulary, the same tools' index.
+    same_as_without(buffer, text.replace('"item_locked_3"', '"item_held_3"'))
+    assert kept.vocabulary is not vocabulary and kept.vocabulary.tool_index is index
+    # Another tool: another index.
+    same_as_without(buffer, text.replace('"list_items_3"', '"list_entries_3"'))
+    assert kept.vocabulary.tool_index is not index
