@@ -67,9 +67,9 @@ def resolved(index: ProjectIndex, settings: Settings, walked: list[str], report_
     if view is None:
         view = resolve(index, *rules, chosen)
     if chosen is not None and any(path not in known for path in loaded):  # (``full_paths`` rules it out)
-        view.release()
-        if kept is not None:
-            kept.clear()  # (what it kept rests on the graph, which did not know that file)
+        if kept is not None and view.release_hook is not None:  # (this lint holds what is kept)
+            kept.clear()  # (it rests on the graph, which did not know that file; before the
+        view.release()  # view's release lets another lint have it)
         LAST_FULL_PATHS = None
         view = resolve(index, *rules)
     return view

@@ -28,10 +28,18 @@ only on the facts of the files its file reaches in that graph, its file included
   the path it was resolved with (where its diagnostics land); otherwise it is resolved anew and
   the kept files holding the old one are resolved again. Holders are rebuilt by each lint
   (``resolve.assembled``) and ``ProjectView.release`` clears them, so one lint at a time may use
-  the kept objects (a lock; a lint that cannot have it in time resolves everything as before).
+  the kept objects (a lock; a lint that cannot have it in time resolves as if nothing were kept).
+
+The vocabulary is the kept files' shares combined (once per change of them) with the shares of
+the definitions resolved in full; when its words are the last lint's, that ``Vocabulary`` serves
+again (FL401's suggestion index and the recovery rules' text scans built in it), and when only its
+tools are, FL401's index does. The view names the definitions that may report into the reported
+files (``ProjectView.touch_candidates``: those resolved in full, and those of kept files whose
+contracts are written there), so ``checking.check`` does not look at the others.
 
 The CLI never uses this (there is no language server's kept state); a lint that resolves
-everything (``full_paths`` None) neither uses nor updates it.
+everything (``full_paths`` None) neither uses nor updates it, and one that loaded a file the
+graph did not know (``facts_partial`` then resolves everything) drops it.
 """
 from __future__ import annotations
 

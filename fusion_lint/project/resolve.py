@@ -150,6 +150,7 @@ def vocabulary(definitions: list[ResolvedDefinition], files: Iterable[FileFacts]
 
 
 def vocabulary_share(definitions: Iterable[ResolvedDefinition]) -> VocabularyShare:
+    """What these definitions add to the vocabulary (tools, arguments, reasons, codes)."""
     tools: set[str] = set()
     arguments: set[str] = set()
     reasons: set[str] = set()
@@ -172,18 +173,11 @@ def vocabulary_share(definitions: Iterable[ResolvedDefinition]) -> VocabularySha
 
 
 def combined(shares: Iterable[VocabularyShare]) -> VocabularyShare:
-    tools: set[str] = set()
-    arguments: set[str] = set()
-    reasons: set[str] = set()
-    codes: set[str] = set()
-    all_named = True
-    for share in shares:
-        tools |= share.tools
-        arguments |= share.arguments
-        reasons |= share.reasons
-        codes |= share.codes
-        all_named = all_named and share.all_named
-    return VocabularyShare(frozenset(tools), frozenset(arguments), frozenset(reasons), frozenset(codes), all_named)
+    """What the definitions of all these shares add to the vocabulary."""
+    shares = list(shares)
+    return VocabularyShare(frozenset().union(*(s.tools for s in shares)), frozenset().union(*(s.arguments for s in shares)),
+                           frozenset().union(*(s.reasons for s in shares)), frozenset().union(*(s.codes for s in shares)),
+                           all(s.all_named for s in shares))  # fmt: skip
 
 
 def vocabulary_of(shares: Iterable[VocabularyShare], files: Iterable[FileFacts]) -> Vocabulary:
