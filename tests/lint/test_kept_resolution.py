@@ -56,10 +56,16 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def same_as_without(path: Path, text: Optional[str] = None) -> str:
-    """The buffer's lint through the language server, checked against a lint keeping nothing."""
+    """The buffer's lint through the language server, checked against the language server's
+    lint without its kept resolution and against the CLI's (``--stdin-filename``: nothing kept)."""
     text = path.read_text(encoding="utf-8") if text is None else text
     served = rendered(lsp.lint_buffer(str(path), text))
     counts = kept_resolution.LAST
+    kept_resolution.KEEP = False
+    try:
+        assert rendered(lsp.lint_buffer(str(path), text)) == served
+    finally:
+        kept_resolution.KEEP = True
     assert rendered(lint(lsp.buffer_options(str(path), text))) == served
     kept_resolution.LAST = counts
     return served
