@@ -192,3 +192,66 @@ def test_the_vocabulary_and_fl401s_index_serve_again(project: Path) -> None:
     # Another tool: another index.
     same_as_without(buffer, text.replace('"list_items_3"', '"list_entries_3"'))
     assert kept.vocabulary.tool_index is not index
+
+
+HELPER = '''\
+def logged_tool(mcp, name):
+    def decorator(func):
+        mcp.tool(name=name)(func)
+        return func
+    return decorator
+'''
+
+REGISTERED = '''\
+from app.audit import logged_tool
+from app.server import mcp
+
+
+def find(q: str, limit: int) -> str:
+    raise ValueError(q)
+
+
+logged_tool(mcp, "find_invoice")(find)
+
+
+@mcp.tool()
+def close_invoice(invoice_id: str) -> str:
+    return invoice_id
+'''
+
+BUFFER = '''\
+from mcp_fusion import Context, ErrorContract, JsonRpcErrorCode, tool
+
+
+@tool("pay_invoice", description="Pay one", errors=[
+    ErrorContract(reason="invoice_missing", code=JsonRpcErrorCode.NOT_FOUND, when="No such invoice",
+                  recovery="Call find_invoise with the customer's name, then call pay_invoice again."),
+])
+async def pay_invoice(invoice_id: str, ctx: Context) -> dict:
+    raise ctx.fail("invoice_missing")
+'''
+
+
+def test_tools_a_registration_helper_and_a_framework_register(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n", encoding="utf-8")
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "__init__.py").write_text("", encoding="utf-8")
+    (app / "server.py").write_text("from fastmcp import FastMCP\n\nmcp = FastMCP('billing')\n", encoding="utf-8")
+    (app / "audit.py").write_text(HELPER, encoding="utf-8")
+    for number in range(6):
+        (app / f"registered_{number}.py").write_text(REGISTERED.replace("_invoice", f"_invoice_{number}" if number else "_invoice"),
+                                                     encoding="utf-8")  # fmt: skip
+    buffer = app / "pay.py"
+    buffer.write_text(BUFFER, encoding="utf-8")
+    before = same_as_without(buffer)
+    assert "find_invoice" in before  # FL401's suggestion: a tool the helper registers in a kept file
+    same_as_without(buffer, BUFFER + "\n# typed\n")
+    assert kept_resolution.LAST.replayed >= 6 and kept_resolution.LAST.resolved == 0
+    edit(app / "registered_0.py", '"find_invoice"', '"search_invoices"')
+    after = same_as_without(buffer)
+    assert after != before and kept_resolution.LAST.dropped == 1
+    edit(app / "audit.py", "mcp.tool(name=name)(func)", "mcp.tool(name=name + '_x')(func)")
+    same_as_without(buffer)
+    assert kept_resolution.LAST.dropped >= 6  # (every caller of the helper reaches it)
