@@ -5,6 +5,7 @@ definition they concern; a rule that raises reported as FL999. With the rules' c
 """
 from __future__ import annotations
 
+import itertools
 import os
 import traceback
 from dataclasses import dataclass, field
@@ -54,9 +55,13 @@ def check(project: ProjectView, rules: Sequence[type[Rule]], report_set: set[str
     running the rule (``rule_cache``), in the same order. ``observe``: sees every item's findings
     (the run's snapshot records them, ``snapshot``)."""
     view = views or (lambda path: project)
-    order = {id(definition): index for index, definition in enumerate(project.definitions)}
-    touching = [d for d in project.definitions if _touches(d, report_set)]
-    entries = [e for e in project.entries if e.path in report_set]
+    order = dict(zip(map(id, project.definitions), itertools.count()))
+    candidates = project.definitions if project.touch_candidates is None else project.touch_candidates
+    touching = [d for d in candidates if _touches(d, report_set)]
+    if project.touch_candidates is None:
+        entries = [e for e in project.entries if e.path in report_set]
+    else:  # (every holder of an entry written in a reported file is a candidate: their first use is among them)
+        entries = list({id(e): e for d in candidates for e in d.contract.entries if e.path in report_set}.values())
     functions = [f for f in project.functions if f.path in report_set]
     found: list[tuple[type[Rule], Finding, Sequence[ResolvedDefinition]]] = []
     internal: list[Reported] = []

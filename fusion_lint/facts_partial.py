@@ -20,11 +20,13 @@ is not analysed, the lint resolves everything. A skipped file no name leads to i
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
+import fusion_lint.project.kept_resolution as kept_resolution
 from .config import Settings
 from .facts.model import FileFacts
 from .partial_run import may_name_tools
@@ -47,13 +49,27 @@ LAST_LOOKED_AT: list[str] = []
 def resolved(index: ProjectIndex, settings: Settings, walked: list[str], report_set: set[str], loaded: list[str],
              read: Callable[[str], Optional[bytes]]) -> ProjectView:  # fmt: skip
     """The buffer's resolved project: in full for the files that may report into it (all when
-    the import graph cannot tell, or when the resolution loaded a file the graph did not know)."""
+    the import graph cannot tell, or when the resolution loaded a file the graph did not know).
+    In the language server, the files resolved only for vocabulary come from its last lint where
+    they still hold (``project.kept_resolution``)."""
     global LAST_FULL_PATHS
     rules = settings.recovery_min_words, tuple(settings.runtime_modules)
-    LAST_FULL_PATHS = chosen = full_paths(index, walked, report_set, read)
+    graph = _graph(index, report_set, read)
+    LAST_FULL_PATHS = chosen = graph.chosen if graph is not None else None
     known = set(walked) | set(LAST_LOOKED_AT)  # (files the graph took the facts of may be loaded)
-    view = resolve(index, *rules, chosen)
+    kept = kept_resolution.current() if chosen is not None else None
+    view = None
+    if kept is not None and graph is not None and chosen is not None:
+        key = (settings.model_dump_json(), tuple(index.search_roots), index.follow_calls, tuple(sorted(index.files)))
+        deps = graph.deps
+        view = kept.resolve(index, rules, key, chosen, {**graph.nodes, **graph.digests},
+                            lambda changed: reached_from(changed, deps), report_set)  # fmt: skip
+    if view is None:
+        view = resolve(index, *rules, chosen)
     if chosen is not None and any(path not in known for path in loaded):  # (``full_paths`` rules it out)
+        if kept is not None and view.release_hook is not None:  # (this lint holds what is kept)
+            kept.clear()  # (it rests on the graph, which did not know that file; before the
+        view.release()  # view's release lets another lint have it)
         LAST_FULL_PATHS = None
         view = resolve(index, *rules)
     return view
@@ -63,13 +79,20 @@ def full_paths(index: ProjectIndex, walked: Iterable[str], report_set: set[str],
                read: Callable[[str], Optional[bytes]]) -> Optional[set[str]]:  # fmt: skip
     """The analysed files whose definitions may report into ``report_set`` (those included), or
     None when the import graph cannot tell (resolve everything) or names most of the project."""
+    graph = _graph(index, report_set, read)
+    return graph.chosen if graph is not None else None
+
+
+def _graph(index: ProjectIndex, report_set: set[str], read: Callable[[str], Optional[bytes]]) -> Optional[_ImportGraph]:
+    """The import graph of the analysed files, with the files that may report into ``report_set``
+    (``chosen``, None when they are most of the project); None when the graph cannot tell."""
     analysed = set(index.files)
     if not FACTS_PARTIAL or not report_set <= analysed:
         return None
     global LAST_LOOKED_AT
     graph = _ImportGraph(index, analysed, read)
     LAST_LOOKED_AT = []
-    deps: dict[str, set[str]] = {}
+    deps = graph.deps
     pending = [*index.files.items()]
     while pending:
         for path, facts in pending:
@@ -80,7 +103,8 @@ def full_paths(index: ProjectIndex, walked: Iterable[str], report_set: set[str],
         pending = [(path, facts) for path, facts in graph.nodes.items() if path not in deps]
     LAST_LOOKED_AT = list(graph.nodes)
     reaching = reached_from(report_set, deps)  # type: ignore[arg-type]
-    return reaching if len(reaching) <= max(16, len(analysed) // 4) else None
+    graph.chosen = reaching if len(reaching) <= max(16, len(analysed) // 4) else None
+    return graph
 
 
 class _ImportGraph:
@@ -91,7 +115,8 @@ class _ImportGraph:
     no tool; otherwise its facts are loaded (as the index would) and it becomes a node of the graph,
     unless it lists tools or mounts a server (the vocabulary would depend on whether a
     resolution loads it) or cannot be read: then None. (The index loads only the files such names
-    lead to: a skipped file no name leads to is never loaded.)"""
+    lead to: a skipped file no name leads to is never loaded.) A harmless file is a target without
+    edges of its own: what the language server kept rests on its bytes (``kept_resolution``)."""
 
     def __init__(self, index: ProjectIndex, analysed: set[str], read: Callable[[str], Optional[bytes]]):
         self.index = index
@@ -101,6 +126,9 @@ class _ImportGraph:
         self.nodes: dict[str, FileFacts] = {}  # the files outside the analysed ones with edges
         self.names = sorted(index.modules)
         self.found: dict[tuple[str, bool], Optional[frozenset[str]]] = {}
+        self.deps: dict[str, set[str]] = {}  # each analysed file and node -> the files its imports may lead to
+        self.digests: dict[str, bytes] = {}  # each harmless file -> its bytes' hash (``kept_resolution``)
+        self.chosen: Optional[set[str]] = None  # the files that may report into the reported ones
 
     def targets(self, bound: Iterable[str], modules: Iterable[str]) -> Optional[set[str]]:
         reached: set[str] = set()
@@ -121,7 +149,7 @@ class _ImportGraph:
             path = index.modules.get(name) or index.find_module_file(name)
             if path is not None and not self.known(path):
                 return None
-            if path is not None and (path in self.analysed or path in self.nodes):
+            if path is not None and (path in self.analysed or path in self.nodes or self.harmless.get(path)):
                 reached.add(path)
         # ``import pkg`` then ``pkg.sub.f()``: a name of a folder reaches every module under it.
         for root in index.search_roots:
@@ -139,6 +167,8 @@ class _ImportGraph:
         if path not in self.harmless:
             data = self.read(path)
             self.harmless[path] = data is not None and not may_name_tools(data) and _IMPORTS.search(data) is None
+            if data is not None and self.harmless[path]:
+                self.digests[path] = hashlib.blake2b(data, digest_size=16).digest()
             if data is not None and not self.harmless[path]:
                 facts = self.index.load(path)
                 if facts is None or facts.listed_tools or facts.mount_prefixes:
@@ -153,6 +183,6 @@ class _ImportGraph:
                 path = os.path.join(directory, name)
                 if name.endswith(".py") and not self.known(path):
                     return False
-                if path in self.nodes:
+                if path in self.nodes or self.harmless.get(path):
                     reached.add(path)
         return True

@@ -194,6 +194,11 @@ class FactsLease:
 _facts_lease: ContextVar[Optional[FactsLease]] = ContextVar("fusion_lint_facts_lease", default=None)
 
 
+def current_lease() -> Optional[FactsLease]:
+    """This thread's or task's use of ``KeptFacts``, if any (the language server's lints)."""
+    return _facts_lease.get()
+
+
 @contextmanager
 def facts_kept_in(kept: KeptFacts) -> Iterator[FactsLease]:
     """Within this block (this thread or task only), files whose cache key ``kept`` holds are not

@@ -3,7 +3,7 @@ entries, each entry's field values resolved (DESIGN §4 "Contracts")."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional
+from typing import Callable, Optional
 
 from ..facts.model import (
     BadExpr,
@@ -29,16 +29,25 @@ class ContractResolver:
     """Resolves definitions' contracts; an entry shared by several contracts is resolved once
     (one ``ResolvedEntry``, whose ``holders`` the caller fills)."""
 
-    def __init__(self, index: ProjectIndex):
+    def __init__(self, index: ProjectIndex, kept: Optional[Callable[[Entry, str], Optional[ResolvedEntry]]] = None):
         self.index = index
         self.entries: dict[int, ResolvedEntry] = {}  # id(entry) -> its resolution, in order of first use
+        # The language server's: an entry's resolution from an earlier lint that still holds
+        # (``kept_resolution``), and each (entry, path, resolution) used, in order, while recording.
+        self.kept = kept
+        self.uses: Optional[list[tuple[Entry, str, ResolvedEntry]]] = None
 
     def resolved_entry(self, entry: Entry, path: str) -> ResolvedEntry:
         known = self.entries.get(id(entry))
         if known is None:
-            written = self._with_spreads(entry, path, set()) if entry.spreads else entry
-            fields = [(field, self.index.resolve_value(field.value)) for field in written.fields]
-            known = self.entries[id(entry)] = ResolvedEntry(written, path, fields)
+            known = self.kept(entry, path) if self.kept is not None else None
+            if known is None:
+                written = self._with_spreads(entry, path, set()) if entry.spreads else entry
+                fields = [(field, self.index.resolve_value(field.value)) for field in written.fields]
+                known = ResolvedEntry(written, path, fields)
+            self.entries[id(entry)] = known
+        if self.uses is not None:
+            self.uses.append((entry, path, known))
         return known
 
     def _with_spreads(self, entry: Entry, path: str, seen: set[str]) -> Entry:

@@ -13,7 +13,7 @@ from typing import Iterable, Optional
 from ..facts.model import Definition, FileFacts, FunctionFacts, Try
 from .contracts import ContractResolver
 from .index import ProjectIndex
-from .view import FunctionView, ProjectView, Reached, ResolvedDefinition, Vocabulary
+from .view import FunctionView, ProjectView, Reached, ResolvedDefinition, ResolvedEntry, Vocabulary
 
 
 def resolve(index: ProjectIndex, recovery_min_words: int, runtime_modules: tuple[str, ...],
@@ -24,22 +24,49 @@ def resolve(index: ProjectIndex, recovery_min_words: int, runtime_modules: tuple
     files are resolved in full; every other one gets its contract and its handler's signature
     (what the vocabulary, the holders of entries and the order of definitions need), no reach."""
     contracts = ContractResolver(index)
-    definitions: list[ResolvedDefinition] = []
-    for definition, path in list(index.all_definitions()):
-        if full_paths is not None and path not in full_paths:
-            resolved = _for_vocabulary(index, contracts, definition, path)
-        else:
-            handler = index.handler(definition, path)
-            reach = index.reach(*handler) if handler is not None else []
-            resolved = ResolvedDefinition(definition, path, contracts.contract(definition, path),
-                                          reach[0] if reach else None, reach,
-                                          wrappers(index, handler[0], definition.wrapped_by) if handler is not None else [])  # fmt: skip
-        definitions.append(resolved)  # (every one holds its entries: labels count places in the first holder)
+    definitions = [resolved_definition(index, contracts, definition, path, full_paths)
+                   for definition, path in list(index.all_definitions())]  # fmt: skip
+    return assembled(index, definitions, held(definitions), contracts, full_paths,
+                     vocabulary(definitions, index.files.values()), recovery_min_words, runtime_modules)  # fmt: skip
+
+
+def resolved_definition(index: ProjectIndex, contracts: ContractResolver, definition: Definition, path: str,
+                        full_paths: Optional[set[str]]) -> ResolvedDefinition:  # fmt: skip
+    """One definition resolved: in full when ``full_paths`` holds its file (or is None)."""
+    if full_paths is not None and path not in full_paths:
+        return _for_vocabulary(index, contracts, definition, path)
+    handler = index.handler(definition, path)
+    reach = index.reach(*handler) if handler is not None else []
+    return ResolvedDefinition(definition, path, contracts.contract(definition, path), reach[0] if reach else None,
+                              reach, wrappers(index, handler[0], definition.wrapped_by) if handler is not None else [])  # fmt: skip
+
+
+def held(definitions: Iterable[ResolvedDefinition]) -> list[tuple[ResolvedEntry, ResolvedDefinition]]:
+    """Each (entry, definition holding it), in the project's order: every definition holds its
+    entries (labels count places in the first holder); an entry spread twice into one contract
+    is held once."""
+    found = []
+    for resolved in definitions:
         seen: set[int] = set()
         for entry in resolved.contract.entries:
-            if id(entry) not in seen:  # an entry spread twice into one contract: one holder
+            if id(entry) not in seen:
                 seen.add(id(entry))
-                entry.holders.append(resolved)
+                found.append((entry, resolved))
+    return found
+
+
+def assembled(index: ProjectIndex, definitions: list[ResolvedDefinition],
+              holding: Iterable[tuple[ResolvedEntry, ResolvedDefinition]], contracts: ContractResolver,
+              full_paths: Optional[set[str]], vocabulary: Vocabulary, recovery_min_words: int,
+              runtime_modules: tuple[str, ...], full: Optional[int] = None) -> ProjectView:  # fmt: skip
+    """The view of resolved definitions (in the project's order): each entry's holders
+    (``holding``: ``held(definitions)``), each reached function's callers and the definitions
+    reaching it. ``full``: how many definitions were resolved in full, when the caller knows."""
+    entries = list(contracts.entries.values())  # (in order of first use)
+    for entry in entries:
+        entry.holders = []  # (an entry the language server kept from its last lint: ``kept_resolution``)
+    for entry, resolved in holding:
+        entry.holders.append(resolved)
     functions: dict[tuple[str, str], FunctionView] = {}
     for resolved in definitions:
         for reached in resolved.reach:
@@ -54,13 +81,14 @@ def resolve(index: ProjectIndex, recovery_min_words: int, runtime_modules: tuple
             callee = functions.get((path, qualname))
             if callee is not None and callee is not view:
                 callee.callers.append((view, name))
-    LAST_RESOLVE.vocabulary_only = sum(1 for d in definitions if full_paths is not None and d.path not in full_paths)
-    LAST_RESOLVE.full = len(definitions) - LAST_RESOLVE.vocabulary_only
+    if full is None:
+        full = len(definitions) - sum(1 for d in definitions if full_paths is not None and d.path not in full_paths)
+    LAST_RESOLVE.full, LAST_RESOLVE.vocabulary_only = full, len(definitions) - full
     return ProjectView(
         definitions=definitions,
-        entries=list(contracts.entries.values()),
+        entries=entries,
         functions=list(functions.values()),
-        vocabulary=vocabulary(definitions, index.files.values()),
+        vocabulary=vocabulary,
         files=index.files,
         recovery_min_words=recovery_min_words,
         runtime_modules=runtime_modules,
@@ -103,10 +131,26 @@ def wrappers(index: ProjectIndex, handler: FunctionFacts, wrapped_by: tuple[str,
     return found
 
 
+@dataclass(frozen=True)
+class VocabularyShare:
+    """What some definitions add to the vocabulary (the language server keeps each file's)."""
+
+    tools: frozenset[str]
+    arguments: frozenset[str]
+    reasons: frozenset[str]
+    codes: frozenset[str]
+    all_named: bool
+
+
 def vocabulary(definitions: list[ResolvedDefinition], files: Iterable[FileFacts] = ()) -> Vocabulary:
     """What the model can name: every tool's name (with the prefixes a literal ``mount(prefix=...)``
     gives them, and the names a low-level server lists), its handler's arguments, the declared
     reasons and codes."""
+    return vocabulary_of([vocabulary_share(definitions)], files)
+
+
+def vocabulary_share(definitions: Iterable[ResolvedDefinition]) -> VocabularyShare:
+    """What these definitions add to the vocabulary (tools, arguments, reasons, codes)."""
     tools: set[str] = set()
     arguments: set[str] = set()
     reasons: set[str] = set()
@@ -125,10 +169,25 @@ def vocabulary(definitions: list[ResolvedDefinition], files: Iterable[FileFacts]
             arguments.update(p for p in function.params if p != function.context_param)
         reasons.update(entry.reason for entry in resolved.contract.entries if entry.reason is not None)
         codes.update(entry.code for entry in resolved.contract.entries if entry.code is not None)
-    arguments -= {"self", "cls"}
+    return VocabularyShare(frozenset(tools), frozenset(arguments), frozenset(reasons), frozenset(codes), all_named)
+
+
+def combined(shares: Iterable[VocabularyShare]) -> VocabularyShare:
+    """What the definitions of all these shares add to the vocabulary."""
+    shares = list(shares)
+    return VocabularyShare(frozenset().union(*(s.tools for s in shares)), frozenset().union(*(s.arguments for s in shares)),
+                           frozenset().union(*(s.reasons for s in shares)), frozenset().union(*(s.codes for s in shares)),
+                           all(s.all_named for s in shares))  # fmt: skip
+
+
+def vocabulary_of(shares: Iterable[VocabularyShare], files: Iterable[FileFacts]) -> Vocabulary:
+    """The vocabulary of the definitions whose shares these are, in a project of ``files``."""
+    share = combined(shares)
+    tools, reasons, codes = set(share.tools), share.reasons, share.codes
+    arguments = share.arguments - {"self", "cls"}
     prefixes: set[str] = set()
     for facts in files:
         tools.update(facts.listed_tools)
         prefixes.update(facts.mount_prefixes)
     tools |= {f"{prefix}_{name}" for prefix in prefixes for name in list(tools)}  # fastmcp's ``<prefix>_<tool>``
-    return Vocabulary(frozenset(tools), frozenset(arguments), frozenset(reasons), all_named, codes=frozenset(codes))
+    return Vocabulary(frozenset(tools), arguments, reasons, share.all_named, codes=codes)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Optional
+from typing import Callable, Optional
 
 from mcp_fusion import JsonRpcErrorCode, code_name, coerce_code, is_valid_code
 
@@ -181,6 +181,10 @@ class ProjectView:
     files: dict[str, FileFacts]
     recovery_min_words: int = 5
     runtime_modules: tuple[str, ...] = ("mcp_fusion",)
+    # The definitions that may report into the reported files, in order, when the resolution knows
+    # most cannot (the language server's kept resolution); None: any of them may.
+    touch_candidates: Optional[list[ResolvedDefinition]] = None
+    release_hook: Optional[Callable[[], object]] = None  # run by ``release`` (the kept resolution's lock)
 
     @cached_property
     def _views(self) -> dict[int, FunctionView]:
@@ -199,6 +203,8 @@ class ProjectView:
         for view in self.functions:
             view.callers, view.handler_of, view.reached_by = [], [], []
         self.__dict__.pop("_views", None)
+        if self.release_hook is not None:
+            self.release_hook()
 
 
 UNRESOLVED_KINDS = ("ref", "expr")  # values a field holds that could not be resolved statically
