@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence, Union
 
 from .cache import FileCache, cache_directory
 from .config import Settings
-from .memory import COLLECT_EVERY, gc_paused
+from .memory import COLLECT_EVERY, gc_paused, hand_back_freed_memory, spans_shared
 from .modules import module_of
 from .pipeline import MAX_FILE_BYTES, FileResult, analyze_file, builds_a_server, mentions_runtime, read_source, too_large
 from .source import Unreadable
@@ -31,6 +31,8 @@ from .workers import RECYCLE_AFTER_BYTES, WorkerPool
 
 if TYPE_CHECKING:  # (the CLI never begins an analysis early: it does not import the thread pool)
     from concurrent.futures import Future, ThreadPoolExecutor
+
+    from .diagnostics import Span
 
 #: A buffer larger than this (a pathological one) is neither begun early nor kept in memory after its
 #: lint: its facts, hundreds of megabytes, would stay in the server (a file on disk is cached as usual).
@@ -126,12 +128,18 @@ class KeptFacts:
     projects being edited, not of every version of every file they ever had."""
 
     RUNS_REMEMBERED = 8
+    #: The spans loaded share equal ones (``memory.spans_shared``): a third of the objects, most of
+    #: the memory. The table only grows (each edit moves the buffer's spans), so once it holds this
+    #: many times what it held when first filled, it starts again (what is kept stays shared).
+    SPANS_REGROWN = 2
 
     def __init__(self) -> None:
         self.results: dict[str, FileResult] = {}
         self.recent: deque[set[str]] = deque(maxlen=self.RUNS_REMEMBERED)
         self.lock = threading.Lock()
         self.last: Optional[FactsLease] = None  # the last run's use of it (what the tests count)
+        self.spans: dict[tuple[int, ...], Span] = {}
+        self.spans_filled = 0  # the table's size at the end of the first run that filled it
 
     def forget_unused(self, used: set[str]) -> None:
         with self.lock:
@@ -140,6 +148,10 @@ class KeptFacts:
             # (a copy of the keys: another thread's run may be adding to it meanwhile)
             for key in [key for key in list(self.results) if key not in wanted]:
                 self.results.pop(key, None)
+            if not self.spans_filled:
+                self.spans_filled = len(self.spans)
+            elif len(self.spans) > self.SPANS_REGROWN * self.spans_filled:
+                self.spans, self.spans_filled = {}, 0
 
 
 @dataclass
@@ -201,11 +213,13 @@ def facts_kept_in(kept: KeptFacts) -> Iterator[FactsLease]:
     lease = FactsLease(kept)
     token = _facts_lease.set(lease)
     try:
-        yield lease
+        with spans_shared(kept.spans):
+            yield lease
     finally:
         _facts_lease.reset(token)
         kept.forget_unused(lease.used)
         kept.last = lease
+        hand_back_freed_memory()
 
 
 _early: list[ThreadPoolExecutor] = []
@@ -224,8 +238,13 @@ def _early_thread() -> ThreadPoolExecutor:
 def _analyse_isolated(path: str, data: bytes, runtime_modules: tuple[str, ...]) -> FileResult:
     deadline = _strict_deadline.get()
     assert deadline is not None, "analyse_early is for runs under always_isolated"
-    with gc_paused():
-        return _kept_pool(runtime_modules, strict_context(), deadline).run([(path, data)])[0]
+    # A buffer's spans are shared among themselves only: each keystroke moves them, and in the
+    # kept table they would outlive the buffer's version (``KeptFacts.SPANS_REGROWN``).
+    with gc_paused(), spans_shared({}):
+        pool = _kept_pool(runtime_modules, strict_context(), deadline)
+        result = pool.run([(path, data)])[0]
+    pool.take_payloads()  # (never cached: a buffer)
+    return result
 
 
 _kept = threading.local()  # this thread's pool under ``always_isolated``
@@ -459,7 +478,7 @@ def _compute(
         pool = WorkerPool(analyze_one, runtime_modules, workers, context)
     with gc_paused():  # the parent unpickles every result the workers send
         computed = pool.run(items)
-    return computed, pool.payloads
+    return computed, pool.take_payloads()
 
 
 def _read_again(path: str, module: tuple[str, bool, str], cache: Optional[FileCache]) -> Union[tuple[bytes, Optional[str]], Unreadable]:
