@@ -97,6 +97,7 @@ class _Worker:
     held: deque[int] = field(default_factory=deque)
     deadline: float = 0.0
     grown: bool = False  # it read a file large enough to leave its memory grown
+    read: int = 0  # bytes it analysed in this run
 
 
 class WorkerPool:
@@ -157,7 +158,8 @@ class WorkerPool:
 
         A pool made with ``keep`` keeps its workers for the next run (the language server lints
         one buffer at a time: a process per lint would cost its start and a cold interpreter),
-        except one that read a file over ``RECYCLE_AFTER_BYTES``, whose memory stays grown."""
+        except one that read a file over ``RECYCLE_AFTER_BYTES``, or more than that in this run (a
+        cold open's whole project), whose memory stays grown."""
         self.items = items
         self.results: list[Optional[FileResult]] = [None] * len(items)
         self.payloads = [None] * len(items)
@@ -166,6 +168,8 @@ class WorkerPool:
         try:
             for worker in [w for w in self.workers if not w.process.is_alive()]:
                 self._retire(worker)  # died between runs: no file of this run is to blame
+            for worker in self.workers:
+                worker.read = 0
             while len(self.workers) < min(self.size, len(items)):
                 self._start()
             while self.queue or any(w.held for w in self.workers):
@@ -216,7 +220,8 @@ class WorkerPool:
                 else:
                     self.results[index] = pickle.loads(payload)
                     self.payloads[index] = payload
-                    worker.grown |= len(self.items[index][1]) > RECYCLE_AFTER_BYTES
+                    worker.read += len(self.items[index][1])
+                    worker.grown |= worker.read > RECYCLE_AFTER_BYTES
                     worker.held.popleft()
                     if worker.held:  # the clock starts for the next file it holds
                         worker.deadline = time.monotonic() + self._deadline(worker.held[0])

@@ -345,3 +345,27 @@ def test_a_kept_worker_collects_each_batch_garbage() -> None:
         pool.close()
     seen = [result.problem.message for result in first + second]  # type: ignore[union-attr]
     assert seen == ["0 finalised before", "1 finalised before", "2 finalised before"]
+
+
+def test_a_kept_worker_that_read_a_whole_project_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold open parses the project in the lint's kept worker: its memory, grown by thousands of
+    files, would stay for the server's life. Past ``RECYCLE_AFTER_BYTES`` in one run it is ended."""
+    import multiprocessing
+
+    import fusion_lint.workers as workers
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("the worker's analysis is this module's function: fork only")
+    monkeypatch.setattr(workers, "RECYCLE_AFTER_BYTES", 100)
+    pool = workers.WorkerPool(_leave_a_cycle, ("mcp_fusion",), 1, multiprocessing.get_context("fork"), keep=True)
+    try:
+        for _ in range(3):  # a lint: one buffer, under the limit however many lints there are
+            pool.run([("buffer.py", b"x" * 60)])
+            assert len(pool.workers) == 1
+        kept = pool.workers[0].process.pid
+        pool.run([("buffer.py", b"x" * 60)])
+        assert [worker.process.pid for worker in pool.workers] == [kept]
+        pool.run([("a.py", b"x" * 60), ("b.py", b"x" * 60)])  # a project's worth
+        assert pool.workers == []
+    finally:
+        pool.close()
