@@ -32,7 +32,6 @@ from .workers import RECYCLE_AFTER_BYTES, WorkerPool
 if TYPE_CHECKING:  # (the CLI never begins an analysis early: it does not import the thread pool)
     from concurrent.futures import Future, ThreadPoolExecutor
 
-    from .diagnostics import Span
 
 #: A buffer larger than this (a pathological one) is neither begun early nor kept in memory after its
 #: lint: its facts, hundreds of megabytes, would stay in the server (a file on disk is cached as usual).
@@ -128,18 +127,12 @@ class KeptFacts:
     projects being edited, not of every version of every file they ever had."""
 
     RUNS_REMEMBERED = 8
-    #: The spans loaded share equal ones (``memory.spans_shared``): a third of the objects, most of
-    #: the memory. The table only grows (each edit moves the buffer's spans), so once it holds this
-    #: many times what it held when first filled, it starts again (what is kept stays shared).
-    SPANS_REGROWN = 2
 
     def __init__(self) -> None:
         self.results: dict[str, FileResult] = {}
         self.recent: deque[set[str]] = deque(maxlen=self.RUNS_REMEMBERED)
         self.lock = threading.Lock()
         self.last: Optional[FactsLease] = None  # the last run's use of it (what the tests count)
-        self.spans: dict[tuple[int, ...], Span] = {}
-        self.spans_filled = 0  # the table's size at the end of the first run that filled it
 
     def forget_unused(self, used: set[str]) -> None:
         with self.lock:
@@ -148,10 +141,6 @@ class KeptFacts:
             # (a copy of the keys: another thread's run may be adding to it meanwhile)
             for key in [key for key in list(self.results) if key not in wanted]:
                 self.results.pop(key, None)
-            if not self.spans_filled:
-                self.spans_filled = len(self.spans)
-            elif len(self.spans) > self.SPANS_REGROWN * self.spans_filled:
-                self.spans, self.spans_filled = {}, 0
 
 
 @dataclass
@@ -213,7 +202,10 @@ def facts_kept_in(kept: KeptFacts) -> Iterator[FactsLease]:
     lease = FactsLease(kept)
     token = _facts_lease.set(lease)
     try:
-        with spans_shared(kept.spans):
+        # Equal spans loaded in this block share one object (a third of a project's objects): the
+        # table is this block's only, so it never outlives what it shared (the first open loads the
+        # whole project in one block; later ones, what changed and the buffer).
+        with spans_shared({}):
             yield lease
     finally:
         _facts_lease.reset(token)
@@ -238,9 +230,7 @@ def _early_thread() -> ThreadPoolExecutor:
 def _analyse_isolated(path: str, data: bytes, runtime_modules: tuple[str, ...]) -> FileResult:
     deadline = _strict_deadline.get()
     assert deadline is not None, "analyse_early is for runs under always_isolated"
-    # A buffer's spans are shared among themselves only: each keystroke moves them, and in the
-    # kept table they would outlive the buffer's version (``KeptFacts.SPANS_REGROWN``).
-    with gc_paused(), spans_shared({}):
+    with gc_paused():
         pool = _kept_pool(runtime_modules, strict_context(), deadline)
         result = pool.run([(path, data)])[0]
     pool.take_payloads()  # (never cached: a buffer)

@@ -255,46 +255,26 @@ def shared(spans: list) -> tuple[int, int, int]:
 
 
 def test_equal_spans_of_the_kept_facts_are_one_object(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The project's facts are kept between lints: equal spans loaded (the cache, a worker's answer)
-    share one object. A buffer's spans are shared among themselves only: its versions come and go,
-    and in the kept table they would stay."""
-    import concurrent.futures
+    """The project's facts are kept between lints: equal spans loaded in one lint (a worker's answer,
+    the cache) share one object, through a table that is that lint's only (it would otherwise
+    outlive every version of the buffer it ever shared)."""
+    import fusion_lint.memory as memory
+
+    def counted() -> tuple[int, int, int]:
+        spans: list = []
+        for result in lsp.PROJECT_FACTS.results.values():
+            spans_of(result.facts, spans)
+        return shared(spans)
 
     published(project, tool("edited", "nope"))  # the project parsed: its facts from the workers
+    references, objects, values = counted()
+    assert references > objects == values  # the tool modules repeat each other's positions
     monkeypatch.setattr(lsp, "PROJECT_FACTS", KeptFacts())  # a new server: its facts from the cache
     published(project, tool("edited", "nope"))
     assert len(last()[1]) == OTHERS + 1
-    kept = lsp.PROJECT_FACTS
-    files = []
-    for result in kept.results.values():
-        if result.path != str(project / "edited.py"):
-            spans_of(result.facts, files)
-    references, objects, values = shared(files)
-    assert references > objects == values  # the tool modules repeat each other's positions
-    table = len(kept.spans)
-    assert table >= values  # (and the first buffer's, when its early analysis was not begun in time)
-    monkeypatch.setattr(concurrent.futures.Future, "cancel", lambda future: False)  # (the early analysis is used)
-    published(project, tool("edited", "nope") + "\n\n# moved\n")
-    buffer: list = []
-    spans_of(next(r.facts for r in kept.results.values() if r.path == str(project / "edited.py")), buffer)
-    references, objects, values = shared(buffer)
+    references, objects, values = counted()
     assert references > objects == values
-    assert len(kept.spans) == table  # the buffer's version left nothing in the table
-
-
-def test_the_shared_spans_table_starts_again_once_regrown() -> None:
-    from fusion_lint.diagnostics import Span
-
-    kept = KeptFacts()
-    kept.spans.update({(n,) * 7: Span(*(n,) * 7) for n in range(10)})
-    kept.forget_unused(set())
-    assert kept.spans_filled == 10
-    kept.spans.update({(n,) * 7: Span(*(n,) * 7) for n in range(10, 10 * KeptFacts.SPANS_REGROWN)})
-    kept.forget_unused(set())
-    assert len(kept.spans) == 10 * KeptFacts.SPANS_REGROWN
-    kept.spans[(-1,) * 7] = Span(*(-1,) * 7)
-    kept.forget_unused(set())
-    assert kept.spans == {} and kept.spans_filled == 0
+    assert memory.shared_spans.get() is None  # (outside a lint, spans unpickled are not shared)
 
 
 def test_a_kept_worker_pool_holds_nothing_of_its_last_run(project: Path) -> None:
