@@ -32,7 +32,6 @@ from .workers import RECYCLE_AFTER_BYTES, WorkerPool
 if TYPE_CHECKING:  # (the CLI never begins an analysis early: it does not import the thread pool)
     from concurrent.futures import Future, ThreadPoolExecutor
 
-
 #: A buffer larger than this (a pathological one) is neither begun early nor kept in memory after its
 #: lint: its facts, hundreds of megabytes, would stay in the server (a file on disk is cached as usual).
 KEPT_BUFFER_BYTES = RECYCLE_AFTER_BYTES
@@ -202,9 +201,8 @@ def facts_kept_in(kept: KeptFacts) -> Iterator[FactsLease]:
     lease = FactsLease(kept)
     token = _facts_lease.set(lease)
     try:
-        # Equal spans loaded in this block share one object (a third of a project's objects): the
-        # table is this block's only, so it never outlives what it shared (the first open loads the
-        # whole project in one block; later ones, what changed and the buffer).
+        # Equal spans loaded in this block share one object (a third of a project's objects); the
+        # table is this block's only, so it never outlives what it shared.
         with spans_shared({}):
             yield lease
     finally:
@@ -232,8 +230,7 @@ def _analyse_isolated(path: str, data: bytes, runtime_modules: tuple[str, ...]) 
     assert deadline is not None, "analyse_early is for runs under always_isolated"
     with gc_paused():
         pool = _kept_pool(runtime_modules, strict_context(), deadline)
-        result = pool.run([(path, data)])[0]
-    pool.take_payloads()  # (never cached: a buffer)
+        result, _ = pool.run([(path, data)])[0], pool.take_payloads()  # (a buffer: never cached)
     return result
 
 
