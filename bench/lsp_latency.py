@@ -47,6 +47,11 @@ COLD_TIMEOUT_S = 900  # the first open reads the whole project (3,000 modules: a
 
 def tree_rss_mb(pid: int) -> float:
     """Resident memory of ``pid`` and every process below it (Linux /proc; 0 elsewhere)."""
+    return sum(tree_rss_by_process(pid))
+
+
+def tree_rss_by_process(pid: int) -> list[float]:
+    """The resident memory of ``pid`` and of each process below it, in MB (``pid`` first)."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
         if entry.isdigit():
@@ -56,16 +61,16 @@ def tree_rss_mb(pid: int) -> float:
             except (OSError, IndexError, ValueError):
                 continue
             children.setdefault(parent, []).append(int(entry))
-    total, stack = 0, [pid]
+    found, stack = [], [pid]
     while stack:
         current = stack.pop()
         stack.extend(children.get(current, ()))
         try:
             with open(f"/proc/{current}/status") as handle:
-                total += next(int(line.split()[1]) for line in handle if line.startswith("VmRSS:"))
+                found.append(next(int(line.split()[1]) for line in handle if line.startswith("VmRSS:")) / 1024)
         except (OSError, StopIteration):
             pass
-    return total / 1024
+    return found
 
 
 def big_tool_module(lines: int = TARGET_LINES) -> str:
@@ -87,6 +92,7 @@ class Editor:
         self.arrived: dict[tuple[str, int], asyncio.Future] = {}
         self.counts: dict[tuple[str, int], int] = {}
         self.peak_mb = 0.0
+        self.peak_by_phase: dict[str, list[float]] = {}  # phase -> each process's MB at its largest total
 
         @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def published(params: types.PublishDiagnosticsParams) -> None:
@@ -99,14 +105,17 @@ class Editor:
     def expect(self, uri: str, version: int) -> asyncio.Future:
         return self.arrived.setdefault((uri, version), asyncio.get_running_loop().create_future())
 
-    async def timed(self, uri: str, version: int, send, timeout: float = 120) -> float:
+    async def timed(self, uri: str, version: int, send, timeout: float = 120, phase: str = "") -> float:
         waiting = self.expect(uri, version)
         started = time.perf_counter()
         send()
         arrived = await asyncio.wait_for(waiting, timeout=timeout)
         server = getattr(self.client, "_server", None)
         if server is not None:
-            self.peak_mb = max(self.peak_mb, tree_rss_mb(server.pid))
+            processes = tree_rss_by_process(server.pid)
+            self.peak_mb = max(self.peak_mb, sum(processes))
+            if sum(processes) > sum(self.peak_by_phase.get(phase, [])):
+                self.peak_by_phase[phase] = processes
         return (arrived - started) * 1000
 
 
@@ -135,17 +144,17 @@ async def measure(root: Path, module: Path, text: str, repeat: int, code: Option
             content_changes=[types.TextDocumentContentChangeWholeDocument(text=new_text)]))  # fmt: skip
 
     version += 1
-    results["cold open"].append(await editor.timed(uri, version, open_document, COLD_TIMEOUT_S))
+    results["cold open"].append(await editor.timed(uri, version, open_document, COLD_TIMEOUT_S, phase="cold open"))
     for _ in range(repeat):
         client.text_document_did_close(types.DidCloseTextDocumentParams(
             text_document=types.TextDocumentIdentifier(uri=uri)))  # fmt: skip
         version += 1
-        results["open"].append(await editor.timed(uri, version, open_document))
+        results["open"].append(await editor.timed(uri, version, open_document, phase="open"))
     for round_ in range(repeat):
         await asyncio.sleep(0.4)  # an isolated edit: nothing typed just before it
         version += 1
         edited = text + f"\n# edit {round_}\n"
-        results["edit"].append(await editor.timed(uri, version, lambda: change(edited)))
+        results["edit"].append(await editor.timed(uri, version, lambda: change(edited), phase="edit"))
     for round_ in range(repeat):
         await asyncio.sleep(0.4)
         for keystroke in range(5):
@@ -154,8 +163,11 @@ async def measure(root: Path, module: Path, text: str, repeat: int, code: Option
             await asyncio.sleep(0.04)
         version += 1
         final = text + f"\n# typed {round_}\n"
-        results["typing"].append(await editor.timed(uri, version, lambda: change(final)))
+        results["typing"].append(await editor.timed(uri, version, lambda: change(final), phase="typing"))
     print(f"diagnostics per publish: {editor.counts[(uri, 1)]}")
+    # Where the memory is: the server first, then the processes below it (fork server, workers).
+    print("memory at each phase's largest (MB, the server + each process below it): " + "; ".join(
+        f"{phase} {sum(mb):.0f} = " + " + ".join(f"{one:.0f}" for one in mb) for phase, mb in editor.peak_by_phase.items()))
     results["memory MB"] = [editor.peak_mb]
     await client.shutdown_async(None)
     client.exit(None)

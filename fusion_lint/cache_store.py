@@ -66,6 +66,8 @@ _SAFE_MODULES = frozenset(
      "fusion_lint.cache"}
 )
 _SAFE_BUILTINS = frozenset({"frozenset", "set", "tuple", "list", "dict"})
+# Functions that build one of those classes from plain values (a span shared with an equal one).
+_SAFE_CONSTRUCTORS = frozenset({("fusion_lint.diagnostics", "_unpickled_span")})
 
 
 class _DataOnlyUnpickler(pickle.Unpickler):
@@ -76,7 +78,7 @@ class _DataOnlyUnpickler(pickle.Unpickler):
             return getattr(builtins, name)
         if module in _SAFE_MODULES:
             found = getattr(importlib.import_module(module), name, None)
-            if isinstance(found, type) and found.__module__ == module:
+            if (isinstance(found, type) or (module, name) in _SAFE_CONSTRUCTORS) and found.__module__ == module:
                 return found
         raise pickle.UnpicklingError(f"the cache may not reference {module}.{name}")
 
@@ -282,6 +284,7 @@ def _dictionary() -> bytes:
             if dataclasses.is_dataclass(cls) and cls.__module__ == module_name:
                 parts.append(spelled(module_name) + spelled(name) + b"\x93\x94")  # STACK_GLOBAL, MEMOIZE
                 parts.extend(spelled(f.name) for f in dataclasses.fields(cls))
+    parts.extend(spelled(module) + spelled(name) + b"\x93\x94" for module, name in sorted(_SAFE_CONSTRUCTORS))
     return b"".join(parts)
 
 

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, Optional
 
+import fusion_lint.memory as memory
+
 if TYPE_CHECKING:
     from .config import LoadedConfig
 
@@ -29,7 +31,19 @@ class Span:
 
     def __reduce__(self) -> tuple:
         # Seven ints, positionally: a file's facts hold hundreds of spans, and the cache stores them.
-        return Span, (self.line, self.col, self.end_line, self.end_col, self.start, self.end, self.stmt_line)
+        return _unpickled_span, (self.line, self.col, self.end_line, self.end_col, self.start, self.end, self.stmt_line)
+
+
+def _unpickled_span(*fields: int) -> Span:
+    """A span read back from a pickle: the one already loaded with these fields while spans are
+    shared (``memory.spans_shared``, the language server's kept facts), else a new one."""
+    table = memory.shared_spans.get()
+    if table is None:
+        return Span(*fields)
+    span = table.get(fields)
+    if span is None:
+        span = table[fields] = Span(*fields)
+    return span
 
 
 def display_path(path: str) -> str:

@@ -51,6 +51,9 @@ def _serve(connection: Connection, analyze: Analyze, runtime_modules: Sequence[s
     # CPython's gate admits expressions nested up to ~3,000 levels; walking them takes a few
     # Python frames per level. Here, a stack overflow costs one file, not the run (see above).
     source.analysis_recursion_limit = WORKER_RECURSION_LIMIT
+    # What the worker inherited (a forked parent's facts, the fork server's imports) is never its
+    # garbage: collections here skip it, and so never touch (and copy) the pages it shares.
+    gc.freeze()
     done = 0
     with gc_paused():
         while True:
@@ -65,6 +68,11 @@ def _serve(connection: Connection, analyze: Analyze, runtime_modules: Sequence[s
                 done += 1
                 if done % COLLECT_EVERY == 0:
                     gc.collect()
+            # A batch answered: its garbage cycles are collected now, in the youngest generation
+            # (what its files allocated; cheap, their results are sent and dropped). A kept worker
+            # (the language server's, one buffer a lint) would otherwise grow by a buffer's
+            # garbage every lint until its 200th file.
+            gc.collect(0)
 
 
 def _portable(result: FileResult) -> bytes:
@@ -89,6 +97,7 @@ class _Worker:
     held: deque[int] = field(default_factory=deque)
     deadline: float = 0.0
     grown: bool = False  # it read a file large enough to leave its memory grown
+    read: int = 0  # bytes it analysed in this run
 
 
 class WorkerPool:
@@ -149,7 +158,8 @@ class WorkerPool:
 
         A pool made with ``keep`` keeps its workers for the next run (the language server lints
         one buffer at a time: a process per lint would cost its start and a cold interpreter),
-        except one that read a file over ``RECYCLE_AFTER_BYTES``, whose memory stays grown."""
+        except one that read a file over ``RECYCLE_AFTER_BYTES``, or more than that in this run (a
+        cold open's whole project), whose memory stays grown."""
         self.items = items
         self.results: list[Optional[FileResult]] = [None] * len(items)
         self.payloads = [None] * len(items)
@@ -158,6 +168,8 @@ class WorkerPool:
         try:
             for worker in [w for w in self.workers if not w.process.is_alive()]:
                 self._retire(worker)  # died between runs: no file of this run is to blame
+            for worker in self.workers:
+                worker.read = 0
             while len(self.workers) < min(self.size, len(items)):
                 self._start()
             while self.queue or any(w.held for w in self.workers):
@@ -171,7 +183,16 @@ class WorkerPool:
                 self.close()
         for worker in [w for w in self.workers if w.grown]:
             self._retire(worker)
-        return [r if r is not None else _lost(items[i][0]) for i, r in enumerate(self.results)]
+        results = [r if r is not None else _lost(items[i][0]) for i, r in enumerate(self.results)]
+        # A kept pool outlives this run: holding its files' contents and results until the next
+        # one would keep a cold open's whole project twice (the language server: ~100 MB at 3,000 modules).
+        self.items, self.results = (), []
+        return results
+
+    def take_payloads(self) -> list[Optional[bytes]]:
+        """The last run's ``payloads``, handed over once (a kept pool does not hold them after)."""
+        payloads, self.payloads = self.payloads, []
+        return payloads
 
     def _assign(self, worker: _Worker) -> None:
         # Smaller batches near the end, so that no worker is left with a long tail alone.
@@ -199,7 +220,8 @@ class WorkerPool:
                 else:
                     self.results[index] = pickle.loads(payload)
                     self.payloads[index] = payload
-                    worker.grown |= len(self.items[index][1]) > RECYCLE_AFTER_BYTES
+                    worker.read += len(self.items[index][1])
+                    worker.grown |= worker.read > RECYCLE_AFTER_BYTES
                     worker.held.popleft()
                     if worker.held:  # the clock starts for the next file it holds
                         worker.deadline = time.monotonic() + self._deadline(worker.held[0])

@@ -221,3 +221,131 @@ def test_a_pathological_buffer_is_not_kept(project: Path, monkeypatch: pytest.Mo
         published(project, tool("edited", "nope"))
         assert last()[2] == ["edited.py"]  # parsed again, each time
     assert all(result.path != str(project / "edited.py") for result in lsp.PROJECT_FACTS.results.values())
+
+
+# ----- what the kept facts cost in memory (counted: objects shared, held, collected) -------------
+
+
+def spans_of(value: object, found: list) -> None:
+    """Every reference to a ``Span`` below ``value`` (a span met twice is listed twice)."""
+    from fusion_lint.diagnostics import Span
+
+    stack, seen = [value], set()
+    while stack:
+        current = stack.pop()
+        if isinstance(current, Span):
+            found.append(current)
+            continue
+        if id(current) in seen or isinstance(current, (str, bytes, int, float, type(None))):
+            continue
+        seen.add(id(current))
+        if isinstance(current, dict):
+            stack.extend(current.values())
+        elif isinstance(current, (list, tuple, set, frozenset)):
+            stack.extend(current)
+        else:
+            stack.extend(getattr(current, name) for cls in type(current).__mro__
+                         for name in getattr(cls, "__slots__", ()) if hasattr(current, name))  # fmt: skip
+            stack.extend(getattr(current, "__dict__", {}).values())
+
+
+def shared(spans: list) -> tuple[int, int, int]:
+    """(references, objects, distinct values)."""
+    return len(spans), len({id(span) for span in spans}), len({tuple(span.__reduce__()[1]) for span in spans})
+
+
+def test_equal_spans_of_the_kept_facts_are_one_object(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The project's facts are kept between lints: equal spans loaded in one lint (a worker's answer,
+    the cache) share one object, through a table that is that lint's only (it would otherwise
+    outlive every version of the buffer it ever shared)."""
+    import fusion_lint.memory as memory
+
+    def counted() -> tuple[int, int, int]:
+        spans: list = []
+        for result in lsp.PROJECT_FACTS.results.values():
+            spans_of(result.facts, spans)
+        return shared(spans)
+
+    published(project, tool("edited", "nope"))  # the project parsed: its facts from the workers
+    references, objects, values = counted()
+    assert references > objects == values  # the tool modules repeat each other's positions
+    monkeypatch.setattr(lsp, "PROJECT_FACTS", KeptFacts())  # a new server: its facts from the cache
+    published(project, tool("edited", "nope"))
+    assert len(last()[1]) == OTHERS + 1
+    references, objects, values = counted()
+    assert references > objects == values
+    assert memory.shared_spans.get() is None  # (outside a lint, spans unpickled are not shared)
+
+
+def test_a_kept_worker_pool_holds_nothing_of_its_last_run(project: Path) -> None:
+    """A cold open parses the whole project in the lint's kept worker: its pool must not keep every
+    file's content, result and pickle until its next run."""
+    import fusion_lint.runner as runner
+
+    published(project, tool("edited", "nope"))
+    assert runner._all_kept
+    for pool in runner._all_kept:
+        assert (pool.items, pool.results, pool.payloads) == ((), [], [])
+
+
+class _Cycle:
+    """Garbage only the cyclic collector frees; counts its finalisations (in the worker)."""
+
+    finalised = 0
+
+    def __init__(self) -> None:
+        self.itself = self
+
+    def __del__(self) -> None:
+        _Cycle.finalised += 1
+
+
+def _leave_a_cycle(path: str, data: bytes, runtime_modules) -> object:  # type: ignore[no-untyped-def]
+    from fusion_lint.pipeline import FileResult
+    from fusion_lint.source import Unreadable
+
+    _Cycle()
+    return FileResult(path, problem=Unreadable("FL000", f"{_Cycle.finalised} finalised before"))
+
+
+def test_a_kept_worker_collects_each_batch_garbage() -> None:
+    """The language server's kept worker analyses one buffer a lint: the garbage cycles of each
+    must not stay until its 200th file (collection is paused while files are analysed)."""
+    import multiprocessing
+
+    from fusion_lint.workers import WorkerPool
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("the worker's analysis is this module's function: fork only")
+    pool = WorkerPool(_leave_a_cycle, ("mcp_fusion",), 1, multiprocessing.get_context("fork"), keep=True)
+    try:
+        first = pool.run([("a.py", b""), ("b.py", b"")])  # (two batches of one file: the queue is short)
+        second = pool.run([("c.py", b"")])
+    finally:
+        pool.close()
+    seen = [result.problem.message for result in first + second]  # type: ignore[union-attr]
+    assert seen == ["0 finalised before", "1 finalised before", "2 finalised before"]
+
+
+def test_a_kept_worker_that_read_a_whole_project_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold open parses the project in the lint's kept worker: its memory, grown by thousands of
+    files, would stay for the server's life. Past ``RECYCLE_AFTER_BYTES`` in one run it is ended."""
+    import multiprocessing
+
+    import fusion_lint.workers as workers
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("the worker's analysis is this module's function: fork only")
+    monkeypatch.setattr(workers, "RECYCLE_AFTER_BYTES", 100)
+    pool = workers.WorkerPool(_leave_a_cycle, ("mcp_fusion",), 1, multiprocessing.get_context("fork"), keep=True)
+    try:
+        for _ in range(3):  # a lint: one buffer, under the limit however many lints there are
+            pool.run([("buffer.py", b"x" * 60)])
+            assert len(pool.workers) == 1
+        kept = pool.workers[0].process.pid
+        pool.run([("buffer.py", b"x" * 60)])
+        assert [worker.process.pid for worker in pool.workers] == [kept]
+        pool.run([("a.py", b"x" * 60), ("b.py", b"x" * 60)])  # a project's worth
+        assert pool.workers == []
+    finally:
+        pool.close()
