@@ -23,19 +23,17 @@ Only the ``lsp`` subcommand imports this module, so pygls never slows the CLI do
 from __future__ import annotations
 
 import asyncio
-import bisect
 import codecs
 import contextlib
 import io
 import logging
 import os
-import re
 import threading
 import time
 import tokenize
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Optional
 from urllib.parse import unquote
 
 from lsprotocol import types as lsp
@@ -46,13 +44,15 @@ from pygls.protocol.json_rpc import RPCRequest
 
 from . import __version__
 from .config import ConfigError
-from .diagnostics import Diagnostic, Edit, Fix, Report
+from .diagnostics import Diagnostic, Fix, Report
 from .docs import PER_FILE_RULES
 from .engine import Options, Superseded, UsageError, abandoned_when, configure, lint
 from .fix import apply_fixes, noqa_edits
-from .rules import all_rules
 from .runner import KeptFacts, always_isolated, close_kept_pools, facts_kept_in, start_fork_server
 from .source import Decoded, decode
+# Positions and edits in the client's units, named here too (the server's API).
+from .lsp_text import SOURCE, SourceLines, code_units, diagnostic_range, replacement, to_lsp, to_text_edits  # noqa: F401
+import fusion_lint.kept_walk as kept_walk
 
 log = logging.getLogger("fusion_lint.lsp")
 
@@ -64,96 +64,8 @@ PENDING_LINT_WAIT_S = 10.0
 #: it is stopped and reported as FL000: the editor's answer comes within this plus the rules' time.
 BUFFER_DEADLINE_S = 10.0
 LINT_THREADS = 4  # lints at the same time (a document's newer text does not wait for its older one)
-SOURCE = "fusion-lint"
 PYTHON_SUFFIXES = (".py", ".pyi")
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # LSP's line breaks (str.splitlines knows more, e.g. \x0c)
-
-
-# ----- positions -----------------------------------------------------------------------------------
-
-
-def code_units(text: str, encoding: str) -> int:
-    """Length of ``text`` in the client's position units."""
-    if encoding == lsp.PositionEncodingKind.Utf32:
-        return len(text)
-    if encoding == lsp.PositionEncodingKind.Utf8:
-        return len(text.encode("utf-8", "surrogatepass"))
-    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)  # astral chars are 2 UTF-16 units
-
-
-class SourceLines:
-    """A text split at LSP line breaks, converting code-point positions and offsets to LSP positions."""
-
-    def __init__(self, text: str, encoding: str = lsp.PositionEncodingKind.Utf16):
-        self.text = text
-        self.encoding = encoding
-        self.starts = [0, *(match.end() for match in _LINE_BREAK.finditer(text))]
-
-    def line(self, index: int) -> str:
-        start = self.starts[index]
-        end = self.starts[index + 1] if index + 1 < len(self.starts) else len(self.text)
-        return self.text[start:end].rstrip("\r\n")
-
-    def position(self, line: int, column: int) -> lsp.Position:
-        """0-based line and code-point column -> LSP position (clamped into the text)."""
-        line = min(max(line, 0), len(self.starts) - 1)
-        content = self.line(line)
-        column = min(max(column, 0), len(content))
-        return lsp.Position(line=line, character=code_units(content[:column], self.encoding))
-
-    def position_at(self, offset: int) -> lsp.Position:
-        offset = min(max(offset, 0), len(self.text))
-        line = bisect.bisect_right(self.starts, offset) - 1
-        return self.position(line, offset - self.starts[line])
-
-
-def diagnostic_range(diagnostic: Diagnostic, lines: SourceLines) -> lsp.Range:
-    span = diagnostic.span
-    end_line, end_col = span.end_line, span.end_col
-    if (end_line, end_col) <= (span.line, span.col):
-        # A point (a parse error, an unreadable file): underline one character so editors show it.
-        end_line, end_col = span.line, span.col + 1
-    return lsp.Range(start=lines.position(span.line - 1, span.col), end=lines.position(end_line - 1, end_col))
-
-
-_RULES = {rule.code: rule for rule in all_rules()}
-
-
-def to_lsp(diagnostic: Diagnostic, lines: SourceLines) -> lsp.Diagnostic:
-    rule = _RULES.get(diagnostic.code)
-    return lsp.Diagnostic(
-        range=diagnostic_range(diagnostic, lines),
-        message=f"{diagnostic.message} [{diagnostic.name}]",
-        severity=lsp.DiagnosticSeverity.Error if diagnostic.severity == "error" else lsp.DiagnosticSeverity.Warning,
-        code=diagnostic.code,
-        code_description=lsp.CodeDescription(href=rule.url()) if rule is not None else None,
-        source=SOURCE,
-    )
-
-
-def to_text_edits(edits: Iterable[Edit], lines: SourceLines) -> list[lsp.TextEdit]:
-    return [
-        lsp.TextEdit(range=lsp.Range(start=lines.position_at(edit.start), end=lines.position_at(edit.end)),
-                     new_text=edit.content)
-        for edit in sorted(edits, key=lambda edit: (edit.start, edit.end))
-    ]  # fmt: skip
-
-
-def replacement(old: SourceLines, new: str) -> Optional[Edit]:
-    """One edit turning ``old`` into ``new``: the whole lines from the first to the last that differ
-    (whole lines, so a range never ends between a CR and its LF); None when nothing differs."""
-    text = old.text
-    if text == new:
-        return None
-    prefix = next((i for i, (a, b) in enumerate(zip(text, new)) if a != b), min(len(text), len(new)))
-    start = old.starts[bisect.bisect_right(old.starts, prefix) - 1]
-    common = min(len(text), len(new)) - start  # the suffix may not reach back over the start
-    suffix = next((i for i in range(common) if text[-1 - i] != new[-1 - i]), common)
-    end = len(text) - suffix
-    end_index = bisect.bisect_left(old.starts, end)  # the first line start at or after the change
-    end = old.starts[end_index] if end_index < len(old.starts) else len(text)
-    return Edit(start, end, new[start : len(new) - (len(text) - end)])
 
 
 # ----- linting a buffer ------------------------------------------------------------------------------
@@ -177,6 +89,7 @@ def buffer_options(path: str, text: str) -> Options:
 
 
 PROJECT_FACTS = KeptFacts()
+PROJECT_WALKS = kept_walk.KeptWalk()
 
 
 def lint_buffer(path: str, text: str) -> Report:
@@ -184,7 +97,7 @@ def lint_buffer(path: str, text: str) -> Report:
     one FL000, never the server. The project's facts stay here between lints (``runner.KeptFacts``): a
     lint parses the buffer (begun while the project is walked and stat'ed, as the CLI does) and what moved."""
     options = buffer_options(path, text)
-    with always_isolated(BUFFER_DEADLINE_S), facts_kept_in(PROJECT_FACTS) as kept:
+    with always_isolated(BUFFER_DEADLINE_S), facts_kept_in(PROJECT_FACTS) as kept, kept_walk.walks_kept_in(PROJECT_WALKS):
         with contextlib.suppress(ConfigError, UsageError):  # (``lint`` reports them)
             kept.analyse_early(path, buffer_bytes(text), configure(options)[1].runtime_modules)
         return lint(options)
@@ -202,7 +115,8 @@ def fix_buffer(path: str, text: str) -> str:
     options = buffer_options(path, text)
     messages = io.StringIO()
     # The CLI's messages go into the log, not stray on stderr.
-    with contextlib.redirect_stderr(messages), always_isolated(BUFFER_DEADLINE_S), facts_kept_in(PROJECT_FACTS):
+    with contextlib.redirect_stderr(messages), always_isolated(BUFFER_DEADLINE_S), facts_kept_in(PROJECT_FACTS), \
+            kept_walk.walks_kept_in(PROJECT_WALKS):
         _, fixed = apply_fixes(lint(options), options, write=True, stdin=True)
     for message in messages.getvalue().splitlines():
         if message.startswith(SOURCE + ":"):  # a fix that was not applied (the summary line is not)

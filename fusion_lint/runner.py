@@ -318,11 +318,12 @@ def run_files(
     # Files whose stat has not moved since the last run keep their key without being read or hashed.
     # (The walk's files only: a file loaded alone later, prescan off, is read as before.)
     # One index per project root: two projects sharing a cache directory do not evict each other.
-    stats = StatIndex(cache.directory, cache.salt + f"|{cache_root}".encode()) if cache is not None and prescan else None
+    lease = _facts_lease.get() if cache is not None else None
+    salt = cache.salt + f"|{cache_root}".encode() if cache is not None else b""
+    stats = StatIndex(cache.directory, salt, remembered=lease is not None) if cache is not None and prescan else None
     results: list[FileResult] = []
     to_analyse: list[tuple[int, Optional[bytes]]] = []  # index into results, content (None: not read yet)
     seen: dict[str, bytes] = {}  # every file read, skipped ones included, for ``light``
-    lease = _facts_lease.get() if cache is not None else None
     # A buffer's key for the facts kept in memory (a text reopened, an undo), never for the disk.
     buffer_keys: dict[int, str] = {}
     for path in paths:
