@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
-from .abandon import Superseded, abandoned_when, stop_if_superseded  # noqa: F401 (the language server's API)
+from .abandon import Superseded, abandoned_when, free, free_later, freed_later, stop_if_superseded  # noqa: F401 (LSP API)
 from .cache import RunMemo
 from .config import DEFAULTS, LoadedConfig, Settings
 from .config_tree import ConfigTree, FlagSettings, common_folder
@@ -323,11 +323,12 @@ def _stop_if_superseded(analysis: Analysis) -> None:
 # Rules allocate plenty and free it all by reference counting, while collections would scan every
 # file's facts again and again: measured ~20% of the rules' time on the dense benchmark corpus.
 @gc_paused()
-def lint(options: Options) -> Report:
+def lint(options: Options, configured: Optional[tuple[ConfigTree, LoadedConfig, Settings]] = None) -> Report:
+    """``configured``: ``configure_tree(options)``, when the caller made it already (the language server)."""
     LAST_CHECK.ran = LAST_CHECK.replayed = 0
     LAST_CHECK.paths.clear()
     snapshot_run.reset_counts()
-    tree, config, settings = configure_tree(options)
+    tree, config, settings = configured or configure_tree(options)
     rules = all_rules()
     selector = RuleSelector(options.selection, rules)
     analysis = analyse(options, config, settings, selector, tree, snapshot=True)
@@ -369,7 +370,7 @@ def lint(options: Options) -> Report:
         snapshot_run.record(analysis, view, recorder, memo.frame, memo.cache.directory)
     counts = definition_counts(view, report_set)
     report = _finish(options, analysis, found, analysis.files, analysis.files, counts, rules)
-    view.release()
+    free_later(view.release, view, analysis, found)
     return report
 
 

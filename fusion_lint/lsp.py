@@ -46,7 +46,7 @@ from . import __version__
 from .config import ConfigError
 from .diagnostics import Diagnostic, Fix, Report
 from .docs import PER_FILE_RULES
-from .engine import Options, Superseded, UsageError, abandoned_when, configure, lint
+from .engine import Options, Superseded, UsageError, abandoned_when, configure_tree, free, freed_later, lint
 from .fix import apply_fixes, noqa_edits
 from .runner import KeptFacts, always_isolated, close_kept_pools, facts_kept_in, start_fork_server
 from .source import Decoded, decode
@@ -98,15 +98,24 @@ def lint_buffer(path: str, text: str) -> Report:
     lint parses the buffer (begun while the project is walked and stat'ed, as the CLI does) and what moved."""
     options = buffer_options(path, text)
     with always_isolated(BUFFER_DEADLINE_S), facts_kept_in(PROJECT_FACTS) as kept, kept_walk.walks_kept_in(PROJECT_WALKS):
+        configured = None  # the configs are read once per lint: for the early analysis and the lint
         with contextlib.suppress(ConfigError, UsageError):  # (``lint`` reports them)
-            kept.analyse_early(path, buffer_bytes(text), configure(options)[1].runtime_modules)
-        return lint(options)
+            configured = configure_tree(options)
+            kept.analyse_early(path, buffer_bytes(text), configured[2].runtime_modules)
+        return lint(options, configured)
 
 
 def lint_unless_superseded(path: str, text: str, superseded: threading.Event) -> Optional[Report]:
     with abandoned_when(superseded.is_set), contextlib.suppress(Superseded):
         return lint_buffer(path, text)
     return None
+
+
+def lint_freeing_later(garbage: list, path: str, text: str, superseded: threading.Event) -> Optional[Report]:
+    """``lint_unless_superseded``, leaving in ``garbage`` what is to be freed once its diagnostics
+    are published (``engine.freed_later``): freeing a resolved project is no part of the answer."""
+    with freed_later(garbage):
+        return lint_unless_superseded(path, text, superseded)
 
 
 def fix_buffer(path: str, text: str) -> str:
@@ -209,10 +218,14 @@ class FusionLintServer(LanguageServer):
         now = time.monotonic()
         quiet = now - self.last_edit.get(uri, 0.0) > self.debounce and uri not in self.scheduled
         self.last_edit[uri] = now
+        running = self.in_flight.get(uri)
+        if running is not None and not running[0].done():
+            running[1].set()  # its text is gone: it stops at its next stage, not while the debounce runs
         # An isolated edit (a quick fix, a paste) is linted at once; a burst of typing waits for a pause.
         self.schedule(uri, 0.0 if quiet else self.debounce)
 
     async def _lint_later(self, uri: str, delay: float) -> None:
+        garbage: list = []  # what the lint leaves, freed after the publish (not before it, not here)
         try:
             if delay:
                 await asyncio.sleep(delay)
@@ -224,7 +237,7 @@ class FusionLintServer(LanguageServer):
             if running is not None and not running[0].done():
                 running[1].set()  # not waited for: it stops at its next stage (the debounce spares most)
             superseded = threading.Event()
-            job = self.linter.submit(lint_unless_superseded, path, text, superseded)
+            job = self.linter.submit(lint_freeing_later, garbage, path, text, superseded)
             self.in_flight[uri] = (job, superseded)
             try:
                 report = await asyncio.wrap_future(job)
@@ -242,6 +255,11 @@ class FusionLintServer(LanguageServer):
         finally:
             if self.scheduled.get(uri) is asyncio.current_task():
                 del self.scheduled[uri]
+            if garbage:
+                try:
+                    self.linter.submit(free, garbage)
+                except RuntimeError:  # shut down
+                    free(garbage)
 
     def publish(self, uri: str, text: str, version: Optional[int], report: Optional[Report], path: str) -> None:
         lines = SourceLines(text, self.workspace.position_encoding or lsp.PositionEncodingKind.Utf16)
