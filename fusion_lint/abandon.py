@@ -62,9 +62,19 @@ def free_later(release: Callable[[], None], *objects: object) -> None:
         keep.extend(objects)
 
 
+class AfterFreed:
+    """A hook ``free`` runs once everything else it was given is dropped."""
+
+    def __init__(self, hook: Callable[[], object]) -> None:
+        self.hook = hook
+
+
 def free(garbage: list) -> None:
-    """What ``freed_later`` kept: each release called, then everything dropped."""
+    """What ``freed_later`` kept: each release called, everything dropped, then the ``AfterFreed`` hooks."""
+    after = [item for item in garbage if isinstance(item, AfterFreed)]
     for item in garbage:
         if callable(item):
             item()
     garbage.clear()
+    for item in after:
+        item.hook()

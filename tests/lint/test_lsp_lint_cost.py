@@ -5,6 +5,7 @@ tells the lint of the text it replaces that it was superseded at once, not when 
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import threading
 import time
@@ -86,13 +87,16 @@ def test_nothing_moved_nothing_is_listed_or_loaded_again(project: Path, monkeypa
 
 def test_the_resolved_project_is_left_to_free_after_the_publish(project: Path) -> None:
     garbage: list = []
+    collecting = gc.isenabled()
     report = lsp.lint_freeing_later(garbage, str(project / "edited.py"), TOOL.format(name="edited", other="t1"),
                                     threading.Event())  # fmt: skip
     views = [item for item in garbage if isinstance(item, ProjectView)]
     assert report is not None and len(views) == 1 and views[0].entries  # not released yet: after the publish
     assert any(entry.holders for entry in views[0].entries)
+    assert not gc.isenabled()  # no collection scanning what is kept before the publish
     engine.free(garbage)
     assert garbage == [] and not any(entry.holders for entry in views[0].entries)  # its cycles broken
+    assert gc.isenabled() == collecting
     released: list[bool] = []
     engine.free_later(lambda: released.append(True), object())  # the CLI: released at once, nothing kept
     assert released == [True]
