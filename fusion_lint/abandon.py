@@ -34,3 +34,47 @@ def stop_if_superseded(before_raising: Optional[Callable[[], None]] = None) -> N
         if before_raising is not None:
             before_raising()
         raise Superseded()
+
+
+_freed_after: ContextVar[Optional[list]] = ContextVar("fusion_lint_freed_after", default=None)
+
+
+@contextmanager
+def freed_later(keep: list) -> Iterator[None]:
+    """Within this block (this thread or task only), what a run hands ``free_later`` is kept in
+    ``keep`` after the run returns: the language server frees a lint's resolved project (millions of
+    objects, ~60 ms of reference counting at 3,000 modules) once the diagnostics are published."""
+    token = _freed_after.set(keep)
+    try:
+        yield
+    finally:
+        _freed_after.reset(token)
+
+
+def free_later(release: Callable[[], None], *objects: object) -> None:
+    """``release`` (what breaks the objects' reference cycles) then drop them: after the publish
+    within ``freed_later``, else now."""
+    keep = _freed_after.get()
+    if keep is None:
+        release()
+    else:
+        keep.append(release)
+        keep.extend(objects)
+
+
+class AfterFreed:
+    """A hook ``free`` runs once everything else it was given is dropped."""
+
+    def __init__(self, hook: Callable[[], object]) -> None:
+        self.hook = hook
+
+
+def free(garbage: list) -> None:
+    """What ``freed_later`` kept: each release called, everything dropped, then the ``AfterFreed`` hooks."""
+    after = [item for item in garbage if isinstance(item, AfterFreed)]
+    for item in garbage:
+        if callable(item):
+            item()
+    garbage.clear()
+    for item in after:
+        item.hook()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
 from .files import read_regular
+import fusion_lint.kept_walk as kept_walk
 
 #: A .gitignore larger than this is not read (git's own limit is 100 MB; real ones are a few kB).
 GITIGNORE_MAX_BYTES = 1_000_000
@@ -315,19 +316,46 @@ class Walker:
             seen.add(key)
             result.files.append(key)
 
+    def judged_by(self, directory: Path) -> tuple:
+        """What decides which entries of ``directory`` are walked: the exclude rules of its config
+        and, when respected, its ``.gitignore`` chain (as they are now: read by this walk)."""
+        chain = self._gitignore_chain(directory) if self.respect_gitignore else ()
+        return (self.respect_gitignore, tuple((str(r.base), tuple(r.patterns)) for r in self.exclude_rules(directory)),
+                tuple((str(r.base), tuple(r.patterns)) for r in chain))  # fmt: skip
+
     def _walk_dir(self, directory: Path, result: Discovery, seen: set[str], visited: set[str]) -> None:
         real = os.path.realpath(directory)
         if real in visited:
             return  # a symlink loop, or the same tree reached twice
         visited.add(real)
+        lease = kept_walk.current()  # the language server: listings kept from its last lints
+        rules, before = None, None
+        if lease is not None:
+            try:
+                rules = self.judged_by(directory)
+            except Exception:  # a broken config: raised where the walk judges an entry, as without this
+                lease = None
+        if lease is not None:
+            entries = lease.entries(str(directory), rules)
+            if entries is not None:
+                for is_dir, path in entries:
+                    if is_dir:
+                        self._walk_dir(Path(path), result, seen, visited)
+                    elif path not in seen:
+                        seen.add(path)
+                        result.files.append(path)
+                return
+            before = kept_walk.folder_signature(str(directory))  # (taken before it is listed)
         try:
-            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+            listed = sorted(os.scandir(directory), key=lambda e: e.name)
         except FileNotFoundError:
             return  # gone since its parent was listed (another run's cache staging directory): nothing to lint
         except OSError as exc:
             result.problems.append((str(directory), f"cannot list directory: {exc.strerror or exc}"))
             return
-        for entry in entries:
+        kept: list[tuple[bool, str]] = []
+        keepable = True  # (a folder whose entries could not all be judged is listed again next time)
+        for entry in listed:
             path = Path(entry.path)
             try:
                 # Symlinked directories are not followed (as git and ruff do): a link back up the
@@ -336,14 +364,21 @@ class Walker:
                 # A FIFO, device or socket named like a module is listed too: reading it is FL001
                 # "not a regular file", never a silent skip (nor a blocked run).
                 is_file = entry.name.endswith(".py") and (entry.is_file() or _special(entry))
+                # A linked module's kind follows its target, which may change while this folder does not.
+                keepable = keepable and not (entry.name.endswith(".py") and entry.is_symlink())
             except OSError as exc:
                 result.problems.append((str(path), f"cannot inspect: {exc.strerror or exc}"))
+                keepable = False
                 continue
             if is_dir:
                 if not self.excluded(path, True):
+                    kept.append((True, str(path)))
                     self._walk_dir(path, result, seen, visited)
             elif is_file and not self.excluded(path, False):
+                kept.append((False, str(path)))
                 self._add(path, result, seen)
+        if lease is not None:
+            lease.record(str(directory), before if keepable else None, rules, tuple(kept))
 
 
 def _special(entry: os.DirEntry) -> bool:

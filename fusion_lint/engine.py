@@ -6,12 +6,11 @@ This module owns every file read of a lint; the rules see the resolved project o
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
-from .abandon import Superseded, abandoned_when, stop_if_superseded  # noqa: F401 (the language server's API)
+from .abandon import Superseded, abandoned_when, free, free_later, freed_later, stop_if_superseded  # noqa: F401 (LSP API)
 from .cache import RunMemo
 from .config import DEFAULTS, LoadedConfig, Settings
 from .config_tree import ConfigTree, FlagSettings, common_folder
@@ -20,13 +19,14 @@ from .discovery import Discovery, Walker
 from .facts.model import FileFacts
 from .memory import gc_paused
 from .modules import import_roots, module_of
-from .pipeline import FileResult, calls_one_of, hub_of, import_tails, imports_module, read_source, registers_on
+from .pipeline import FileResult, read_source
 from .project.index import ProjectIndex
 # Submodules bound by ``import pkg.mod as mod``, not ``from . import mod``: the latter takes the
 # package's attribute when it has one, which is stale once the module was dropped from sys.modules
 # (pytester's in-process runs do: the contract-coverage tests then saw two copies of the linter).
 import fusion_lint.facts_partial as facts_partial
 import fusion_lint.partial_run as partial_run
+import fusion_lint.second_look as second_look
 from .project.view import ProjectView
 from .checking import LAST_CHECK, CheckCounts, all_rules_by_code, check  # noqa: F401 (the engine's API)
 from .rule_cache import RuleMemo
@@ -236,7 +236,7 @@ def analyse(
         return Analysis(config, settings, root, report_set, list(reported.problems), results, {}, nothing,
                         _reader(overrides), memo, scopes, enabled, snapshot=found_plan)  # fmt: skip
     if memo is None or memo.entry is None:
-        results = _admit_reexport_users(results, settings, options.use_cache, root, overrides)
+        results = second_look.admit_reexport_users(results, settings, options.use_cache, root, overrides)
     files = {result.path: result.facts for result in results if result.facts is not None}
 
     loaded: list[str] = []
@@ -280,7 +280,7 @@ def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings,
     root = Path(os.path.commonpath([os.path.dirname(p) for p in paths])) if paths else Path("/")
     scopes.root = root
     results = run_files(paths, settings, jobs=1, use_cache=False, overrides=sources, isolate=False)
-    results = _admit_reexport_users(results, settings, False, root, sources, isolate=False)  # as on disk
+    results = second_look.admit_reexport_users(results, settings, False, root, sources, isolate=False)  # as on disk
     files = {result.path: result.facts for result in results if result.facts is not None}
 
     def load(path: str) -> Optional[FileFacts]:
@@ -291,78 +291,6 @@ def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings,
                          is_file=lambda path: str(path) in sources)  # fmt: skip
     enabled = scopes.enabled_in(paths) if scopes.selector is not None else frozenset()
     return Analysis(config, settings, root, set(paths), [], results, files, index, sources.get, None, scopes, enabled)
-
-
-_WORD = re.compile(rb"\w+")
-
-
-def _admit_reexport_users(
-    results: list[FileResult], settings: Settings, use_cache: bool, root: Path, overrides: dict[str, bytes],
-    isolate: bool = True,
-) -> list[FileResult]:
-    """The pre-scan's second look (DESIGN §10, §12.2): a file that never names the runtime or a
-    framework but imports a project module re-exporting the runtime (``from myapp.api import tool``),
-    registers on a server another module builds (``from myapp.server import mcp`` then
-    ``@mcp.tool()``), or calls a registration helper another module defines (``from myapp.audit
-    import audited_tool`` then ``audited_tool(mcp, "x")(fn)``), is analysed after all.
-
-    Re-export hubs are the modules that bind runtime names and define no tool themselves (tool
-    modules import the runtime to use it, not to pass it on): any use of theirs counts. Server hubs
-    bind a server at module level: a file importing one is admitted only if it spells a
-    registration on one of those names (``registers_on``; on any name for a module the pre-scan
-    left because it only builds a server, which the project index reads when a definition names
-    its server) — the tests, entry points and clients
-    that import a server to run, test or call it define nothing. Helper hubs hold a registration
-    helper: a file importing one is admitted only if it calls it. Keeping to them keeps this look
-    to a few long needles, so a large tree that never mentions the runtime still costs one read."""
-    # A file inside the hub's top-level package may import it relatively (``from ...common.server
-    # import mcp``), so there its last name part is enough of a needle.
-    # Per hub: its module, its package's folder, and what a file importing it must also spell: None
-    # (nothing more), else the servers it binds (None: any name) and the helpers it defines.
-    hubs: list[tuple[str, str, Optional[tuple[Optional[tuple[str, ...]], tuple[str, ...]]]]] = []
-    for r in results:
-        hub = hub_of(r)
-        if hub is not None:
-            hubs.append(hub)
-    for r in results:
-        module, _, base = module_of(r.path)
-        if r.builds_server and module:  # a server module the pre-scan left: its names are not known yet
-            hubs.append((module, str(Path(base) / module.split(".")[0]), (None, ())))
-    skipped = [r.path for r in results if r.skipped]
-    if not hubs or not skipped:
-        return results
-    # A file names a hub on an import line only if that line holds the last part of the hub's
-    # module as a word: each file is tried on the hubs its import lines name, not on all of them.
-    by_word: dict[bytes, list[tuple[str, str, Optional[tuple[Optional[tuple[str, ...]], tuple[str, ...]]]]]] = {}
-    for hub in hubs:
-        by_word.setdefault(hub[0].rpartition(".")[2].encode(), []).append(hub)
-    admitted = []
-    for path in skipped:
-        data = overrides.get(path)
-        if data is None:
-            data = read_source(path)
-            if not isinstance(data, bytes):
-                continue
-        tails = import_tails(data)  # once per file, not once per hub
-        if not tails:
-            continue  # no import statement: no hub reached
-        folders = {str(folder) for folder in Path(path).parents}
-        answers: dict[tuple[Optional[tuple[str, ...]], tuple[str, ...]], bool] = {}  # many hubs ask the same
-
-        def uses(spelled: tuple[Optional[tuple[str, ...]], tuple[str, ...]], data: bytes = data) -> bool:
-            if spelled not in answers:
-                answers[spelled] = registers_on(data, spelled[0]) or calls_one_of(data, spelled[1])
-            return answers[spelled]
-
-        named = [hub for word in sorted(by_word.keys() & set(_WORD.findall(tails))) for hub in by_word[word]]
-        if any(imports_module(data, module, package in folders, tails) and (spelled is None or uses(spelled))
-               for module, package, spelled in named):  # fmt: skip
-            admitted.append(path)
-    if not admitted:
-        return results
-    second = {r.path: r for r in run_files(admitted, settings, jobs=1, use_cache=use_cache, cache_root=root,
-                                           prescan=False, overrides=overrides, isolate=isolate)}  # fmt: skip
-    return [second.get(r.path, r) for r in results]
 
 
 # ----- after the rules: per-file ignores, suppressions, fixes -------------------------------------
@@ -395,11 +323,12 @@ def _stop_if_superseded(analysis: Analysis) -> None:
 # Rules allocate plenty and free it all by reference counting, while collections would scan every
 # file's facts again and again: measured ~20% of the rules' time on the dense benchmark corpus.
 @gc_paused()
-def lint(options: Options) -> Report:
+def lint(options: Options, configured: Optional[tuple[ConfigTree, LoadedConfig, Settings]] = None) -> Report:
+    """``configured``: ``configure_tree(options)``, when the caller made it already (the language server)."""
     LAST_CHECK.ran = LAST_CHECK.replayed = 0
     LAST_CHECK.paths.clear()
     snapshot_run.reset_counts()
-    tree, config, settings = configure_tree(options)
+    tree, config, settings = configured or configure_tree(options)
     rules = all_rules()
     selector = RuleSelector(options.selection, rules)
     analysis = analyse(options, config, settings, selector, tree, snapshot=True)
@@ -441,7 +370,7 @@ def lint(options: Options) -> Report:
         snapshot_run.record(analysis, view, recorder, memo.frame, memo.cache.directory)
     counts = definition_counts(view, report_set)
     report = _finish(options, analysis, found, analysis.files, analysis.files, counts, rules)
-    view.release()
+    free_later(view.release, view, analysis, found)
     return report
 
 

@@ -45,6 +45,13 @@ def module_of(path: str) -> tuple[str, bool, str]:
     return ".".join(parts), is_package, base
 
 
+def forget_packages() -> None:
+    """Forget the remembered package folders: a long-lived process (the language server) calls this
+    when a folder's entries moved, since a ``__init__.py`` that came or went renames modules."""
+    module_of.cache_clear()
+    _packages_above.cache_clear()
+
+
 def import_roots(files: Iterable[str], root: Path) -> list[Path]:
     """Where ``import a.b`` may find ``a/b.py``: the folder each file's module name is relative to,
     the project root, and every ``src/`` folder above a file (a ``src`` layout is an import root

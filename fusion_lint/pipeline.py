@@ -6,11 +6,11 @@ its result can be computed in a worker process and cached by content.
 from __future__ import annotations
 
 import io
+import os
 import re
 import tokenize
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
 from .facts.model import FileFacts
@@ -189,13 +189,17 @@ def hub_of(result: FileResult) -> Optional[tuple[str, str, Optional[tuple[Option
     facts = result.facts
     if facts is None or not facts.module:
         return None
-    package = str(Path(module_of(result.path)[2]) / facts.module.split(".")[0])
-    helpers = {d.template.function.rpartition(".")[2] for d in facts.definitions if d.template is not None}
     if facts.runtime_names and not facts.definitions:
-        return (facts.module, package, None)
+        return (facts.module, package_folder(result.path, facts.module), None)
+    helpers = {d.template.function.rpartition(".")[2] for d in facts.definitions if d.template is not None}
     if facts.servers or helpers:
-        return (facts.module, package, (tuple(facts.servers), tuple(sorted(helpers))))
-    return None
+        return (facts.module, package_folder(result.path, facts.module), (tuple(facts.servers), tuple(sorted(helpers))))
+    return None  # (most files: asked for every file of the project, each lint of the editor)
+
+
+def package_folder(path: str, module: str) -> str:
+    """The folder of the top-level package of ``module``, the module of the file ``path``."""
+    return os.path.join(module_of(path)[2], module.split(".")[0])  # (the base is absolute and normal)
 
 
 _IMPORT_KEYWORDS = (b"from ", b"from\t", b"import ", b"import\t")

@@ -212,6 +212,8 @@ def facts_kept_in(kept: KeptFacts) -> Iterator[FactsLease]:
             yield lease
     finally:
         _facts_lease.reset(token)
+        for early in lease.early.values():  # a superseded run's buffer: not parsed if not begun yet
+            early.cancel()
         kept.forget_unused(lease.used)
         kept.last = lease
         hand_back_freed_memory()
@@ -329,11 +331,11 @@ def run_files(
     # Files whose stat has not moved since the last run keep their key without being read or hashed.
     # (The walk's files only: a file loaded alone later, prescan off, is read as before.)
     # One index per project root: two projects sharing a cache directory do not evict each other.
-    stats = StatIndex(cache.directory, cache.salt + f"|{cache_root}".encode()) if cache is not None and prescan else None
+    lease = _facts_lease.get() if cache is not None else None
+    stats = StatIndex(cache.directory, cache.salt + f"|{cache_root}".encode(), lease is not None) if cache is not None and prescan else None
     results: list[FileResult] = []
     to_analyse: list[tuple[int, Optional[bytes]]] = []  # index into results, content (None: not read yet)
     seen: dict[str, bytes] = {}  # every file read, skipped ones included, for ``light``
-    lease = _facts_lease.get() if cache is not None else None
     # A buffer's key for the facts kept in memory (a text reopened, an undo), never for the disk.
     buffer_keys: dict[int, str] = {}
     for path in paths:

@@ -50,12 +50,20 @@ class StatIndex:
     """``<cache-dir>/stat-<key>.pickle``: path -> ``Record``, one index per cache salt (settings and
     linter code), so a verdict is reused only by runs that would have reached the same one."""
 
-    def __init__(self, directory: Path, salt: bytes):
+    def __init__(self, directory: Path, salt: bytes, remembered: bool = False):
+        """``remembered`` (a long-lived process: the language server): the records this process
+        saved last are used instead of loading and checking the file again; they are as true (each
+        the key of a content whose stat has not moved) whoever wrote the file since."""
         self.directory = directory
         self.name = f"stat-{hashlib.sha256(salt + b'|stat-index').hexdigest()}.pickle"
         self.signing_key = user_key()
-        loaded = load_entry(directory / self.name, self.signing_key)
-        self.records: dict[str, Record] = loaded if _well_formed(loaded) else {}
+        self.remembered = remembered
+        kept = _REMEMBERED.get((str(directory), self.name)) if remembered else None
+        if kept is not None:
+            self.records: dict[str, Record] = dict(kept)  # (a run's own copy: runs may overlap)
+        else:
+            loaded = load_entry(directory / self.name, self.signing_key)
+            self.records = loaded if _well_formed(loaded) else {}
         self.changed = False
         self.started = time.time_ns()
 
@@ -86,6 +94,12 @@ class StatIndex:
         if self.changed or gone:
             store_entry(self.directory, self.name, self.records, self.signing_key)
             self.changed = False
+        if self.remembered:
+            _REMEMBERED[(str(self.directory), self.name)] = self.records
+
+
+#: (cache directory, index name) -> the records a ``remembered`` index saved last in this process.
+_REMEMBERED: dict[tuple[str, str], dict[str, Record]] = {}
 
 
 def _well_formed(loaded: object) -> bool:

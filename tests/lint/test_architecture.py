@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "fusion_lint"
 # runner/workers/cache serve the per-file stage; nothing below imports anything above it.
 STAGES = [
     ("foundations", {"fusion_lint", "fusion_lint.memory", "fusion_lint.modules", "fusion_lint.files"}),
-    ("discovery", {"fusion_lint.discovery"}),
+    ("discovery", {"fusion_lint.kept_walk", "fusion_lint.discovery"}),
     ("configuration", {"fusion_lint.config", "fusion_lint.config_schema", "fusion_lint.config_tree", "fusion_lint.diagnostics"}),
     ("source", {"fusion_lint.newer_syntax", "fusion_lint.source"}),
     ("facts", {"fusion_lint.positions", "fusion_lint.facts"}),
@@ -26,13 +26,13 @@ STAGES = [
     ("project", {"fusion_lint.project"}),
     ("edits", {"fusion_lint.edits"}),
     ("rules", {"fusion_lint.rules"}),
-    ("engine", {"fusion_lint.selection", "fusion_lint.scopes", "fusion_lint.suppression", "fusion_lint.rule_cache",
+    ("engine", {"fusion_lint.second_look", "fusion_lint.selection", "fusion_lint.scopes", "fusion_lint.suppression", "fusion_lint.rule_cache",
                 "fusion_lint.partial_run", "fusion_lint.facts_partial", "fusion_lint.abandon",
                 "fusion_lint.checking", "fusion_lint.snapshot", "fusion_lint.snapshot_run",
                 "fusion_lint.engine"}),
     ("fix", {"fusion_lint.fix"}),
     ("reporting", {"fusion_lint.output", "fusion_lint.docs", "fusion_lint.lock", "fusion_lint.show"}),
-    ("front ends", {"fusion_lint.lsp", "fusion_lint.cli", "fusion_lint.__main__", "fusion_lint.pytest_plugin"}),
+    ("front ends", {"fusion_lint.lsp_text", "fusion_lint.lsp", "fusion_lint.cli", "fusion_lint.__main__", "fusion_lint.pytest_plugin"}),
 ]  # fmt: skip
 
 
