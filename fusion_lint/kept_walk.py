@@ -20,15 +20,14 @@ in the last ``RUNS_REMEMBERED`` runs are forgotten.
 from __future__ import annotations
 
 import os
-import threading
 import time
-from collections import deque
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Hashable, Iterator, Optional
 
 import fusion_lint.modules as modules
+from fusion_lint.memory import RecentlyUsed
 
 #: A folder whose stat moved less than this before it was listed is listed again next time.
 RACY_S = 2.0
@@ -63,16 +62,11 @@ class KeptWalk:
 
     def __init__(self) -> None:
         self.listings: dict[str, Listing] = {}
-        self.recent: deque[set[str]] = deque(maxlen=self.RUNS_REMEMBERED)
-        self.lock = threading.Lock()
+        self.used = RecentlyUsed(self.RUNS_REMEMBERED)
         self.last: Optional[WalkLease] = None  # the last run's use of it (what the tests count)
 
     def forget_unused(self, used: set[str]) -> None:
-        with self.lock:
-            self.recent.append(used)
-            wanted = set().union(*self.recent)
-            for folder in [folder for folder in list(self.listings) if folder not in wanted]:
-                self.listings.pop(folder, None)
+        self.used.forget_unused(self.listings, used)
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 import gc
 import sys
 import threading
+from collections import deque
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
@@ -86,3 +87,22 @@ def _malloc_trim():  # type: ignore[no-untyped-def]
         return ctypes.CDLL("libc.so.6").malloc_trim
     except (OSError, AttributeError):  # musl, or no glibc by that name
         return None
+
+
+class RecentlyUsed:
+    """What the language server keeps between runs (files' facts, folders' listings), forgotten
+    once none of the last ``runs`` runs used it: memory stays that of what is being edited, not
+    of every version of every file the session ever saw."""
+
+    def __init__(self, runs: int) -> None:
+        self.recent: deque[set] = deque(maxlen=runs)
+        self.lock = threading.Lock()
+
+    def forget_unused(self, kept: dict, used: set) -> None:
+        """Record this run's ``used`` keys and drop from ``kept`` what no remembered run used."""
+        with self.lock:
+            self.recent.append(used)
+            wanted = set().union(*self.recent)
+            # (a copy of the keys: another thread's run may be adding to ``kept`` meanwhile)
+            for key in [key for key in list(kept) if key not in wanted]:
+                kept.pop(key, None)

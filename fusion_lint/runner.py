@@ -14,7 +14,6 @@ import multiprocessing
 import os
 import threading
 from contextlib import contextmanager
-from collections import deque
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence, Union
 
 from .cache import FileCache, cache_directory
 from .config import Settings
-from .memory import COLLECT_EVERY, gc_paused, hand_back_freed_memory, spans_shared
+from .memory import COLLECT_EVERY, RecentlyUsed, gc_paused, hand_back_freed_memory, spans_shared
 from .modules import module_of
 from .pipeline import MAX_FILE_BYTES, FileResult, analyze_file, builds_a_server, mentions_runtime, read_source, too_large
 from .source import Unreadable
@@ -129,17 +128,11 @@ class KeptFacts:
 
     def __init__(self) -> None:
         self.results: dict[str, FileResult] = {}
-        self.recent: deque[set[str]] = deque(maxlen=self.RUNS_REMEMBERED)
-        self.lock = threading.Lock()
+        self.used = RecentlyUsed(self.RUNS_REMEMBERED)
         self.last: Optional[FactsLease] = None  # the last run's use of it (what the tests count)
 
     def forget_unused(self, used: set[str]) -> None:
-        with self.lock:
-            self.recent.append(used)
-            wanted = set().union(*self.recent)
-            # (a copy of the keys: another thread's run may be adding to it meanwhile)
-            for key in [key for key in list(self.results) if key not in wanted]:
-                self.results.pop(key, None)
+        self.used.forget_unused(self.results, used)
 
 
 @dataclass
