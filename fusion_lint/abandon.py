@@ -58,8 +58,15 @@ def free_later(release: Callable[[], None], *objects: object) -> None:
     if keep is None:
         release()
     else:
-        keep.append(release)
+        keep.append(_Release(release))
         keep.extend(objects)
+
+
+class _Release:
+    """What ``free`` calls first: marked, so that an object kept with it is never called."""
+
+    def __init__(self, release: Callable[[], None]) -> None:
+        self.release = release
 
 
 class AfterFreed:
@@ -73,8 +80,8 @@ def free(garbage: list) -> None:
     """What ``freed_later`` kept: each release called, everything dropped, then the ``AfterFreed`` hooks."""
     after = [item for item in garbage if isinstance(item, AfterFreed)]
     for item in garbage:
-        if callable(item):
-            item()
+        if isinstance(item, _Release):
+            item.release()
     garbage.clear()
     for item in after:
         item.hook()
