@@ -33,7 +33,7 @@ from .cache import code_fingerprint
 from .cache_store import load_entry, store_entry, user_key
 from .diagnostics import Fix
 from .facts.model import FileFacts
-from .project.resolve import vocabulary
+from .project.resolve import VocabularyShare, combined, vocabulary, vocabulary_from
 from .project.view import FunctionView, ProjectView, ResolvedDefinition, ResolvedEntry, Vocabulary
 from .rules import Finding
 from .rules._shared import REASON_FORMAT
@@ -200,28 +200,7 @@ def listing_part(facts: FileFacts) -> tuple:
 
 def combined_vocabulary(parts: Iterable[tuple], listings: Iterable[tuple]) -> Vocabulary:
     """The project's vocabulary from its files' parts, as ``resolve.vocabulary`` builds it."""
-    tools: set[str] = set()
-    arguments: set[str] = set()
-    reasons: set[str] = set()
-    codes: set[str] = set()
-    named = True
-    for part_tools, part_arguments, part_reasons, part_codes, part_named in parts:
-        tools |= part_tools
-        arguments |= part_arguments
-        reasons |= part_reasons
-        codes |= part_codes
-        named = named and part_named
-    prefixes: set[str] = set()
-    for listed, mounted in listings:
-        tools.update(listed)
-        prefixes.update(mounted)
-    tools |= {f"{prefix}_{name}" for prefix in prefixes for name in list(tools)}
-    return Vocabulary(frozenset(tools), frozenset(arguments), frozenset(reasons), named, codes=frozenset(codes))
-
-
-def same_vocabulary(a: Vocabulary, b: Vocabulary) -> bool:
-    return (a.tools, a.arguments, a.reasons, a.codes, a.all_tools_named) == (
-        b.tools, b.arguments, b.reasons, b.codes, b.all_tools_named)  # fmt: skip
+    return vocabulary_from(combined(VocabularyShare(*part) for part in parts), listings)
 
 
 def item_counts(view: ProjectView, paths: Optional[set[str]] = None) -> dict[str, tuple[int, int, int]]:

@@ -19,13 +19,13 @@ from .diagnostics import Fix, Span
 from .facts.model import FileFacts
 from .pipeline import FileResult, hub_of
 from .project.index import ProjectIndex
-from .project.resolve import resolve
+from .project.resolve import resolve, same_vocabulary
 from .project.view import ProjectView
 from .rule_cache import StoredFix
 from .rules import Finding, Rule, all_rules
 from .runner import KeptWorker, run_files
 from .snapshot import (Recorder, combined_vocabulary, definition_kind, dependencies, item_counts, link_parts, listing_part,
-                       load_snapshot, places, reached_from, same_vocabulary, store_snapshot, vocabulary_parts)  # fmt: skip
+                       load_snapshot, places, reached_from, store_snapshot, vocabulary_parts)  # fmt: skip
 import fusion_lint.stat_index as stat_index
 from .stat_index import signature
 

@@ -54,7 +54,8 @@ import fusion_lint.runner as runner
 from ..facts.model import Entry, FileFacts
 from .contracts import ContractResolver
 from .index import ProjectIndex
-from .resolve import VocabularyShare, assembled, combined, held, resolved_definition, vocabulary_of, vocabulary_share
+from .resolve import (VocabularyShare, assembled, combined, held, resolved_definition, same_vocabulary, vocabulary_of,
+                      vocabulary_share)
 from .view import ProjectView, ResolvedDefinition, ResolvedEntry, Vocabulary
 
 #: Whether the language server keeps its resolution (the tests turn it off to compare).
@@ -98,7 +99,6 @@ class KeptResolution:
     vocabulary: Optional[Vocabulary] = None  # the last one (FL401's suggestion index is built in it once)
     union: Optional[VocabularyShare] = None  # what all kept files add to the vocabulary (None: to be made)
     lock: threading.Lock = field(default_factory=threading.Lock)
-    last: KeptCounts = field(default_factory=KeptCounts)
 
     def clear(self) -> None:
         self.key, self.vocabulary, self.union = None, None, None
@@ -127,7 +127,7 @@ class KeptResolution:
                  report_set: set[str]) -> ProjectView:  # fmt: skip
         analysed = index._analysed  # (the project's definitions, in its order)
         global LAST
-        self.last = LAST = counts = KeptCounts()
+        LAST = counts = KeptCounts()
         current = {**{path: index.files[path] for path in analysed}, **outside}
         if key != self.key or any(path not in current and not os.path.exists(path) for path in self.seen):
             counts.cleared = bool(self.files)
@@ -233,8 +233,7 @@ class KeptResolution:
     def _vocabulary(self, shares: list[VocabularyShare], files: Iterable[FileFacts]) -> Vocabulary:
         made = vocabulary_of(shares, files)
         last = self.vocabulary
-        if last is not None and (last.tools, last.arguments, last.reasons, last.codes, last.all_tools_named) == (
-                made.tools, made.arguments, made.reasons, made.codes, made.all_tools_named):  # fmt: skip
+        if last is not None and same_vocabulary(last, made):
             return last  # the same words: its suggestion index and text scans serve again
         if last is not None and last.tools == made.tools and "tool_index" in last.__dict__:
             made.__dict__["tool_index"] = last.tool_index  # (FL401's index of the same tools: ``Vocabulary``)

@@ -182,12 +182,23 @@ def combined(shares: Iterable[VocabularyShare]) -> VocabularyShare:
 
 def vocabulary_of(shares: Iterable[VocabularyShare], files: Iterable[FileFacts]) -> Vocabulary:
     """The vocabulary of the definitions whose shares these are, in a project of ``files``."""
-    share = combined(shares)
+    return vocabulary_from(combined(shares), ((facts.listed_tools, facts.mount_prefixes) for facts in files))
+
+
+def vocabulary_from(share: VocabularyShare, listings: Iterable[tuple[Iterable[str], Iterable[str]]]) -> Vocabulary:
+    """The vocabulary of the definitions ``share`` describes, with each file's listed tools and
+    mount prefixes (``listings``: one ``(listed_tools, mount_prefixes)`` pair per file)."""
     tools, reasons, codes = set(share.tools), share.reasons, share.codes
     arguments = share.arguments - {"self", "cls"}
     prefixes: set[str] = set()
-    for facts in files:
-        tools.update(facts.listed_tools)
-        prefixes.update(facts.mount_prefixes)
+    for listed, mounted in listings:
+        tools.update(listed)
+        prefixes.update(mounted)
     tools |= {f"{prefix}_{name}" for prefix in prefixes for name in list(tools)}  # fastmcp's ``<prefix>_<tool>``
     return Vocabulary(frozenset(tools), arguments, reasons, share.all_named, codes=codes)
+
+
+def same_vocabulary(a: Vocabulary, b: Vocabulary) -> bool:
+    """Whether two vocabularies hold the same words (tools, arguments, reasons, codes, all named)."""
+    return (a.tools, a.arguments, a.reasons, a.codes, a.all_tools_named) == (
+        b.tools, b.arguments, b.reasons, b.codes, b.all_tools_named)  # fmt: skip
