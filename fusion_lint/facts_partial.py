@@ -66,21 +66,13 @@ def resolved(index: ProjectIndex, settings: Settings, walked: list[str], report_
                             lambda changed: reached_from(changed, deps), report_set)  # fmt: skip
     if view is None:
         view = resolve(index, *rules, chosen)
-    if chosen is not None and any(path not in known for path in loaded):  # (``full_paths`` rules it out)
+    if chosen is not None and any(path not in known for path in loaded):  # (``_graph`` rules it out)
         if kept is not None and view.release_hook is not None:  # (this lint holds what is kept)
             kept.clear()  # (it rests on the graph, which did not know that file; before the
         view.release()  # view's release lets another lint have it)
         LAST_FULL_PATHS = None
         view = resolve(index, *rules)
     return view
-
-
-def full_paths(index: ProjectIndex, walked: Iterable[str], report_set: set[str],
-               read: Callable[[str], Optional[bytes]]) -> Optional[set[str]]:  # fmt: skip
-    """The analysed files whose definitions may report into ``report_set`` (those included), or
-    None when the import graph cannot tell (resolve everything) or names most of the project."""
-    graph = _graph(index, report_set, read)
-    return graph.chosen if graph is not None else None
 
 
 def _graph(index: ProjectIndex, report_set: set[str], read: Callable[[str], Optional[bytes]]) -> Optional[_ImportGraph]:
