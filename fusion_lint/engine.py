@@ -351,25 +351,25 @@ def lint(options: Options, configured: Optional[tuple[ConfigTree, LoadedConfig, 
         analysis = analyse(options, config, settings, selector, tree)  # the ordinary path, as if no snapshot
         memo = analysis.memo
     view = analysis.resolved()
-    try:
+    try:  # whatever stops the lint from here, the view's cycles (and a kept resolution's lock) are let go
         _stop_if_superseded(analysis)
-    except Superseded:
+        rule_memo = None
+        if memo is not None:  # a run over files on disk, with a cache: replay what did not change
+            rule_memo = RuleMemo(memo.cache.directory, view, analysis.file_keys, analysis.text,
+                                 [settings.model_dump_json(), ",".join(rule.code for rule in active)])  # fmt: skip
+        recorder = None
+        if memo is not None and snapshot_allowed(enabled) and report_set == {r.path for r in analysis.results}:
+            recorder = Recorder(places(view.definitions), analysis.text)
+        found = check(view, active, report_set, scopes.views(view), rule_memo, recorder)
+        if rule_memo is not None:
+            rule_memo.save()
+        if recorder is not None and memo is not None and not any(r.diagnostic.code == "FL999" for r in found):
+            snapshot_run.record(analysis, view, recorder, memo.frame, memo.cache.directory)
+        counts = definition_counts(view, report_set)
+        report = _finish(options, analysis, found, analysis.files, analysis.files, counts, rules)
+    except BaseException:
         view.release()
         raise
-    rule_memo = None
-    if memo is not None:  # a run over files on disk, with a cache: replay what did not change
-        rule_memo = RuleMemo(memo.cache.directory, view, analysis.file_keys, analysis.text,
-                             [settings.model_dump_json(), ",".join(rule.code for rule in active)])  # fmt: skip
-    recorder = None
-    if memo is not None and snapshot_allowed(enabled) and report_set == {r.path for r in analysis.results}:
-        recorder = Recorder(places(view.definitions), analysis.text)
-    found = check(view, active, report_set, scopes.views(view), rule_memo, recorder)
-    if rule_memo is not None:
-        rule_memo.save()
-    if recorder is not None and memo is not None and not any(r.diagnostic.code == "FL999" for r in found):
-        snapshot_run.record(analysis, view, recorder, memo.frame, memo.cache.directory)
-    counts = definition_counts(view, report_set)
-    report = _finish(options, analysis, found, analysis.files, analysis.files, counts, rules)
     free_later(view.release, view, analysis, found)
     return report
 
