@@ -16,6 +16,7 @@ The units are the rows of the corpus README's table. Test files (``tests/``, ``t
 ``*_test.py``, ``conftest.py``) are left out unless ``--include-tests`` is given; they are servers' tests,
 not servers. Exit status: 0 (also when the corpus is absent: a message says so and nothing is counted).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,6 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -44,10 +44,11 @@ _SHAPE_TOKENS = (".tool", ".resource", ".prompt", ".add_", ".call_tool", ".list_
 SHAPE_ATTRS = {"tool", "resource", "prompt", "add_tool", "add_resource", "add_prompt", "call_tool", "list_tools"}
 
 
-def find_corpus(explicit: Optional[str]) -> Optional[Path]:
+def find_corpus(explicit: str | None) -> Path | None:
     # ../shared/corpus from the repository, also from a worktree one level further down (wt/<name>).
-    candidates = [Path(explicit)] if explicit else [REPO.parent / "shared" / "corpus",
-                                                      REPO.parent.parent / "shared" / "corpus"]
+    candidates = (
+        [Path(explicit)] if explicit else [REPO.parent / "shared" / "corpus", REPO.parent.parent / "shared" / "corpus"]
+    )
     for candidate in candidates:
         if (candidate / "README.md").is_file():
             return candidate.resolve()
@@ -62,15 +63,26 @@ def read_units(corpus: Path) -> list:
         if len(cells) != 6 or cells[0] in ("unit", "") or set(cells[0]) <= {"-"}:
             continue
         unit, folder, _commit, framework, pins, tools = cells
-        units.append({"unit": unit, "folder": folder, "framework": framework, "pins": pins,
-                      "readme_tools": int(tools) if tools.isdigit() else None})
+        units.append(
+            {
+                "unit": unit,
+                "folder": folder,
+                "framework": framework,
+                "pins": pins,
+                "readme_tools": int(tools) if tools.isdigit() else None,
+            }
+        )
     return units
 
 
 def is_test_file(relative: Path) -> bool:
     name = relative.name
-    return (any(part in ("tests", "test") for part in relative.parts[:-1]) or name.startswith("test_")
-            or name.endswith("_test.py") or name == "conftest.py")
+    return (
+        any(part in ("tests", "test") for part in relative.parts[:-1])
+        or name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+    )
 
 
 def module_names(relative_to_repo: Path) -> list:
@@ -102,8 +114,14 @@ def load_modules(corpus: Path, folder: Path, include_tests: bool) -> tuple:
             broken.append(f"{path.relative_to(corpus)}: {error}")
             continue
         text = source.decode("utf-8", "replace")
-        module = Module(path=path, rel=str(path.relative_to(corpus)), tree=tree, lines=text.splitlines(),
-                        names=module_names(path.relative_to(repo)), framework=module_framework(text))
+        module = Module(
+            path=path,
+            rel=str(path.relative_to(corpus)),
+            tree=tree,
+            lines=text.splitlines(),
+            names=module_names(path.relative_to(repo)),
+            framework=module_framework(text),
+        )
         module.frame = Frame(module, "module")
         modules.append(module)
     return modules, skipped, broken
@@ -137,7 +155,8 @@ def pyproject_pins(corpus: Path, folder: Path) -> tuple:
             if re.match(r"^\s*(mcp|fastmcp)\b", dep):
                 pins.append(dep.replace(" ", ""))
         for target in list(project.get("scripts", {}).values()) + list(
-                data.get("tool", {}).get("poetry", {}).get("scripts", {}).values()):
+            data.get("tool", {}).get("poetry", {}).get("scripts", {}).values()
+        ):
             if isinstance(target, str) and ":" in target:
                 module_name, func = target.split(":", 1)
                 scripts.append((module_name.strip(), func.strip().split(".")[0]))
@@ -175,11 +194,18 @@ def registration_shapes(modules: list) -> list:
                         sites.append((module.rel, decorator.lineno, ast.unparse(target)))
             elif isinstance(node, ast.Call):
                 func = node.func
-                if isinstance(func, ast.Call) and isinstance(func.func, ast.Attribute) and func.func.attr in SHAPE_ATTRS \
-                        and node.args:
+                if (
+                    isinstance(func, ast.Call)
+                    and isinstance(func.func, ast.Attribute)
+                    and func.func.attr in SHAPE_ATTRS
+                    and node.args
+                ):
                     sites.append((module.rel, func.lineno, ast.unparse(func.func)))
-                elif isinstance(func, ast.Attribute) and func.attr in ("add_tool", "add_prompt", "add_resource") \
-                        and node.args:
+                elif (
+                    isinstance(func, ast.Attribute)
+                    and func.attr in ("add_tool", "add_prompt", "add_resource")
+                    and node.args
+                ):
                     sites.append((module.rel, node.lineno, ast.unparse(func)))
     return sites
 
@@ -198,25 +224,48 @@ def census_unit(corpus: Path, unit: dict, include_tests: bool = False) -> dict:
     mark_request_time(interpreter.registrations)
     registrations = interpreter.registrations
     found_sites = {(r.file, r.line) for r in interpreter.registrations} | interpreter.lister_sites
-    unrecognised = [f"{rel}:{line} {text}" for rel, line, text in registration_shapes(modules)
-                    if (rel, line) not in found_sites]
+    unrecognised = [
+        f"{rel}:{line} {text}" for rel, line, text in registration_shapes(modules) if (rel, line) not in found_sites
+    ]
     counts = Counter(r.kind for r in registrations)
     tools = sum(counts[k] for k in TOOL_KINDS)
     return {
         **unit,
-        "files": len(modules), "test_files_skipped": skipped, "parse_errors": broken,
-        "pins_found": pins, "entry_points": [f"{m}:{f}" for m, f in scripts],
-        "tools": tools, "tool_registrations": counts["tool"], "listed_tools": counts["listed-tool"],
+        "files": len(modules),
+        "test_files_skipped": skipped,
+        "parse_errors": broken,
+        "pins_found": pins,
+        "entry_points": [f"{m}:{f}" for m, f in scripts],
+        "tools": tools,
+        "tool_registrations": counts["tool"],
+        "listed_tools": counts["listed-tool"],
         "dispatchers": counts["dispatcher"],
         "other_dispatchers": counts["resource-dispatcher"] + counts["prompt-dispatcher"],
-        "resources": sum(counts[k] for k in RESOURCE_KINDS), "prompts": sum(counts[k] for k in PROMPT_KINDS),
+        "resources": sum(counts[k] for k in RESOURCE_KINDS),
+        "prompts": sum(counts[k] for k in PROMPT_KINDS),
         "frameworks_found": sorted({r.framework for r in registrations if r.kind in TOOL_KINDS + DISPATCHER_KINDS}),
-        "servers": [{"framework": s.framework, "label": s.label, "name": s.name, "opaque": s.opaque,
-                     "inferred": s.inferred, "mask_error_details": s.mask_error_details,
-                     "subclass": s.cls.qualname if s.cls is not None else None} for s in interpreter.servers],
-        "mounts": [{"parent": p.label, "child": [c.label for c in _servers(child)], "prefix": prefix,
-                    "site": f"{module.rel}:{node.lineno}", "method": method}
-                   for p, child, prefix, node, module, method in interpreter.mounts],
+        "servers": [
+            {
+                "framework": s.framework,
+                "label": s.label,
+                "name": s.name,
+                "opaque": s.opaque,
+                "inferred": s.inferred,
+                "mask_error_details": s.mask_error_details,
+                "subclass": s.cls.qualname if s.cls is not None else None,
+            }
+            for s in interpreter.servers
+        ],
+        "mounts": [
+            {
+                "parent": p.label,
+                "child": [c.label for c in _servers(child)],
+                "prefix": prefix,
+                "site": f"{module.rel}:{node.lineno}",
+                "method": method,
+            }
+            for p, child, prefix, node, module, method in interpreter.mounts
+        ],
         "unrecognised_shapes": unrecognised,
         "budget_exhausted": interpreter.budget_exhausted,
         "seconds": round(time.perf_counter() - started, 3),
@@ -227,6 +276,7 @@ def census_unit(corpus: Path, unit: dict, include_tests: bool = False) -> dict:
 
 def _servers(value) -> list:
     from census_values import ServerV, options
+
     return [o for o in options(value) if isinstance(o, ServerV)] if value is not None else []
 
 
@@ -243,12 +293,12 @@ def interpreter_settings(freeze: bool = False):
     finally:
         sys.setrecursionlimit(limit)
         if enabled:
-            if freeze:      # the command line: what the run built is never rescanned before exit
+            if freeze:  # the command line: what the run built is never rescanned before exit
                 gc.freeze()
             gc.enable()
 
 
-def run_census(corpus: Path, unit_filter: Optional[str] = None, include_tests: bool = False) -> list:
+def run_census(corpus: Path, unit_filter: str | None = None, include_tests: bool = False) -> list:
     units = [u for u in read_units(corpus) if not unit_filter or unit_filter in u["unit"]]
     with interpreter_settings():
         return [census_unit(corpus, unit, include_tests) for unit in units]
@@ -265,30 +315,50 @@ def print_table(results: list, out=None) -> None:
             rows.append((r["unit"], str(r.get("readme_tools")), "-", "-", "-", "-", "-", "-", r["error"]))
             continue
         mark = "" if r["tools"] == r["readme_tools"] else " *"
-        rows.append((r["unit"], str(r["readme_tools"]), str(r["tools"]) + mark, str(r["tool_registrations"]),
-                     str(r["listed_tools"]), str(r["dispatchers"]), str(r["resources"]), str(r["prompts"]),
-                     ",".join(r["frameworks_found"]) or "-"))
+        rows.append(
+            (
+                r["unit"],
+                str(r["readme_tools"]),
+                str(r["tools"]) + mark,
+                str(r["tool_registrations"]),
+                str(r["listed_tools"]),
+                str(r["dispatchers"]),
+                str(r["resources"]),
+                str(r["prompts"]),
+                ",".join(r["frameworks_found"]) or "-",
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     for index, row in enumerate(rows):
-        print("  ".join(cell.ljust(widths[i]) if i in (0, 8) else cell.rjust(widths[i])
-                        for i, cell in enumerate(row)).rstrip(), file=out)
+        print(
+            "  ".join(
+                cell.ljust(widths[i]) if i in (0, 8) else cell.rjust(widths[i]) for i, cell in enumerate(row)
+            ).rstrip(),
+            file=out,
+        )
         if index == 0:
             print("  ".join("-" * w for w in widths), file=out)
     ok = [r for r in results if "error" not in r]
     total = sum(r["tools"] for r in ok)
     readme = sum(r["readme_tools"] or 0 for r in ok)
-    print(f"\n{len(ok)} units, {sum(r['files'] for r in ok)} files read ({sum(r['test_files_skipped'] for r in ok)} "
-          f"test files left out): {total} tools = {sum(r['tool_registrations'] for r in ok)} registrations + "
-          f"{sum(r['listed_tools'] for r in ok)} listed by low-level servers; {sum(r['dispatchers'] for r in ok)} "
-          f"low-level call_tool dispatchers; {sum(r['resources'] for r in ok)} resources; "
-          f"{sum(r['prompts'] for r in ok)} prompts. README: {readme} tools", file=out)
+    print(
+        f"\n{len(ok)} units, {sum(r['files'] for r in ok)} files read ({sum(r['test_files_skipped'] for r in ok)} "
+        f"test files left out): {total} tools = {sum(r['tool_registrations'] for r in ok)} registrations + "
+        f"{sum(r['listed_tools'] for r in ok)} listed by low-level servers; {sum(r['dispatchers'] for r in ok)} "
+        f"low-level call_tool dispatchers; {sum(r['resources'] for r in ok)} resources; "
+        f"{sum(r['prompts'] for r in ok)} prompts. README: {readme} tools",
+        file=out,
+    )
     differing = [r for r in ok if r["tools"] != r["readme_tools"]]
     if differing:
         print(f"* {len(differing)} units differ from the README's count (bench/corpus-survey.md says why)", file=out)
     for r in ok:
         if r["unrecognised_shapes"]:
-            print(f"  {r['unit']}: {len(r['unrecognised_shapes'])} registration-shaped sites not counted, e.g. "
-                  f"{r['unrecognised_shapes'][0]}", file=out)
+            print(
+                f"  {r['unit']}: {len(r['unrecognised_shapes'])} registration-shaped sites not counted, e.g. "
+                f"{r['unrecognised_shapes'][0]}",
+                file=out,
+            )
         if r["budget_exhausted"]:
             print(f"  {r['unit']}: statement budget exhausted (counts may be low)", file=out)
         if r["parse_errors"]:
@@ -296,19 +366,24 @@ def print_table(results: list, out=None) -> None:
 
 
 def markdown_table(results: list) -> str:
-    lines = ["| unit | README | tools | registrations | listed (low-level) | call_tool dispatchers | resources | prompts |"
-             " framework found |", "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        "| unit | README | tools | registrations | listed (low-level) | call_tool dispatchers | resources | prompts |"
+        " framework found |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
     for r in results:
         if "error" in r:
             continue
         mark = "" if r["tools"] == r["readme_tools"] else " **≠**"
-        lines.append(f"| {r['unit']} | {r['readme_tools']} | {r['tools']}{mark} | {r['tool_registrations']} | "
-                     f"{r['listed_tools']} | {r['dispatchers']} | {r['resources']} | {r['prompts']} | "
-                     f"{', '.join(r['frameworks_found']) or '-'} |")
+        lines.append(
+            f"| {r['unit']} | {r['readme_tools']} | {r['tools']}{mark} | {r['tool_registrations']} | "
+            f"{r['listed_tools']} | {r['dispatchers']} | {r['resources']} | {r['prompts']} | "
+            f"{', '.join(r['frameworks_found']) or '-'} |"
+        )
     return "\n".join(lines)
 
 
-def main(argv: Optional[list] = None) -> int:
+def main(argv: list | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", help="the corpus folder (default: ../shared/corpus)")
     parser.add_argument("--json", metavar="PATH", help="write every unit and registration as JSON")
@@ -333,8 +408,11 @@ def _report(args, corpus: Path, started: float) -> int:
         print("\n" + markdown_table(results))
     print(f"census: {elapsed:.2f} s")
     if args.json:
-        payload = {"corpus": str(corpus), "seconds": round(elapsed, 3),
-                   "units": [{k: v for k, v in r.items() if not k.startswith("_")} for r in results]}
+        payload = {
+            "corpus": str(corpus),
+            "seconds": round(elapsed, 3),
+            "units": [{k: v for k, v in r.items() if not k.startswith("_")} for r in results],
+        }
         Path(args.json).write_text(json.dumps(payload, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     return 0
 

@@ -5,20 +5,60 @@ This is where the frameworks' run-time behaviour is modelled: what ``FastMCP(...
 the function's ``__name__``, which ``functools.wraps`` copies and ``functools.partial`` lacks), what
 ``Tool.from_function`` and ``add_tool`` take, what the low-level server's handlers list.
 """
+
 from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Any, Optional
+from typing import Any
 
 from census_model import Frame
 from census_values import (
-    ADD_METHODS, DECORATOR_METHODS, FASTMCP, FROM_FUNCTION, LOWLEVEL, LOWLEVEL_DECORATORS,
-    LOWLEVEL_KEYWORDS, LOWLEVEL_LISTED, LOWLEVEL_RESULTS, MCP1, MCP2, MOUNT_METHODS,
-    OPAQUE_SERVER_FACTORIES, RESOURCE_OBJECTS, SERVER_CLASSES, STANDALONE_DECORATORS, UNKNOWN, BoundV, ClsV, ComponentV,
-    Const, DictMethodV, DictV, Ext, FuncV, InstV, ListedV, ListMethodV, MethodV, Param, PartialV,
-    RegDecoV, Seq, ServerV, StandaloneDecoV, UnionV, Value, WrappedV, WrapsDecoV, is_callable_value,
-    literal_str, name_text, options, short_source, union,
+    ADD_METHODS,
+    DECORATOR_METHODS,
+    FASTMCP,
+    FROM_FUNCTION,
+    LOWLEVEL,
+    LOWLEVEL_DECORATORS,
+    LOWLEVEL_KEYWORDS,
+    LOWLEVEL_LISTED,
+    LOWLEVEL_RESULTS,
+    MCP1,
+    MCP2,
+    MOUNT_METHODS,
+    OPAQUE_SERVER_FACTORIES,
+    RESOURCE_OBJECTS,
+    SERVER_CLASSES,
+    STANDALONE_DECORATORS,
+    UNKNOWN,
+    BoundV,
+    ClsV,
+    ComponentV,
+    Const,
+    DictMethodV,
+    DictV,
+    Ext,
+    FuncV,
+    InstV,
+    ListedV,
+    ListMethodV,
+    MethodV,
+    Param,
+    PartialV,
+    RegDecoV,
+    Seq,
+    ServerV,
+    StandaloneDecoV,
+    UnionV,
+    Value,
+    WrappedV,
+    WrapsDecoV,
+    is_callable_value,
+    literal_str,
+    name_text,
+    options,
+    short_source,
+    union,
 )
 
 MAX_DEPTH = 14
@@ -27,11 +67,11 @@ STATEMENT_BUDGET = 400_000
 
 
 class CallsMixin:
-    default_framework: Optional[str] = None
+    default_framework: str | None = None
 
     # -- calls ------------------------------------------------------------------------------------
 
-    def call_value(self, func: Value, args: list, kwargs: dict, node: Optional[ast.AST], frame) -> Value:
+    def call_value(self, func: Value, args: list, kwargs: dict, node: ast.AST | None, frame) -> Value:
         results = [self._call_one(option, args, kwargs, node, frame) for option in options(func)]
         return results[0] if len(results) == 1 else union(results)
 
@@ -90,8 +130,9 @@ class CallsMixin:
             return UNKNOWN
         return UNKNOWN
 
-    def call_function(self, func: FuncV, args: list, kwargs: dict, receiver: Optional[Value] = None,
-                      standalone: bool = False) -> Value:
+    def call_function(
+        self, func: FuncV, args: list, kwargs: dict, receiver: Value | None = None, standalone: bool = False
+    ) -> Value:
         if self.statements > STATEMENT_BUDGET or len(self.stack) >= MAX_DEPTH:
             return UNKNOWN
         node = func.node
@@ -100,8 +141,13 @@ class CallsMixin:
         all_args = ([receiver] if receiver is not None else []) + list(args)
         memo_key = None
         if not self.collectors:
-            memo_key = (id(node), id(func.closure), tuple(a.key() for a in all_args),
-                        tuple(sorted((k, v.key()) for k, v in kwargs.items())), self.standalone)
+            memo_key = (
+                id(node),
+                id(func.closure),
+                tuple(a.key() for a in all_args),
+                tuple(sorted((k, v.key()) for k, v in kwargs.items())),
+                self.standalone,
+            )
             if memo_key in self.memo:
                 return self.memo[memo_key]
             self.memo[memo_key] = UNKNOWN
@@ -140,7 +186,7 @@ class CallsMixin:
                 value = Param(param.arg, func.qualname, func.module)
             frame.vars[param.arg] = self.annotated(param, value, func)
         if spec.vararg is not None:
-            frame.vars[spec.vararg.arg] = Seq(list(args[len(positional):]))
+            frame.vars[spec.vararg.arg] = Seq(list(args[len(positional) :]))
         for param, default in zip(spec.kwonlyargs, spec.kw_defaults):
             if param.arg in kwargs:
                 value = kwargs.pop(param.arg)
@@ -158,11 +204,13 @@ class CallsMixin:
         fw = self.annotation_framework(param.annotation, func)
         if not fw:
             return value
-        server = self.param_server(("ann", id(func.node), param.arg), fw, f"parameter {func.qualname}({param.arg}: ...)")
+        server = self.param_server(
+            ("ann", id(func.node), param.arg), fw, f"parameter {func.qualname}({param.arg}: ...)"
+        )
         server.site = (func.module, param.lineno)
         return server
 
-    def annotation_framework(self, annotation: ast.AST, func: FuncV) -> Optional[str]:
+    def annotation_framework(self, annotation: ast.AST, func: FuncV) -> str | None:
         frame = func.closure or func.module.frame
         if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
             try:
@@ -189,7 +237,7 @@ class CallsMixin:
             self.servers.append(server)
         return server
 
-    def infer_server(self, param: Value) -> Optional[ServerV]:
+    def infer_server(self, param: Value) -> ServerV | None:
         """An unannotated receiver of .tool/.resource/.prompt/.add_tool in a module importing a framework."""
         if not isinstance(param, Param):
             return None
@@ -198,8 +246,12 @@ class CallsMixin:
             return None
         if framework == "mcp":
             framework = self.default_framework or "mcp"
-        server = self.param_server(("unannotated", param.func, param.name), framework,
-                                   f"unannotated parameter {param.func}({param.name})", inferred=True)
+        server = self.param_server(
+            ("unannotated", param.func, param.name),
+            framework,
+            f"unannotated parameter {param.func}({param.name})",
+            inferred=True,
+        )
         server.site = (param.module, 0)
         return server
 
@@ -208,7 +260,9 @@ class CallsMixin:
         if framework:
             module = frame.module if frame is not None else cls.module
             label = f"{module.rel}:{node.lineno}" if node is not None else f"{cls.qualname}() (standalone)"
-            instance: Value = ServerV(framework, label, name=literal_str(args[0]) if args else literal_str(kwargs.get("name")), cls=cls)
+            instance: Value = ServerV(
+                framework, label, name=literal_str(args[0]) if args else literal_str(kwargs.get("name")), cls=cls
+            )
             self.servers.append(instance)
         else:
             instance = InstV(cls)
@@ -247,8 +301,15 @@ class CallsMixin:
             return ComponentV(kind, framework, fn, literal_str(name), node, module, form)
         if qual in RESOURCE_OBJECTS:
             fn = kwargs.get("fn", UNKNOWN)
-            component = ComponentV("resource", RESOURCE_OBJECTS[qual], fn, literal_str(kwargs.get("name")), node, module,
-                                   qual.rsplit(".", 1)[-1])
+            component = ComponentV(
+                "resource",
+                RESOURCE_OBJECTS[qual],
+                fn,
+                literal_str(kwargs.get("name")),
+                node,
+                module,
+                qual.rsplit(".", 1)[-1],
+            )
             component.uri = literal_str(kwargs.get("uri"))
             return component
         if qual in STANDALONE_DECORATORS:
@@ -276,7 +337,7 @@ class CallsMixin:
     def builtin_call(self, qual: str, args: list, kwargs: dict) -> Value:
         if not qual.startswith("builtins."):
             return UNKNOWN
-        name = qual[len("builtins."):]
+        name = qual[len("builtins.") :]
         if name == "getattr" and len(args) >= 2 and literal_str(args[1]) is not None:
             return union([self.getattr_value(o, literal_str(args[1])) for o in options(args[0])])
         if name == "range" and args and all(isinstance(a, Const) and isinstance(a.value, int) for a in args):
@@ -313,13 +374,24 @@ class CallsMixin:
         if name in DECORATOR_METHODS:
             first = args[0] if args else kwargs.get("name_or_fn")
             if first is not None and (is_callable_value(first) or isinstance(first, ComponentV)):
-                self.register(DECORATOR_METHODS[name], server, first, f"{name}(fn)", node, frame,
-                              explicit=kwargs.get("name"), version=kwargs.get("version"))
+                self.register(
+                    DECORATOR_METHODS[name],
+                    server,
+                    first,
+                    f"{name}(fn)",
+                    node,
+                    frame,
+                    explicit=kwargs.get("name"),
+                    version=kwargs.get("version"),
+                )
                 return first
             return RegDecoV(server, name, args, kwargs, node, frame.module)
         if name in ADD_METHODS:
-            target = args[0] if args else next(
-                (kwargs[k] for k in ("fn", "tool", "prompt", "resource", "template") if k in kwargs), UNKNOWN)
+            target = (
+                args[0]
+                if args
+                else next((kwargs[k] for k in ("fn", "tool", "prompt", "resource", "template") if k in kwargs), UNKNOWN)
+            )
             explicit = kwargs.get("name")
             if explicit is None and name == "add_tool" and len(args) > 1 and server.framework in (MCP1, MCP2):
                 explicit = args[1]
@@ -352,21 +424,35 @@ class CallsMixin:
             self.apply_regdeco(decorator, fn, node, frame, def_node)
             return fn
         if isinstance(decorator, MethodV):
-            server = decorator.receiver if isinstance(decorator.receiver, ServerV) else self.infer_server(decorator.receiver)
+            server = (
+                decorator.receiver if isinstance(decorator.receiver, ServerV) else self.infer_server(decorator.receiver)
+            )
             if server is not None and decorator.method in DECORATOR_METHODS:
                 notes = []
                 if server.framework in (MCP1, MCP2):
                     notes.append(f"bare @{decorator.method} without (): {server.framework} raises TypeError at import")
-                self.register(DECORATOR_METHODS[decorator.method], server, fn, f"@{decorator.method}", node, frame,
-                              def_node=def_node, notes=notes)
+                self.register(
+                    DECORATOR_METHODS[decorator.method],
+                    server,
+                    fn,
+                    f"@{decorator.method}",
+                    node,
+                    frame,
+                    def_node=def_node,
+                    notes=notes,
+                )
             elif server is not None and server.framework == LOWLEVEL:
                 self.lowlevel_handler(server, decorator.method, fn, node, frame, f"@{decorator.method} (bare)")
             return fn
         if isinstance(decorator, StandaloneDecoV):
-            return self.standalone_component(decorator.kind, fn, decorator.args, decorator.kwargs, node, frame, def_node)
+            return self.standalone_component(
+                decorator.kind, fn, decorator.args, decorator.kwargs, node, frame, def_node
+            )
         if isinstance(decorator, Ext):
             if decorator.qual in STANDALONE_DECORATORS:
-                return self.standalone_component(STANDALONE_DECORATORS[decorator.qual], fn, [], {}, node, frame, def_node)
+                return self.standalone_component(
+                    STANDALONE_DECORATORS[decorator.qual], fn, [], {}, node, frame, def_node
+                )
             if decorator.qual in ("builtins.staticmethod", "builtins.property") and isinstance(fn, FuncV):
                 marked = dataclasses.replace(fn)
                 setattr(marked, "static" if decorator.qual.endswith("staticmethod") else "prop", True)
@@ -383,9 +469,11 @@ class CallsMixin:
             if isinstance(result, (WrappedV, ComponentV)):
                 return result
             if isinstance(result, UnionV) and all(isinstance(o, (WrappedV, ComponentV)) for o in result.options):
-                return result       # ``return async_wrapper if iscoroutinefunction(f) else sync_wrapper``
+                return result  # ``return async_wrapper if iscoroutinefunction(f) else sync_wrapper``
             if is_callable_value(result):
-                return WrappedV(result, fn, False, f"decorator {label} returns another function without functools.wraps")
+                return WrappedV(
+                    result, fn, False, f"decorator {label} returns another function without functools.wraps"
+                )
             return WrappedV(None, fn, True, f"decorator {label} (its result is not followed)")
         return WrappedV(None, fn, True, f"decorator {short_source(node, 40)}")
 
@@ -405,14 +493,32 @@ class CallsMixin:
             explicit = first
         named = "name=" if explicit is not None else ("uri" if uri else "")
         form = f"{prefix}{deco.method}({named})" + ("" if def_node is not None else "(fn)")
-        self.register(kind, server, fn, form, site, frame, explicit=explicit, uri=uri, def_node=def_node,
-                      version=deco.kwargs.get("version"))
+        self.register(
+            kind,
+            server,
+            fn,
+            form,
+            site,
+            frame,
+            explicit=explicit,
+            uri=uri,
+            def_node=def_node,
+            version=deco.kwargs.get("version"),
+        )
 
     def standalone_component(self, kind: str, fn: Value, args: list, kwargs: dict, site, frame, def_node) -> Value:
         name = literal_str(kwargs.get("name")) or (literal_str(args[0]) if args and kind != "resource" else None)
-        registration = self.register(kind, None, fn, f"@{kind} (fastmcp.{kind}s standalone)", site, frame,
-                                     explicit=Const(name) if name else None,
-                                     uri=literal_str(args[0]) if args and kind == "resource" else None, def_node=def_node)
+        registration = self.register(
+            kind,
+            None,
+            fn,
+            f"@{kind} (fastmcp.{kind}s standalone)",
+            site,
+            frame,
+            explicit=Const(name) if name else None,
+            uri=literal_str(args[0]) if args and kind == "resource" else None,
+            def_node=def_node,
+        )
         component = ComponentV(kind, FASTMCP, fn, name, site, frame.module, f"@{kind}")
         component.registration = registration
         return component

@@ -5,16 +5,42 @@ a string with unknown parts a ``PartialStr``. Attribute access follows modules, 
 and their bases (the unit's, in any file), instances and servers; a server's registration methods come back
 as ``MethodV`` for ``census_calls`` to apply.
 """
+
 from __future__ import annotations
 
 import ast
-from typing import Any, Optional
+from typing import Any
 
 from census_model import Frame
 from census_values import (
-    ADD_METHODS, DECORATOR_METHODS, LOWLEVEL, LOWLEVEL_DECORATORS, MOUNT_METHODS, SERVER_CLASSES, UNKNOWN,
-    BoundV, ClsV, ComponentV, Const, DictMethodV, DictV, Ext, FuncV, InstV, ListMethodV, MethodV, ModV, NsV,
-    Param, PartialStr, Seq, ServerV, UnionV, Value, options, union,
+    ADD_METHODS,
+    DECORATOR_METHODS,
+    LOWLEVEL,
+    LOWLEVEL_DECORATORS,
+    MOUNT_METHODS,
+    SERVER_CLASSES,
+    UNKNOWN,
+    BoundV,
+    ClsV,
+    ComponentV,
+    Const,
+    DictMethodV,
+    DictV,
+    Ext,
+    FuncV,
+    InstV,
+    ListMethodV,
+    MethodV,
+    ModV,
+    NsV,
+    Param,
+    PartialStr,
+    Seq,
+    ServerV,
+    UnionV,
+    Value,
+    options,
+    union,
 )
 
 MAX_UNROLL = 2000
@@ -23,7 +49,7 @@ MAX_UNROLL = 2000
 class ExprsMixin:
     # -- expressions ------------------------------------------------------------------------------
 
-    def ev(self, node: Optional[ast.AST], frame: Frame) -> Value:
+    def ev(self, node: ast.AST | None, frame: Frame) -> Value:
         if node is None:
             return UNKNOWN
         method = getattr(self, "ev_" + type(node).__name__, None)
@@ -144,14 +170,18 @@ class ExprsMixin:
 
     def ev_Lambda(self, node, frame):
         prefix = frame.scope_name()
-        func = FuncV(frame.module, node, f"{prefix}.<lambda>" if prefix != "<module>" else "<lambda>",
-                     closure=frame if frame.kind == "function" else None)
+        func = FuncV(
+            frame.module,
+            node,
+            f"{prefix}.<lambda>" if prefix != "<module>" else "<lambda>",
+            closure=frame if frame.kind == "function" else None,
+        )
         return func
 
     def ev_Subscript(self, node, frame):
         owner = self.ev(node.value, frame)
         if isinstance(owner, (ClsV, Ext)) and self.server_framework(owner):
-            return owner        # MCPServer[AppState]: the generic alias constructs the same class
+            return owner  # MCPServer[AppState]: the generic alias constructs the same class
         key = self.ev(node.slice, frame)
         if isinstance(owner, Seq) and isinstance(key, Const) and isinstance(key.value, int):
             try:
@@ -184,7 +214,7 @@ class ExprsMixin:
     def ev_DictComp(self, node, frame):
         return DictV([])
 
-    def iter_values(self, value: Value) -> Optional[list]:
+    def iter_values(self, value: Value) -> list | None:
         if isinstance(value, Seq):
             return list(value.items)[:MAX_UNROLL]
         if isinstance(value, DictV):
@@ -195,7 +225,7 @@ class ExprsMixin:
 
     # -- attributes -------------------------------------------------------------------------------
 
-    def getattr_value(self, owner: Value, attr: str, owner_node: Optional[ast.AST] = None) -> Value:
+    def getattr_value(self, owner: Value, attr: str, owner_node: ast.AST | None = None) -> Value:
         via_self = isinstance(owner_node, ast.Name) and owner_node.id == "self"
         if isinstance(owner, ModV):
             return self.module_global(owner.module, attr, owner.dotted)
@@ -244,7 +274,7 @@ class ExprsMixin:
         name = self.handler_of(fn)[2]
         return Const(name) if name else UNKNOWN
 
-    def class_attr(self, cls: Any, attr: str, seen: Optional[set] = None) -> Optional[Value]:
+    def class_attr(self, cls: Any, attr: str, seen: set | None = None) -> Value | None:
         if not isinstance(cls, ClsV):
             return None
         seen = seen if seen is not None else set()
@@ -260,7 +290,7 @@ class ExprsMixin:
                     return found
         return None
 
-    def server_framework(self, cls: Value, seen: Optional[set] = None) -> Optional[str]:
+    def server_framework(self, cls: Value, seen: set | None = None) -> str | None:
         if isinstance(cls, Ext):
             return SERVER_CLASSES.get(cls.qual)
         if not isinstance(cls, ClsV):

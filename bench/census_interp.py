@@ -8,22 +8,38 @@ function that mentions a registration but that nothing ran ("standalone", its pa
 follows calls into the unit's own functions and classes (bases in other files included), unrolls loops
 over lists it can see, takes both branches of an ``if``, and never imports or runs the unit's code.
 """
+
 from __future__ import annotations
 
 import ast
 import builtins
 import re
 from pathlib import Path
-from typing import Optional
 
-from census_values import (
-    FASTMCP, INTERESTING_TOKENS, MCP1, MCP2, UNKNOWN, ClsV, Const, DictV, Ext, FuncV, InstV, ModV, NsV, Seq, ServerV,
-    Value, options, union,
-)
 from census_calls import STATEMENT_BUDGET, CallsMixin
 from census_exprs import ExprsMixin
 from census_model import Frame, Module
 from census_register import RegisterMixin
+from census_values import (
+    FASTMCP,
+    INTERESTING_TOKENS,
+    MCP1,
+    MCP2,
+    UNKNOWN,
+    ClsV,
+    Const,
+    DictV,
+    Ext,
+    FuncV,
+    InstV,
+    ModV,
+    NsV,
+    Seq,
+    ServerV,
+    Value,
+    options,
+    union,
+)
 
 _BUILTINS = frozenset(dir(builtins))
 FRAMEWORK_TOPS = ("mcp", "fastmcp", "mcp_types")
@@ -31,10 +47,11 @@ FRAMEWORK_TOPS = ("mcp", "fastmcp", "mcp_types")
 
 _IMPORT_LINE = re.compile(
     r"^[ \t]*(?:from[ \t]+((?:mcp|fastmcp|mcp_types)(?:\.[\w.]*)?)[ \t]+import|import[ \t]+((?:mcp|fastmcp|mcp_types)\b[\w.]*))",
-    re.MULTILINE)
+    re.MULTILINE,
+)
 
 
-def module_framework(text: str) -> Optional[str]:
+def module_framework(text: str) -> str | None:
     """The framework a module's imports name (fastmcp > mcp 2.x > mcp 1.x > any mcp), from its import lines."""
     found = {a or b for a, b in _IMPORT_LINE.findall(text)}
     if not found:
@@ -60,16 +77,16 @@ class UnitInterpreter(ExprsMixin, CallsMixin, RegisterMixin):
         self.entry_points = entry_points
         self.registrations: list = []
         self.servers: list = []
-        self.mounts: list = []           # (parent ServerV, child ServerV, prefix, site, module)
-        self.unresolved: list = []       # registration-shaped calls whose receiver or handler is unknown
-        self.stack: list = []            # FuncV being executed
+        self.mounts: list = []  # (parent ServerV, child ServerV, prefix, site, module)
+        self.unresolved: list = []  # registration-shaped calls whose receiver or handler is unknown
+        self.stack: list = []  # FuncV being executed
         self.cond_depth = 0
         self.loop_depth = 0
         self.standalone = False
         self.collectors: list = []
         self.memo: dict = {}
         self.executed: set = set()
-        self.func_values: dict = {}      # id(def node) -> the last FuncV made for it
+        self.func_values: dict = {}  # id(def node) -> the last FuncV made for it
         self.inferred_servers: dict = {}
         self.statements = 0
         self.budget_exhausted = False
@@ -77,7 +94,7 @@ class UnitInterpreter(ExprsMixin, CallsMixin, RegisterMixin):
         self._by_site: dict = {}
         self._keys: dict = {}
         self.lister_sites: set = set()
-        self.site_stack: list = []       # "file:line" of the calls being evaluated
+        self.site_stack: list = []  # "file:line" of the calls being evaluated
         self.loop_memo: dict = {}
 
     # -- driver ----------------------------------------------------------------------------------
@@ -112,7 +129,7 @@ class UnitInterpreter(ExprsMixin, CallsMixin, RegisterMixin):
 
     def interesting(self, func: FuncV) -> bool:
         node = func.node
-        text = "\n".join(func.module.lines[node.lineno - 1: node.end_lineno])
+        text = "\n".join(func.module.lines[node.lineno - 1 : node.end_lineno])
         return any(token in text for token in INTERESTING_TOKENS)
 
     def run_standalone(self, func: FuncV) -> None:
@@ -123,7 +140,7 @@ class UnitInterpreter(ExprsMixin, CallsMixin, RegisterMixin):
 
     # -- modules ----------------------------------------------------------------------------------
 
-    def find_module(self, dotted: str, importer: Optional[Module]) -> Optional[Module]:
+    def find_module(self, dotted: str, importer: Module | None) -> Module | None:
         found = self.by_name.get(dotted)
         if not found:
             return None
@@ -132,7 +149,7 @@ class UnitInterpreter(ExprsMixin, CallsMixin, RegisterMixin):
         parts = importer.path.parts
         return max(found, key=lambda m: _common_prefix(m.path.parts, parts))
 
-    def module_value(self, dotted: str, importer: Optional[Module]) -> Value:
+    def module_value(self, dotted: str, importer: Module | None) -> Value:
         module = self.find_module(dotted, importer)
         if module is not None:
             return ModV(module, dotted)
@@ -140,7 +157,7 @@ class UnitInterpreter(ExprsMixin, CallsMixin, RegisterMixin):
             return NsV(dotted)
         return Ext(dotted)
 
-    def relative_base(self, importer: Module, level: int, module: Optional[str]) -> Optional[Path]:
+    def relative_base(self, importer: Module, level: int, module: str | None) -> Path | None:
         base = importer.path.parent
         for _ in range(level - 1):
             base = base.parent
@@ -148,7 +165,7 @@ class UnitInterpreter(ExprsMixin, CallsMixin, RegisterMixin):
             base = base.joinpath(*module.split("."))
         return base
 
-    def module_at(self, base: Path) -> Optional[Module]:
+    def module_at(self, base: Path) -> Module | None:
         for candidate in (base.with_suffix(".py"), base / "__init__.py"):
             for module in self.modules:
                 if module.path == candidate:
@@ -243,7 +260,7 @@ class UnitInterpreter(ExprsMixin, CallsMixin, RegisterMixin):
         iterable = self.ev(stmt.iter, frame)
         elements = self.iter_values(iterable)
         if elements and all(isinstance(e, Const) for e in elements) and not self.loop_may_register(stmt, frame):
-            elements = None     # ``for i in range(250)`` in a script: once, with i unknown
+            elements = None  # ``for i in range(250)`` in a script: once, with i unknown
         self.loop_depth += 1
         if elements is None:
             self.assign(stmt.target, UNKNOWN, frame)
@@ -260,7 +277,7 @@ class UnitInterpreter(ExprsMixin, CallsMixin, RegisterMixin):
     def loop_may_register(self, stmt, frame) -> bool:
         cached = self.loop_memo.get(id(stmt))
         if cached is None:
-            lines = frame.module.lines[stmt.body[0].lineno - 1: stmt.body[-1].end_lineno]
+            lines = frame.module.lines[stmt.body[0].lineno - 1 : stmt.body[-1].end_lineno]
             text = "\n".join(lines)
             cached = any(token in text for token in INTERESTING_TOKENS + ("mcp", "server", "register"))
             self.loop_memo[id(stmt)] = cached
@@ -344,7 +361,7 @@ class UnitInterpreter(ExprsMixin, CallsMixin, RegisterMixin):
                 continue
             self.bind(frame, local, self.module_global(source, alias.name, dotted))
 
-    def _import_star(self, source: Optional[Module], frame: Frame) -> None:
+    def _import_star(self, source: Module | None, frame: Frame) -> None:
         if source is None:
             return
         self.ensure_executed(source)
@@ -412,7 +429,7 @@ class UnitInterpreter(ExprsMixin, CallsMixin, RegisterMixin):
     def lookup(self, name: str, frame: Frame) -> Value:
         if name in frame.global_names:
             return frame.module.frame.vars.get(name, UNKNOWN)
-        scope: Optional[Frame] = frame
+        scope: Frame | None = frame
         while scope is not None:
             if name in scope.vars:
                 return scope.vars[name]
@@ -428,9 +445,14 @@ class UnitInterpreter(ExprsMixin, CallsMixin, RegisterMixin):
 
 
 def _is_main_guard(test: ast.AST) -> bool:
-    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
-            and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant)
-            and test.comparators[0].value == "__main__")
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.comparators) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )
 
 
 def _common_prefix(a: tuple, b: tuple) -> int:

@@ -1,10 +1,11 @@
 """The census interpreter's data: a unit's modules, the frames it runs them in, the registrations it finds."""
+
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from census_values import ClsV, FuncV
 
@@ -12,11 +13,11 @@ from census_values import ClsV, FuncV
 @dataclass
 class Module:
     path: Path
-    rel: str                     # path relative to the corpus root, for output
+    rel: str  # path relative to the corpus root, for output
     tree: ast.Module
     lines: list
-    names: list                  # every dotted name this module can be imported as
-    framework: Optional[str]     # the framework its imports name (for unannotated receivers)
+    names: list  # every dotted name this module can be imported as
+    framework: str | None  # the framework its imports name (for unannotated receivers)
     frame: Any = None
     state: str = "new"
 
@@ -24,10 +25,10 @@ class Module:
 @dataclass
 class Frame:
     module: Module
-    kind: str                    # "module" | "class" | "function"
-    parent: Optional["Frame"] = None
-    func: Optional[FuncV] = None
-    cls: Optional[ClsV] = None
+    kind: str  # "module" | "class" | "function"
+    parent: Frame | None = None
+    func: FuncV | None = None
+    cls: ClsV | None = None
     vars: dict = field(default_factory=dict)
     global_names: set = field(default_factory=set)
     returns: list = field(default_factory=list)
@@ -42,36 +43,36 @@ class Frame:
 
 @dataclass
 class Registration:
-    kind: str                    # tool | resource | prompt | dispatcher | listed-tool | listed-resource | ...
+    kind: str  # tool | resource | prompt | dispatcher | listed-tool | listed-resource | ...
     framework: str
     form: str
-    name: Optional[str]
+    name: str | None
     file: str
     line: int
     col: int
-    handler: Optional[str]
-    handler_file: Optional[str]
-    handler_line: Optional[int]
+    handler: str | None
+    handler_file: str | None
+    handler_line: int | None
     handler_form: str
-    server: Optional[str]
-    server_name: Optional[str]
+    server: str | None
+    server_name: str | None
     scope: str
-    via: list                    # the unit functions being run when it registered, outermost first
-    call_sites: list             # the calls that led there, outermost first ("file:line")
+    via: list  # the unit functions being run when it registered, outermost first
+    call_sites: list  # the calls that led there, outermost first ("file:line")
     conditional: bool
     loop: bool
     reached: bool
     decorators: list = field(default_factory=list)
-    uri: Optional[str] = None
-    version: Optional[str] = None    # fastmcp 3: one name may have several versions
+    uri: str | None = None
+    version: str | None = None  # fastmcp 3: one name may have several versions
     mounted_as: list = field(default_factory=list)
     notes: list = field(default_factory=list)
-    request_time: bool = False   # made inside a registered handler's body, while that tool runs
-    server_ref: Any = None       # the ServerV (not serialised)
-    handler_ref: Any = None      # the handler's FuncV (not serialised)
-    receiver_ref: Any = None     # a bound method's receiver (not serialised)
-    handler_node: Any = None     # the handler's def node (not serialised)
-    handler_module: Any = None   # its Module (not serialised)
+    request_time: bool = False  # made inside a registered handler's body, while that tool runs
+    server_ref: Any = None  # the ServerV (not serialised)
+    handler_ref: Any = None  # the handler's FuncV (not serialised)
+    receiver_ref: Any = None  # a bound method's receiver (not serialised)
+    handler_node: Any = None  # the handler's def node (not serialised)
+    handler_module: Any = None  # its Module (not serialised)
     dedupe: Any = None
 
     def as_json(self) -> dict:

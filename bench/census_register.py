@@ -5,15 +5,32 @@ copies it, a wrapper without it replaces it, ``functools.partial`` has none); on
 kind, name, version), as the frameworks keep one; a low-level server's ``list_tools`` handler is run to see
 the ``types.Tool(name=...)`` it lists, and its dispatcher is a definition of its own.
 """
+
 from __future__ import annotations
 
 import ast
-from typing import Optional
 
 from census_model import Registration
 from census_values import (
-    FASTMCP, LOWLEVEL_DECORATORS, UNKNOWN, BoundV, ComponentV, Const, FuncV, ListedV, Param, PartialV, Seq,
-    ServerV, UnionV, Value, WrappedV, literal_str, name_text, options, short_source,
+    FASTMCP,
+    LOWLEVEL_DECORATORS,
+    UNKNOWN,
+    BoundV,
+    ComponentV,
+    Const,
+    FuncV,
+    ListedV,
+    Param,
+    PartialV,
+    Seq,
+    ServerV,
+    UnionV,
+    Value,
+    WrappedV,
+    literal_str,
+    name_text,
+    options,
+    short_source,
 )
 
 
@@ -24,8 +41,16 @@ class RegisterMixin:
         role, kind = LOWLEVEL_DECORATORS[method]
         if role == "dispatcher":
             label = f"server '{server.name}' {method}" if server.name else f"server {server.label} {method}"
-            self.register("dispatcher" if kind == "tool" else f"{kind}-dispatcher", server, fn, form, site, frame,
-                          explicit=Const(label), def_node=def_node)
+            self.register(
+                "dispatcher" if kind == "tool" else f"{kind}-dispatcher",
+                server,
+                fn,
+                form,
+                site,
+                frame,
+                explicit=Const(label),
+                def_node=def_node,
+            )
             return
         for option in options(fn):
             handler = self.handler_of(option)[0]
@@ -50,10 +75,18 @@ class RegisterMixin:
                     listed.append(item)
             approximate = any(isinstance(v, Seq) and v.approximate for v in _walk_seqs(result))
             for item in listed:
-                self.register(f"listed-{kind}", server, UNKNOWN, f"{method} -> types.{kind.title()}(name=)",
-                              item.site, frame, explicit=Const(item.name) if item.name else None,
-                              module_override=item.module, lister=handler,
-                              notes=["approximate (filtered or partly unknown list)"] if approximate else [])
+                self.register(
+                    f"listed-{kind}",
+                    server,
+                    UNKNOWN,
+                    f"{method} -> types.{kind.title()}(name=)",
+                    item.site,
+                    frame,
+                    explicit=Const(item.name) if item.name else None,
+                    module_override=item.module,
+                    lister=handler,
+                    notes=["approximate (filtered or partly unknown list)"] if approximate else [],
+                )
 
     # -- registrations ----------------------------------------------------------------------------
 
@@ -73,7 +106,12 @@ class RegisterMixin:
             return fn.func, "self.method" if fn.via_self else "bound method", fn.func.name, []
         if isinstance(fn, PartialV):
             inner = self.handler_of(fn.func)
-            return inner[0], f"partial({inner[1]})", None, inner[3] + ["functools.partial has no __name__: name= is needed"]
+            return (
+                inner[0],
+                f"partial({inner[1]})",
+                None,
+                inner[3] + ["functools.partial has no __name__: name= is needed"],
+            )
         if isinstance(fn, WrappedV):
             inner = self.handler_of(fn.inner)
             name = inner[2] if fn.wraps or fn.outer is None else self.handler_of(fn.outer)[2]
@@ -93,12 +131,30 @@ class RegisterMixin:
             return None, "unresolved (several values)", None, []
         return None, "unresolved", None, []
 
-    def register(self, kind: str, server: Optional[ServerV], fn: Value, form: str, site, frame, explicit=None,
-                 uri=None, def_node=None, notes=None, module_override=None, lister=None, version=None):
+    def register(
+        self,
+        kind: str,
+        server: ServerV | None,
+        fn: Value,
+        form: str,
+        site,
+        frame,
+        explicit=None,
+        uri=None,
+        def_node=None,
+        notes=None,
+        module_override=None,
+        lister=None,
+        version=None,
+    ):
         module = module_override or frame.module
         last = None
         for option in options(fn) if fn is not UNKNOWN else [UNKNOWN]:
-            if isinstance(option, ComponentV) and getattr(option, "registration", None) is not None and server is not None:
+            if (
+                isinstance(option, ComponentV)
+                and getattr(option, "registration", None) is not None
+                and server is not None
+            ):
                 attached = option.registration
                 attached.server, attached.server_name = server.label, server.name
                 attached.framework, attached.server_ref = server.framework, server
@@ -115,15 +171,27 @@ class RegisterMixin:
             if def_node is not None:
                 decorators = [short_source(d, 60) for d in def_node.decorator_list if d is not site]
             registration = Registration(
-                kind=kind, framework=server.framework if server is not None else FASTMCP, form=form, name=name,
-                file=module.rel, line=site.lineno, col=site.col_offset,
+                kind=kind,
+                framework=server.framework if server is not None else FASTMCP,
+                form=form,
+                name=name,
+                file=module.rel,
+                line=site.lineno,
+                col=site.col_offset,
                 handler=handler.qualname if handler is not None else None,
                 handler_file=handler.module.rel if handler is not None else None,
                 handler_line=handler.node.lineno if handler is not None else None,
-                handler_form=handler_form, server=server.label if server is not None else None,
-                server_name=server.name if server is not None else None, scope=frame.scope_name(),
-                via=[f.qualname for f in self.stack], call_sites=list(self.site_stack), conditional=self.cond_depth > 0, loop=self.loop_depth > 0,
-                reached=not self.standalone, decorators=decorators, uri=uri or getattr(option, "uri", None),
+                handler_form=handler_form,
+                server=server.label if server is not None else None,
+                server_name=server.name if server is not None else None,
+                scope=frame.scope_name(),
+                via=[f.qualname for f in self.stack],
+                call_sites=list(self.site_stack),
+                conditional=self.cond_depth > 0,
+                loop=self.loop_depth > 0,
+                reached=not self.standalone,
+                decorators=decorators,
+                uri=uri or getattr(option, "uri", None),
                 notes=list(notes or []) + [n for n in handler_notes if n],
             )
             registration.server_ref = server
@@ -146,8 +214,13 @@ class RegisterMixin:
             if registration.name is not None and registration.server_ref is not None:
                 # servers built at one constructor site are one server (a factory called twice, both
                 # branches of an if): the census counts what one process serves
-                key = ("name", registration.kind, registration.server_ref.label, registration.name,
-                       registration.version)
+                key = (
+                    "name",
+                    registration.kind,
+                    registration.server_ref.label,
+                    registration.name,
+                    registration.version,
+                )
             else:
                 key = ("site",) + registration.dedupe
         else:

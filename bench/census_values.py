@@ -6,11 +6,12 @@ would be (a server, a function, a list of functions, a string...). Everything th
 know is ``UNKNOWN``. Nothing here imports fusion_lint, mcp_fusion or any framework: the frameworks are
 names in the tables below, matched after import resolution, however the unit spells or aliases them.
 """
+
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 # -- framework tables (qualified names after import resolution) ---------------------------------
 
@@ -47,17 +48,36 @@ OPAQUE_SERVER_FACTORIES = {
 }
 
 _COMPONENT_PREFIXES = {
-    "tool": ("mcp.server.fastmcp.tools", "mcp.server.fastmcp.tools.base", "mcp.server.mcpserver.tools",
-             "mcp.server.mcpserver.tools.base", "fastmcp.tools", "fastmcp.tools.tool",
-             "fastmcp.tools.function_tool"),
-    "prompt": ("mcp.server.fastmcp.prompts", "mcp.server.fastmcp.prompts.base", "mcp.server.mcpserver.prompts",
-               "mcp.server.mcpserver.prompts.base", "fastmcp.prompts", "fastmcp.prompts.prompt",
-               "fastmcp.prompts.function_prompt"),
-    "resource": ("mcp.server.fastmcp.resources", "mcp.server.fastmcp.resources.types",
-                 "mcp.server.fastmcp.resources.templates", "mcp.server.mcpserver.resources",
-                 "mcp.server.mcpserver.resources.types", "mcp.server.mcpserver.resources.templates",
-                 "fastmcp.resources", "fastmcp.resources.resource", "fastmcp.resources.template",
-                 "fastmcp.resources.function_resource"),
+    "tool": (
+        "mcp.server.fastmcp.tools",
+        "mcp.server.fastmcp.tools.base",
+        "mcp.server.mcpserver.tools",
+        "mcp.server.mcpserver.tools.base",
+        "fastmcp.tools",
+        "fastmcp.tools.tool",
+        "fastmcp.tools.function_tool",
+    ),
+    "prompt": (
+        "mcp.server.fastmcp.prompts",
+        "mcp.server.fastmcp.prompts.base",
+        "mcp.server.mcpserver.prompts",
+        "mcp.server.mcpserver.prompts.base",
+        "fastmcp.prompts",
+        "fastmcp.prompts.prompt",
+        "fastmcp.prompts.function_prompt",
+    ),
+    "resource": (
+        "mcp.server.fastmcp.resources",
+        "mcp.server.fastmcp.resources.types",
+        "mcp.server.fastmcp.resources.templates",
+        "mcp.server.mcpserver.resources",
+        "mcp.server.mcpserver.resources.types",
+        "mcp.server.mcpserver.resources.templates",
+        "fastmcp.resources",
+        "fastmcp.resources.resource",
+        "fastmcp.resources.template",
+        "fastmcp.resources.function_resource",
+    ),
 }
 _COMPONENT_CLASSES = {
     "tool": ("Tool", "FunctionTool"),
@@ -85,49 +105,89 @@ FROM_FUNCTION = {
 RESOURCE_OBJECTS = {
     f"{prefix}.{cls}": _framework_of_module(prefix)
     for prefix in _COMPONENT_PREFIXES["resource"]
-    for cls in ("TextResource", "BinaryResource", "FileResource", "HttpResource", "DirectoryResource",
-                "FunctionResource")
+    for cls in (
+        "TextResource",
+        "BinaryResource",
+        "FileResource",
+        "HttpResource",
+        "DirectoryResource",
+        "FunctionResource",
+    )
 }
 # fastmcp 3's standalone decorators (discovered by FileSystemProvider or added with add_tool).
 STANDALONE_DECORATORS = {
-    "fastmcp.tools.tool": "tool", "fastmcp.tools.tool.tool": "tool",
+    "fastmcp.tools.tool": "tool",
+    "fastmcp.tools.tool.tool": "tool",
     "fastmcp.tools.function_tool.tool": "tool",
-    "fastmcp.resources.resource": "resource", "fastmcp.resources.function_resource.resource": "resource",
-    "fastmcp.prompts.prompt": "prompt", "fastmcp.prompts.function_prompt.prompt": "prompt",
+    "fastmcp.resources.resource": "resource",
+    "fastmcp.resources.function_resource.resource": "resource",
+    "fastmcp.prompts.prompt": "prompt",
+    "fastmcp.prompts.function_prompt.prompt": "prompt",
 }
 # The low-level server's wire types (a list_tools handler returns these).
 LOWLEVEL_LISTED = {
-    "mcp.types.Tool": "tool", "mcp_types.Tool": "tool",
-    "mcp.types.Resource": "resource", "mcp_types.Resource": "resource",
-    "mcp.types.ResourceTemplate": "resource", "mcp_types.ResourceTemplate": "resource",
-    "mcp.types.Prompt": "prompt", "mcp_types.Prompt": "prompt",
+    "mcp.types.Tool": "tool",
+    "mcp_types.Tool": "tool",
+    "mcp.types.Resource": "resource",
+    "mcp_types.Resource": "resource",
+    "mcp.types.ResourceTemplate": "resource",
+    "mcp_types.ResourceTemplate": "resource",
+    "mcp.types.Prompt": "prompt",
+    "mcp_types.Prompt": "prompt",
 }
 LOWLEVEL_RESULTS = {
-    "mcp.types.ListToolsResult": "tools", "mcp_types.ListToolsResult": "tools",
-    "mcp.types.ListResourcesResult": "resources", "mcp_types.ListResourcesResult": "resources",
-    "mcp.types.ListPromptsResult": "prompts", "mcp_types.ListPromptsResult": "prompts",
+    "mcp.types.ListToolsResult": "tools",
+    "mcp_types.ListToolsResult": "tools",
+    "mcp.types.ListResourcesResult": "resources",
+    "mcp_types.ListResourcesResult": "resources",
+    "mcp.types.ListPromptsResult": "prompts",
+    "mcp_types.ListPromptsResult": "prompts",
 }
 # Registration methods of the high-level servers -> the kind they register.
 DECORATOR_METHODS = {"tool": "tool", "resource": "resource", "prompt": "prompt"}
-ADD_METHODS = {"add_tool": "tool", "add_resource": "resource", "add_template": "resource",
-               "add_resource_fn": "resource", "add_prompt": "prompt"}
+ADD_METHODS = {
+    "add_tool": "tool",
+    "add_resource": "resource",
+    "add_template": "resource",
+    "add_resource_fn": "resource",
+    "add_prompt": "prompt",
+}
 MOUNT_METHODS = {"mount", "import_server"}
 # Low-level handler decorators (1.x) and constructor keywords (2.x) -> (role, kind).
 LOWLEVEL_DECORATORS = {
-    "call_tool": ("dispatcher", "tool"), "list_tools": ("lister", "tool"),
-    "read_resource": ("dispatcher", "resource"), "list_resources": ("lister", "resource"),
+    "call_tool": ("dispatcher", "tool"),
+    "list_tools": ("lister", "tool"),
+    "read_resource": ("dispatcher", "resource"),
+    "list_resources": ("lister", "resource"),
     "list_resource_templates": ("lister", "resource"),
-    "get_prompt": ("dispatcher", "prompt"), "list_prompts": ("lister", "prompt"),
+    "get_prompt": ("dispatcher", "prompt"),
+    "list_prompts": ("lister", "prompt"),
 }
 LOWLEVEL_KEYWORDS = {f"on_{name}": role for name, role in LOWLEVEL_DECORATORS.items()}
 
 # The text a function must contain for the interpreter to run it "standalone" when nothing calls it.
-INTERESTING_TOKENS = (".tool", ".resource", ".prompt", "add_tool", "add_resource", "add_prompt", "add_template",
-                      ".mount", "import_server", "call_tool", "list_tools", "FastMCP", "MCPServer", "Server(",
-                      "from_function", "on_call_tool")
+INTERESTING_TOKENS = (
+    ".tool",
+    ".resource",
+    ".prompt",
+    "add_tool",
+    "add_resource",
+    "add_prompt",
+    "add_template",
+    ".mount",
+    "import_server",
+    "call_tool",
+    "list_tools",
+    "FastMCP",
+    "MCPServer",
+    "Server(",
+    "from_function",
+    "on_call_tool",
+)
 
 
 # -- values ----------------------------------------------------------------------------------------
+
 
 class Value:
     """Base of every abstract value; ``key`` identifies it for de-duplication and memoisation."""
@@ -150,6 +210,7 @@ UNKNOWN = Unknown()
 @dataclass(eq=False)
 class Param(Value):
     """A parameter whose argument is not known (standalone execution, unknown call-site argument)."""
+
     name: str
     func: str
     module: Any
@@ -169,6 +230,7 @@ class Const(Value):
 @dataclass(eq=False)
 class PartialStr(Value):
     """A string with parts the census cannot know (``prefix + "list_instances"``): ``{?}`` marks them."""
+
     pattern: str
 
     def key(self) -> Any:
@@ -178,17 +240,18 @@ class PartialStr(Value):
 @dataclass(eq=False)
 class Seq(Value):
     items: list
-    approximate: bool = False   # built by a filtered comprehension or a loop we could not unroll
+    approximate: bool = False  # built by a filtered comprehension or a loop we could not unroll
 
 
 @dataclass(eq=False)
 class DictV(Value):
-    items: list   # [(key Value, value Value)]
+    items: list  # [(key Value, value Value)]
 
 
 @dataclass(eq=False)
 class Ext(Value):
     """A name from outside the unit: ``fastmcp.FastMCP``, ``functools.partial``, ``builtins.getattr``."""
+
     qual: str
 
     def key(self) -> Any:
@@ -197,7 +260,7 @@ class Ext(Value):
 
 @dataclass(eq=False)
 class ModV(Value):
-    module: Any     # census_interp.Module
+    module: Any  # census_interp.Module
     dotted: str
 
     def key(self) -> Any:
@@ -207,6 +270,7 @@ class ModV(Value):
 @dataclass(eq=False)
 class NsV(Value):
     """A namespace package prefix of unit modules (``awslabs`` without an ``__init__.py``)."""
+
     dotted: str
 
     def key(self) -> Any:
@@ -216,10 +280,10 @@ class NsV(Value):
 @dataclass(eq=False)
 class FuncV(Value):
     module: Any
-    node: ast.AST            # FunctionDef | AsyncFunctionDef | Lambda
+    node: ast.AST  # FunctionDef | AsyncFunctionDef | Lambda
     qualname: str
-    closure: Any = None      # the defining Frame (None at module level: the module's frame is used)
-    cls: Any = None          # ClsV when defined in a class body
+    closure: Any = None  # the defining Frame (None at module level: the module's frame is used)
+    cls: Any = None  # ClsV when defined in a class body
 
     @property
     def name(self) -> str:
@@ -234,7 +298,7 @@ class ClsV(Value):
     module: Any
     node: ast.ClassDef
     qualname: str
-    frame: Any               # the class body's Frame (class attributes)
+    frame: Any  # the class body's Frame (class attributes)
     bases: list
 
     def key(self) -> Any:
@@ -243,28 +307,29 @@ class ClsV(Value):
 
 @dataclass(eq=False)
 class InstV(Value):
-    cls: Any                 # ClsV
+    cls: Any  # ClsV
     attrs: dict = field(default_factory=dict)
 
 
 @dataclass(eq=False)
 class ServerV(Value):
     """An instance of a framework server (or of a unit subclass of one, ``cls`` then set)."""
+
     framework: str
-    label: str               # "<file>:<line>" of the constructor, or "param f.mcp"
-    name: Optional[str] = None
+    label: str  # "<file>:<line>" of the constructor, or "param f.mcp"
+    name: str | None = None
     cls: Any = None
     attrs: dict = field(default_factory=dict)
-    mask_error_details: Optional[bool] = None
-    opaque: bool = False     # a proxy or OpenAPI server: its tools are not in the source
-    inferred: bool = False   # an unannotated receiver in a module that imports a framework
+    mask_error_details: bool | None = None
+    opaque: bool = False  # a proxy or OpenAPI server: its tools are not in the source
+    inferred: bool = False  # an unannotated receiver in a module that imports a framework
 
 
 @dataclass(eq=False)
 class BoundV(Value):
     receiver: Value
     func: FuncV
-    via_self: bool = False   # written as self.method
+    via_self: bool = False  # written as self.method
 
     def key(self) -> Any:
         return ("bound", self.receiver.key(), self.func.key())
@@ -281,6 +346,7 @@ class PartialV(Value):
 @dataclass(eq=False)
 class WrappedV(Value):
     """A decorator's result around a function: ``wraps`` says whether the name is the inner one."""
+
     outer: Value
     inner: Value
     wraps: bool
@@ -293,6 +359,7 @@ class WrappedV(Value):
 @dataclass(eq=False)
 class MethodV(Value):
     """``server.tool`` / ``server.add_tool`` / ``param.tool``..., not yet called."""
+
     receiver: Value
     method: str
 
@@ -300,6 +367,7 @@ class MethodV(Value):
 @dataclass(eq=False)
 class RegDecoV(Value):
     """What ``server.tool(...)`` returns: a decorator that registers what it is applied to."""
+
     server: ServerV
     method: str
     args: list
@@ -320,10 +388,11 @@ class StandaloneDecoV(Value):
 @dataclass(eq=False)
 class ComponentV(Value):
     """``Tool.from_function(fn, name=...)`` and friends, or fastmcp's standalone ``@tool``."""
+
     kind: str
     framework: str
     fn: Value
-    name: Optional[str]
+    name: str | None
     site: ast.AST
     module: Any
     form: str
@@ -335,8 +404,9 @@ class ComponentV(Value):
 @dataclass(eq=False)
 class ListedV(Value):
     """A low-level ``types.Tool(name=...)`` (or Resource, Prompt) object."""
+
     kind: str
-    name: Optional[str]
+    name: str | None
     site: ast.AST
     module: Any
 
@@ -393,13 +463,13 @@ def is_callable_value(value: Value) -> bool:
     return isinstance(value, (FuncV, BoundV, PartialV, WrappedV))
 
 
-def literal_str(value: Any) -> Optional[str]:
+def literal_str(value: Any) -> str | None:
     if isinstance(value, Const) and isinstance(value.value, str):
         return value.value
     return None
 
 
-def name_text(value: Any) -> Optional[str]:
+def name_text(value: Any) -> str | None:
     """A literal name, or the pattern of a partly computed one (``{?}list_instances``)."""
     if isinstance(value, PartialStr):
         return value.pattern

@@ -14,6 +14,7 @@ Wall times are the median per way; ratios are the median of the rounds' ratios t
 The claim measured: off costs nothing (≈ 1.00×); on costs the recorder and the linter's reading of
 the project once per session (its cache warm after the first run, as when a developer re-runs).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,7 +44,9 @@ def run_once(suite: list[str], extra: list[str]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("suite", nargs="*", default=["tests/contracts"], help="what pytest runs (default: tests/contracts)")
+    parser.add_argument(
+        "suite", nargs="*", default=["tests/contracts"], help="what pytest runs (default: tests/contracts)"
+    )
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     names = list(WAYS)

@@ -7,6 +7,7 @@
 
 Everything is seeded: the same arguments always give the same bytes.
 """
+
 from __future__ import annotations
 
 import random
@@ -143,7 +144,7 @@ _BAD_LOCKED = (
 _GOOD_EMPTY = '        raise context.fail("{reason}", "Nothing to save")'
 _BAD_EMPTY = ('        raise McpError(JsonRpcErrorCode.INVALID_PARAMS, "empty payload")',)  # FL301, FL200
 _GOOD_CANCEL = "        except asyncio.CancelledError:\n            raise"
-_BAD_CANCEL = "        except asyncio.CancelledError:\n            log.warning(\"cancelled\")"  # FL304
+_BAD_CANCEL = '        except asyncio.CancelledError:\n            log.warning("cancelled")'  # FL304
 
 
 def _recovery(rng: random.Random, name: str) -> str:
@@ -177,8 +178,16 @@ def tool_module(index: int, package: str = PACKAGE) -> str:
         roll = rng.random()
         # Mostly the code the handler's factories raise; sometimes another one (FL200), rarely a typo (FL104).
         code = "NOT_FOUND" if roll < 0.8 else "NOPE" if roll < 0.83 else rng.choice(_CODES)
-        fields = dict(index=index, noun=noun, name=name, reason=_reason(rng, noun), code=code,
-                      recovery=_recovery(rng, name), upper=name.upper(), verb="Fetch")
+        fields = dict(
+            index=index,
+            noun=noun,
+            name=name,
+            reason=_reason(rng, noun),
+            code=code,
+            recovery=_recovery(rng, name),
+            upper=name.upper(),
+            verb="Fetch",
+        )
         if slot % 4 == 1:
             fields["empty_body"] = _pick(rng, _GOOD_EMPTY, _BAD_EMPTY).format(**fields)
             parts.append(_DICT_CONTRACT.format(**fields))
@@ -210,8 +219,11 @@ RATE_LIMIT_ENTRY = ErrorContract(
 
 
 def services_module() -> str:
-    lines = ['"""The service layer the tools call: it raises the reasons marked thrown_by="service"."""',
-             "from mcp_fusion import rate_limited, service_unavailable", ""]
+    lines = [
+        '"""The service layer the tools call: it raises the reasons marked thrown_by="service"."""',
+        "from mcp_fusion import rate_limited, service_unavailable",
+        "",
+    ]
     for noun in _NOUNS:
         lines += [
             "",

@@ -16,6 +16,7 @@ project resolution every lint performs), so every file it handles can be named:
 Consultations are seen by wrapping ``ProjectIndex.module_facts`` on the run's own index (every
 cross-file lookup goes through it); the files loaded on demand are ``Analysis.loaded``.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,7 +27,6 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from fusion_lint.engine import Analysis, Options, analyse, configure
 from fusion_lint.facts.model import ConcatExpr, Entry, EntryItem, FileFacts, ListExpr
@@ -64,6 +64,7 @@ class FileCounts:
 
 def binds_contract(facts: FileFacts) -> bool:
     """A module-level contract: one ``ErrorContract(...)``/dict entry, or a list (or sum) holding one."""
+
     def holds_entry(binding: object) -> bool:
         if isinstance(binding, Entry):
             return True
@@ -76,7 +77,7 @@ def binds_contract(facts: FileFacts) -> bool:
     return any(holds_entry(binding) for binding in facts.bindings.values())
 
 
-def count_files(tree: Path, jobs: Optional[int] = None) -> FileCounts:
+def count_files(tree: Path, jobs: int | None = None) -> FileCounts:
     """Lint ``tree`` in this process (no cache: nothing is written) and name what it read and parsed."""
     options = Options(paths=[str(tree)], jobs=jobs, use_cache=False)
     config, settings = configure(options)
@@ -111,9 +112,13 @@ def count_files(tree: Path, jobs: Optional[int] = None) -> FileCounts:
     # (Only among files nothing else accounts for; a helper's own registration is a template.)
     reached = {r.path for d in view.definitions for r in d.reach}
     reached |= {path for d in view.definitions for path in d.contract.files}
-    dynamic = {path for path, facts in analysis.files.items()
-               if path in admitted and path not in defines | reached | consulted
-               and any(d.template is None for d in facts.definitions)}  # fmt: skip
+    dynamic = {
+        path
+        for path, facts in analysis.files.items()
+        if path in admitted
+        and path not in defines | reached | consulted
+        and any(d.template is None for d in facts.definitions)
+    }
     defines |= dynamic
     parsed = sorted(admitted)
     walked = {r.path for r in analysis.results}
@@ -154,7 +159,7 @@ REGISTERS = "mentions a registration it does not make (a helper taking a server,
 IMPORTS_ONLY = "imports a framework or a server hub for other names (types, errors, Context, run())"
 
 
-def nothing_kind(path: str, facts: Optional[FileFacts]) -> str:
+def nothing_kind(path: str, facts: FileFacts | None) -> str:
     """What a file parsed for nothing is: the pre-scan reads text, so each of these imports a
     framework (or a project module binding a server) and only the parse can tell it defines nothing."""
     if is_test(path):
@@ -173,7 +178,13 @@ _REGISTRATION = re.compile(rb"\.(?:tool|resource|prompt|add_tool|add_resource|ad
 def is_test(path: str) -> bool:
     parts = Path(path).parts
     name = parts[-1]
-    return "tests" in parts or "test" in parts or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+    return (
+        "tests" in parts
+        or "test" in parts
+        or name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+    )
 
 
 def _recording_lookups(analysis: Analysis) -> set[str]:
@@ -182,7 +193,7 @@ def _recording_lookups(analysis: Analysis) -> set[str]:
     seen: set[str] = set()
     lookup = index.module_facts
 
-    def recorded(module: str) -> Optional[FileFacts]:
+    def recorded(module: str) -> FileFacts | None:
         facts = lookup(module)
         if facts is not None:
             seen.add(facts.path)

@@ -12,6 +12,7 @@
   are in memory and libcst is imported in every worker, so it is the parse alone. Run as
   ``python bench/corpus_measure.py --floor LIST --processes N``, it prints its figures as JSON.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,9 +23,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 
 @dataclass
@@ -62,13 +63,26 @@ with open(report, "w") as out:
 def run_measured(command: Sequence[str], cwd: Path, env: dict[str, str]) -> ProcessRun:
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryDirectory() as folder:
         report = Path(folder) / "usage"
-        subprocess.run([sys.executable, "-S", "-c", _LAUNCHER, str(report), *command], cwd=cwd, env=env, stdout=out,
-                       stderr=err, check=False)  # fmt: skip
+        subprocess.run(
+            [sys.executable, "-S", "-c", _LAUNCHER, str(report), *command],
+            cwd=cwd,
+            env=env,
+            stdout=out,
+            stderr=err,
+            check=False,
+        )
         wall, cpu, max_rss_kb, code = eval(report.read_text())  # noqa: S307  (a tuple of numbers we wrote)
         out.seek(0)
         err.seek(0)
-        return ProcessRun(list(command), wall, cpu, max_rss_kb / 1024, code, out.read().decode("utf-8", "replace"),
-                          err.read().decode("utf-8", "replace"))  # fmt: skip
+        return ProcessRun(
+            list(command),
+            wall,
+            cpu,
+            max_rss_kb / 1024,
+            code,
+            out.read().decode("utf-8", "replace"),
+            err.read().decode("utf-8", "replace"),
+        )
 
 
 @dataclass
@@ -80,7 +94,9 @@ class MemorySamples:
     samples: int = 0
 
 
-def run_sampled(command: Sequence[str], cwd: Path, env: dict[str, str], every_s: float = 0.02) -> tuple[ProcessRun, MemorySamples]:
+def run_sampled(
+    command: Sequence[str], cwd: Path, env: dict[str, str], every_s: float = 0.02
+) -> tuple[ProcessRun, MemorySamples]:
     memory = MemorySamples()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
@@ -101,8 +117,15 @@ def _finished(command: Sequence[str], wall: float, usage: object, code: int, out
     err.seek(0)
     cpu = usage.ru_utime + usage.ru_stime  # type: ignore[attr-defined]
     max_rss_mb = usage.ru_maxrss / 1024  # type: ignore[attr-defined]  (kB on Linux)
-    return ProcessRun(list(command), wall, cpu, max_rss_mb, code, out.read().decode("utf-8", "replace"),
-                      err.read().decode("utf-8", "replace"))  # fmt: skip
+    return ProcessRun(
+        list(command),
+        wall,
+        cpu,
+        max_rss_mb,
+        code,
+        out.read().decode("utf-8", "replace"),
+        err.read().decode("utf-8", "replace"),
+    )
 
 
 def _tree(root: int) -> list[int]:

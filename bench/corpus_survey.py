@@ -7,6 +7,7 @@ Built on the census (``census.py``): its registrations say which functions are h
 reads each handler's body and the unit functions it reaches (direct callee = depth 1, up to depth 3).
 Independent of fusion_lint. Test files are left out, as in the census.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,16 +19,27 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import census  # noqa: E402
-from survey_forms import print_needs, registration_forms, server_construction  # noqa: E402
 from survey_facts import (  # noqa: E402
-    ERROR_WORD, FactsBuilder, error_key_dict, error_string, exception_text_uses, names_in, own_nodes,
+    ERROR_WORD,
+    FactsBuilder,
+    error_key_dict,
+    error_string,
+    exception_text_uses,
+    names_in,
+    own_nodes,
 )
+from survey_forms import print_needs, registration_forms, server_construction  # noqa: E402
 
 NOT_UNIT = ("not unit code", "builtin", "external library", "module")
 # DESIGN §12.2's FL306 shapes (the others are counted, and listed apart)
-FL306_SHAPES = ("string starting with an error word", "dict with an 'error' key", "json.dumps({'error': ...})",
-                "[TextContent(text='Error...')]", "value built from the caught exception (other shape)",
-                "return helper(..., e) from an except clause (an error-result builder)")
+FL306_SHAPES = (
+    "string starting with an error word",
+    "dict with an 'error' key",
+    "json.dumps({'error': ...})",
+    "[TextContent(text='Error...')]",
+    "value built from the caught exception (other shape)",
+    "return helper(..., e) from an except clause (an error-result builder)",
+)
 HANDLER_KINDS = ("tool", "resource", "prompt", "dispatcher", "resource-dispatcher", "prompt-dispatcher")
 MAX_DEPTH = 3
 
@@ -51,7 +63,7 @@ class Examples:
 
     def print(self, title: str, keys=None) -> None:
         print(f"\n### {title}")
-        for key, count in (self.counts.most_common() if keys is None else [(k, self.counts[k]) for k in keys]):
+        for key, count in self.counts.most_common() if keys is None else [(k, self.counts[k]) for k in keys]:
             print(f"- {key}: {count}")
             for example in self.examples.get(key, []):
                 print(f"    - {example}")
@@ -59,8 +71,21 @@ class Examples:
 
 class HandlerSurvey:
     def __init__(self, limit: int):
-        self.ex = {name: Examples(limit) for name in ("raise", "callee_raise", "protocol", "returns", "text",
-                                                        "excepts", "suppress", "reach", "unfollowed", "inherit")}
+        self.ex = {
+            name: Examples(limit)
+            for name in (
+                "raise",
+                "callee_raise",
+                "protocol",
+                "returns",
+                "text",
+                "excepts",
+                "suppress",
+                "reach",
+                "unfollowed",
+                "inherit",
+            )
+        }
         self.handlers = 0
         self.with_success_error_body = 0
         self.with_success_error_reach = 0
@@ -89,10 +114,13 @@ class HandlerSurvey:
         module = func.module
         for raised in facts.raises:
             self.handler_raise_sites.add((module.rel, raised.node.lineno))
-            self.ex["raise"].add(f"{raised.category} raise in the handler body, {raised.caught}", unit, module,
-                                 raised.node.lineno)
+            self.ex["raise"].add(
+                f"{raised.category} raise in the handler body, {raised.caught}", unit, module, raised.node.lineno
+            )
             if raised.category in ("ToolError", "McpError"):
-                self.ex["protocol"].add(f"raise {raised.type_name} in the handler body", unit, module, raised.node.lineno)
+                self.ex["protocol"].add(
+                    f"raise {raised.type_name} in the handler body", unit, module, raised.node.lineno
+                )
         body_success_error = self.returns(unit, facts, "handler body")
         self.excepts(unit, facts, "handler body")
         # reach: BFS over resolved unit callees, depth 1..3, carrying the call sites' enclosing catches
@@ -108,8 +136,12 @@ class HandlerSurvey:
                     callee, how = builder.resolve_call(call, caller, caller_receiver)
                     if how in NOT_UNIT:
                         continue
-                    self.ex["reach"].add(f"depth {depth}: {how}{'' if callee is not None else ' (not followed)'}",
-                                         unit, caller.module, call.lineno)
+                    self.ex["reach"].add(
+                        f"depth {depth}: {how}{'' if callee is not None else ' (not followed)'}",
+                        unit,
+                        caller.module,
+                        call.lineno,
+                    )
                     if callee is None:
                         self.ex["unfollowed"].add(how, unit, caller.module, call.lineno)
                         continue
@@ -141,16 +173,25 @@ class HandlerSurvey:
                 continue
             key = (callee.module.rel, raised.node.lineno)
             caught_on_path = any(builder.matches(types, raised) and not reraises for types, reraises in path_catches)
-            status = "caught in the callee" if raised.caught == "caught" else (
-                "caught by the caller's try" if caught_on_path else "escapes to the framework")
+            status = (
+                "caught in the callee"
+                if raised.caught == "caught"
+                else ("caught by the caller's try" if caught_on_path else "escapes to the framework")
+            )
             previous = self.callee_raise_sites.get(key)
             if previous is None or (previous != "escapes to the framework" and status == "escapes to the framework"):
                 if previous is None:
-                    self.ex["callee_raise"].add(f"{raised.category} raise in a callee (depth {depth}): {status}", unit,
-                                                callee.module, raised.node.lineno)
+                    self.ex["callee_raise"].add(
+                        f"{raised.category} raise in a callee (depth {depth}): {status}",
+                        unit,
+                        callee.module,
+                        raised.node.lineno,
+                    )
                 self.callee_raise_sites[key] = status
             if raised.category in ("ToolError", "McpError") and previous is None:
-                self.ex["protocol"].add(f"raise {raised.type_name} in a callee", unit, callee.module, raised.node.lineno)
+                self.ex["protocol"].add(
+                    f"raise {raised.type_name} in a callee", unit, callee.module, raised.node.lineno
+                )
 
     def returns(self, unit, facts, where, count=True) -> bool:
         found = False
@@ -189,8 +230,13 @@ class HandlerSurvey:
             return "string starting with an error word"
         if error_key_dict(value):
             return "dict with an 'error' key"
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "dumps" \
-                and value.args and error_key_dict(value.args[0]):
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "dumps"
+            and value.args
+            and error_key_dict(value.args[0])
+        ):
             return "json.dumps({'error': ...})"
         items = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
         for item in items:
@@ -199,20 +245,39 @@ class HandlerSurvey:
                     if keyword.arg == "text" and error_string(keyword.value):
                         return "[TextContent(text='Error...')]"
         if isinstance(value, ast.Call) and ast.unparse(value.func).endswith(("CallToolResult", "ToolResult")):
-            if any(k.arg in ("isError", "is_error") and isinstance(k.value, ast.Constant) and k.value.value is True
-                   for k in value.keywords):
+            if any(
+                k.arg in ("isError", "is_error") and isinstance(k.value, ast.Constant) and k.value.value is True
+                for k in value.keywords
+            ):
                 return "CallToolResult(isError=True) (a proper failure)"
         if isinstance(value, ast.Dict):
             for key, item in zip(value.keys, value.values):
-                if isinstance(key, ast.Constant) and key.value in ("success", "ok") and \
-                        isinstance(item, ast.Constant) and item.value is False:
+                if (
+                    isinstance(key, ast.Constant)
+                    and key.value in ("success", "ok")
+                    and isinstance(item, ast.Constant)
+                    and item.value is False
+                ):
                     return "dict with success: False (no 'error' key)"
-                if isinstance(key, ast.Constant) and key.value == "status" and isinstance(item, ast.Constant) \
-                        and str(item.value).lower() in ("error", "failed", "failure"):
+                if (
+                    isinstance(key, ast.Constant)
+                    and key.value == "status"
+                    and isinstance(item, ast.Constant)
+                    and str(item.value).lower() in ("error", "failed", "failure")
+                ):
                     return "dict with status: 'error' (no 'error' key)"
-        if handler is not None and handler.name and isinstance(value, ast.Call) and handler.name in \
-                {n.id for a in list(value.args) + [k.value for k in value.keywords] for n in ast.walk(a)
-                 if isinstance(n, ast.Name)}:
+        if (
+            handler is not None
+            and handler.name
+            and isinstance(value, ast.Call)
+            and handler.name
+            in {
+                n.id
+                for a in list(value.args) + [k.value for k in value.keywords]
+                for n in ast.walk(a)
+                if isinstance(n, ast.Name)
+            }
+        ):
             return "return helper(..., e) from an except clause (an error-result builder)"
         if handler is not None and handler.name and handler.name in names_in(value):
             return "value built from the caught exception (other shape)"
@@ -223,11 +288,19 @@ class HandlerSurvey:
         for handler, _try, category, body_awaits in facts.handlers:
             if category == "specific":
                 continue
-            self.ex["excepts"].add(f"{category} ({where}); try body {'awaits' if body_awaits else 'does not await'}",
-                                   unit, module, handler.lineno)
+            self.ex["excepts"].add(
+                f"{category} ({where}); try body {'awaits' if body_awaits else 'does not await'}",
+                unit,
+                module,
+                handler.lineno,
+            )
         for with_node, names, body_awaits in facts.suppress:
-            self.ex["suppress"].add(f"contextlib.suppress({', '.join(names)}) ({where}); "
-                                    f"{'awaits' if body_awaits else 'no await'}", unit, module, with_node.lineno)
+            self.ex["suppress"].add(
+                f"contextlib.suppress({', '.join(names)}) ({where}); {'awaits' if body_awaits else 'no await'}",
+                unit,
+                module,
+                with_node.lineno,
+            )
 
 
 def _handler_of(node, parents):
@@ -261,18 +334,32 @@ def error_word_strings(results: list, ex: Examples) -> None:
 
 def _string_context(node, parents, handler_nodes) -> str:
     parent = parents.get(node)
-    if isinstance(parent, ast.Expr) and isinstance(parents.get(parent), (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                                         ast.ClassDef, ast.Module)):
+    if isinstance(parent, ast.Expr) and isinstance(
+        parents.get(parent), (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)
+    ):
         return "docstring"
     while parent is not None:
         if isinstance(parent, ast.keyword) and parent.arg in ("description", "title", "instructions", "help"):
             return f"{parent.arg}= (tool/field/server text)"
         if isinstance(parent, ast.Call):
             func = ast.unparse(parent.func)
-            if func.split(".")[-1] in ("debug", "info", "warning", "warn", "error", "exception", "critical", "log") \
-                    or func in ("print", "click.echo", "logger.opt"):
+            if func.split(".")[-1] in (
+                "debug",
+                "info",
+                "warning",
+                "warn",
+                "error",
+                "exception",
+                "critical",
+                "log",
+            ) or func in ("print", "click.echo", "logger.opt"):
                 return "log or print message"
-            if isinstance(parent.func, ast.Attribute) and parent.func.attr in ("startswith", "endswith", "find", "index"):
+            if isinstance(parent.func, ast.Attribute) and parent.func.attr in (
+                "startswith",
+                "endswith",
+                "find",
+                "index",
+            ):
                 return "compared against upstream text (startswith/in)"
         if isinstance(parent, ast.Compare):
             return "compared against upstream text (startswith/in)"
@@ -311,7 +398,9 @@ def main(argv=None) -> int:
     results = census.run_census(corpus)
     print("## Pins (mcp/fastmcp requirements in each unit's pyproject)")
     for r in results:
-        print(f"- {r['unit']}: {'; '.join(r['pins_found']) or '(none in the unit; README: ' + (r['pins'] or '-') + ')'}")
+        print(
+            f"- {r['unit']}: {'; '.join(r['pins_found']) or '(none in the unit; README: ' + (r['pins'] or '-') + ')'}"
+        )
     ex = Examples(args.examples)
     server_construction(results, ex)
     ex.print("Server construction (one per constructor site; servers built by one site count once per run)")
@@ -322,21 +411,30 @@ def main(argv=None) -> int:
     survey = HandlerSurvey(args.examples)
     with census.interpreter_settings():
         survey.run(results)
-    print(f"\n## Handlers surveyed: {survey.handlers} (unique handler functions of tools, resources, prompts, "
-          f"low-level dispatchers)")
-    print(f"- failure returned as success in the handler's own body: {survey.with_success_error_body} handlers; "
-          f"within {MAX_DEPTH} calls: {survey.with_success_error_reach}")
+    print(
+        f"\n## Handlers surveyed: {survey.handlers} (unique handler functions of tools, resources, prompts, "
+        f"low-level dispatchers)"
+    )
+    print(
+        f"- failure returned as success in the handler's own body: {survey.with_success_error_body} handlers; "
+        f"within {MAX_DEPTH} calls: {survey.with_success_error_reach}"
+    )
     print(f"- deepest unit callee reached (0 = calls nothing in the unit): {dict(sorted(survey.depth_hist.items()))}")
     print(f"- files a handler's reach spans (4 = 4 or more): {dict(sorted(survey.files_hist.items()))}")
     escaping = Counter(survey.callee_raise_sites.values())
     print(f"- unique raise sites in callees: {len(survey.callee_raise_sites)}; {dict(escaping)}")
-    titles = {"raise": "Raises in handler bodies", "callee_raise": "Raises in callees (unique sites, first path)",
-              "protocol": "ToolError / McpError / MCPError raises", "returns": "Returns (handler bodies)",
-              "text": "Exception text in returns and raises (handler bodies)",
-              "excepts": "Broad except clauses (handler bodies and callees)",
-              "suppress": "contextlib.suppress", "reach": "Calls from handlers and their callees, by form",
-              "unfollowed": "Calls a static linter cannot follow (unit-looking, unresolved)",
-              "inherit": "Methods found in base classes"}
+    titles = {
+        "raise": "Raises in handler bodies",
+        "callee_raise": "Raises in callees (unique sites, first path)",
+        "protocol": "ToolError / McpError / MCPError raises",
+        "returns": "Returns (handler bodies)",
+        "text": "Exception text in returns and raises (handler bodies)",
+        "excepts": "Broad except clauses (handler bodies and callees)",
+        "suppress": "contextlib.suppress",
+        "reach": "Calls from handlers and their callees, by form",
+        "unfollowed": "Calls a static linter cannot follow (unit-looking, unresolved)",
+        "inherit": "Methods found in base classes",
+    }
     for key, title in titles.items():
         survey.ex[key].print(title)
     strings = Examples(args.examples + 3)

@@ -11,6 +11,7 @@ default and once with ``mask_error_details=True`` where the constructor takes it
 with ``--json``) exactly what the client saw: ``is_error``, the content text, or the error the client
 raised (a JSON-RPC error: code and message). Existing venvs are reused.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,7 +36,7 @@ FRAMEWORKS = {
     "fastmcp4": (["fastmcp>=4,<5"], "fastmcp"),
 }
 
-PROBE = textwrap.dedent('''
+PROBE = textwrap.dedent("""
     import asyncio, json, sys, traceback
     from importlib.metadata import version, PackageNotFoundError
 
@@ -174,7 +175,7 @@ PROBE = textwrap.dedent('''
         print(json.dumps(report))
 
     asyncio.run(main())
-''')
+""")
 
 
 def ensure_venv(root: Path, name: str, requirements: list, python: str) -> Path:
@@ -189,8 +190,11 @@ def ensure_venv(root: Path, name: str, requirements: list, python: str) -> Path:
             venv.EnvBuilder(with_pip=True).create(target)
         else:
             subprocess.run([python, "-m", "venv", str(target)], check=True)
-    subprocess.run([str(python_bin), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    *requirements], check=True, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [str(python_bin), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *requirements],
+        check=True,
+        stderr=subprocess.DEVNULL,
+    )
     marker.write_text(wanted)
     return python_bin
 
@@ -198,8 +202,9 @@ def ensure_venv(root: Path, name: str, requirements: list, python: str) -> Path:
 def probe(python_bin: Path, kind: str, root: Path) -> dict:
     script = root / "probe.py"
     script.write_text(PROBE)
-    completed = subprocess.run([str(python_bin), str(script), kind], capture_output=True, text=True, timeout=300,
-                               cwd=str(root))
+    completed = subprocess.run(
+        [str(python_bin), str(script), kind], capture_output=True, text=True, timeout=300, cwd=str(root)
+    )
     if completed.returncode != 0:
         return {"probe_failed": completed.stderr.strip().splitlines()[-5:]}
     return json.loads(completed.stdout.strip().splitlines()[-1])
@@ -227,8 +232,10 @@ def main(argv=None) -> int:
             print(f"{name}: install failed ({' '.join(requirements)})")
             continue
         results[name] = probe(python_bin, kind, root)
-        print(f"== {name} ({' '.join(requirements)}): {json.dumps(results[name].get('versions'))} "
-              f"raising {json.dumps(results[name].get('classes'))}")
+        print(
+            f"== {name} ({' '.join(requirements)}): {json.dumps(results[name].get('versions'))} "
+            f"raising {json.dumps(results[name].get('classes'))}"
+        )
         for label in ("default", "mask_error_details=True"):
             seen = results[name].get(label)
             if seen is None:

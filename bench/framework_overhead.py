@@ -14,6 +14,7 @@ same machine load; times are the median block time per call, ratios the median o
 blocks' ratios. Records are created as in a served process (a root handler
 that discards them), so both sides pay for logging. Targets: success ≤ 1.1×, failure ≤ 1.3×.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,8 +31,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mcp_fusion import ErrorContract, JsonRpcErrorCode, contract, fail  # noqa: E402
 
-ENTRY = ErrorContract(reason="invoice_not_found", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that ID",
-                      recovery="Call list_invoices to find a real invoice ID, then retry.")
+ENTRY = ErrorContract(
+    reason="invoice_not_found",
+    code=JsonRpcErrorCode.NOT_FOUND,
+    when="No invoice has that ID",
+    recovery="Call list_invoices to find a real invoice ID, then retry.",
+)
 
 
 def frameworks() -> list[str]:
@@ -152,13 +157,17 @@ def main(argv: list[str] | None = None) -> int:
         print("no framework installed (mcp, fastmcp)")
         return 1
     print(f"Python {sys.version.split()[0]}; {args.blocks} blocks x {args.calls} calls per tool; median per call")
-    print("| framework | plain success | @contract success | ratio (≤ 1.1) | ToolError | @contract fail() | ratio (≤ 1.3) |")
+    print(
+        "| framework | plain success | @contract success | ratio (≤ 1.1) | ToolError | @contract fail() | ratio (≤ 1.3) |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|")
     for framework in found:
         label = framework if not framework.startswith("mcp") else f"{framework} (mcp {version('mcp')})"
         row = asyncio.run(measure(framework, args.calls, args.blocks))
-        print(f"| {label} | {row['plain_ok_us']:.0f} µs | {row['contracted_ok_us']:.0f} µs | {row['success_ratio']:.2f}× "
-              f"| {row['tool_error_us']:.0f} µs | {row['contracted_fail_us']:.0f} µs | {row['failure_ratio']:.2f}× |")
+        print(
+            f"| {label} | {row['plain_ok_us']:.0f} µs | {row['contracted_ok_us']:.0f} µs | {row['success_ratio']:.2f}× "
+            f"| {row['tool_error_us']:.0f} µs | {row['contracted_fail_us']:.0f} µs | {row['failure_ratio']:.2f}× |"
+        )
     return 0
 
 

@@ -8,6 +8,7 @@ buffer was linted in the server: 53 s, 2.9 GB.
 
 Usage: ``python bench/lsp_big_buffer.py [--megabytes 3.7]``
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,8 +18,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import tool_module  # noqa: E402
@@ -28,8 +30,9 @@ class Server:
     """The language server over stdio, with the messages it sent collected by a reader thread."""
 
     def __init__(self, cwd: Path):
-        self.process = subprocess.Popen([sys.executable, "-m", "fusion_lint", "lsp"], cwd=cwd,
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)  # fmt: skip
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "fusion_lint", "lsp"], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
         self.messages: list[tuple[float, dict]] = []
         self.arrived = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()
@@ -88,17 +91,30 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
         (root / "pyproject.toml").write_text("[tool.fusion-lint]\n")
-        big, small = buffer_of(arguments.megabytes), 'from mcp_fusion import tool\n\n\n@tool("t")\ndef t():\n    raise ValueError()\n'
+        big, small = (
+            buffer_of(arguments.megabytes),
+            'from mcp_fusion import tool\n\n\n@tool("t")\ndef t():\n    raise ValueError()\n',
+        )
         server = Server(root)
-        server.send({"id": 1, "method": "initialize", "params": {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}})
+        server.send(
+            {
+                "id": 1,
+                "method": "initialize",
+                "params": {"processId": None, "rootUri": root.as_uri(), "capabilities": {}},
+            }
+        )
         server.wait(lambda m: m.get("id") == 1)
         server.send({"method": "initialized", "params": {}})
 
         def open_document(name: str, text: str) -> tuple[str, float]:
             uri = (root / name).as_uri()
             started = time.perf_counter()
-            server.send({"method": "textDocument/didOpen",
-                         "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}})
+            server.send(
+                {
+                    "method": "textDocument/didOpen",
+                    "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}},
+                }
+            )
             return uri, started
 
         warm, started = open_document("warm.py", small)  # the fork server starts on the first lint
@@ -110,8 +126,10 @@ def main() -> None:
         big_s = server.wait(published(big_uri)) - big_started
         answer = next(m for _, m in server.messages if published(big_uri)(m))["params"]["diagnostics"]
         print(f"buffer: {len(big.encode()) / 1e6:.1f} MB, {big.count(chr(10))} lines")
-        print(f"big buffer answered in {big_s:.1f} s: {len(answer)} diagnostics"
-              + (f" ({answer[0]['code']}: {answer[0]['message']})" if len(answer) == 1 else ""))
+        print(
+            f"big buffer answered in {big_s:.1f} s: {len(answer)} diagnostics"
+            + (f" ({answer[0]['code']}: {answer[0]['message']})" if len(answer) == 1 else "")
+        )
         print(f"a small document opened meanwhile: answered in {other_s * 1000:.0f} ms")
         print(f"server peak memory (VmHWM): {server.peak_mb():.0f} MB")
         server.send({"id": 2, "method": "shutdown"})

@@ -21,6 +21,7 @@ project, back to back: the two columns come from one run on one machine.
 
 Usage: ``python bench/lsp_latency.py [--modules 20] [--repeat 10] [--before /tmp/lsp-before]``
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,7 +32,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Optional
 
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
@@ -119,7 +119,7 @@ class Editor:
         return (arrived - started) * 1000
 
 
-async def measure(root: Path, module: Path, text: str, repeat: int, code: Optional[str] = None) -> dict[str, list[float]]:
+async def measure(root: Path, module: Path, text: str, repeat: int, code: str | None = None) -> dict[str, list[float]]:
     """One editor session; ``code``: a directory put first on the server's ``PYTHONPATH``."""
     editor = Editor()
     client = editor.client
@@ -127,27 +127,35 @@ async def measure(root: Path, module: Path, text: str, repeat: int, code: Option
     if code is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [code, env.get("PYTHONPATH")]))
     await client.start_io(sys.executable, "-m", "fusion_lint", "lsp", cwd=str(root), env=env)
-    await client.initialize_async(types.InitializeParams(
-        capabilities=types.ClientCapabilities(), root_uri=root.as_uri(), process_id=None))  # fmt: skip
+    await client.initialize_async(
+        types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=root.as_uri(), process_id=None)
+    )
     client.initialized(types.InitializedParams())
     uri = module.as_uri()
     version = 0
     results: dict[str, list[float]] = {"cold open": [], "open": [], "edit": [], "typing": []}
 
     def open_document() -> None:
-        client.text_document_did_open(types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text)))  # fmt: skip
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text)
+            )
+        )
 
     def change(new_text: str) -> None:
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            content_changes=[types.TextDocumentContentChangeWholeDocument(text=new_text)]))  # fmt: skip
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=new_text)],
+            )
+        )
 
     version += 1
     results["cold open"].append(await editor.timed(uri, version, open_document, COLD_TIMEOUT_S, phase="cold open"))
     for _ in range(repeat):
-        client.text_document_did_close(types.DidCloseTextDocumentParams(
-            text_document=types.TextDocumentIdentifier(uri=uri)))  # fmt: skip
+        client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
         version += 1
         results["open"].append(await editor.timed(uri, version, open_document, phase="open"))
     for round_ in range(repeat):
@@ -166,8 +174,13 @@ async def measure(root: Path, module: Path, text: str, repeat: int, code: Option
         results["typing"].append(await editor.timed(uri, version, lambda: change(final), phase="typing"))
     print(f"diagnostics per publish: {editor.counts[(uri, 1)]}")
     # Where the memory is: the server first, then the processes below it (fork server, workers).
-    print("memory at each phase's largest (MB, the server + each process below it): " + "; ".join(
-        f"{phase} {sum(mb):.0f} = " + " + ".join(f"{one:.0f}" for one in mb) for phase, mb in editor.peak_by_phase.items()))
+    print(
+        "memory at each phase's largest (MB, the server + each process below it): "
+        + "; ".join(
+            f"{phase} {sum(mb):.0f} = " + " + ".join(f"{one:.0f}" for one in mb)
+            for phase, mb in editor.peak_by_phase.items()
+        )
+    )
     results["memory MB"] = [editor.peak_mb]
     await client.shutdown_async(None)
     client.exit(None)

@@ -15,6 +15,7 @@ the finding) to a folder outside the project; the verdicts live in ``docs/precis
 Prints the per-rule totals of every rule. Exit status 0, also when the corpus is absent (a message
 says so and nothing is run).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,7 +25,6 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Optional
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -39,8 +39,20 @@ CONTEXT_ABOVE = 14
 
 def lint_unit(folder: Path) -> list[dict]:
     """The linter's findings on one unit, every rule selected, as the JSON formatter prints them."""
-    command = [sys.executable, "-m", "fusion_lint", "check", str(folder), "--select", "FL",
-               "--output-format", "json", "--no-cache", "--exit-zero", "--quiet"]
+    command = [
+        sys.executable,
+        "-m",
+        "fusion_lint",
+        "check",
+        str(folder),
+        "--select",
+        "FL",
+        "--output-format",
+        "json",
+        "--no-cache",
+        "--exit-zero",
+        "--quiet",
+    ]
     done = subprocess.run(command, cwd=folder, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"fusion-lint failed on {folder} (exit {done.returncode}):\n{done.stderr}")
@@ -67,7 +79,11 @@ def context(path: Path, line: int) -> str:
                 start = number
             else:
                 # Far above: show the def line, then the window.
-                return _numbered(lines, number, number + 1, line) + "\n     ...\n" + _numbered(lines, start, line + 2, line)
+                return (
+                    _numbered(lines, number, number + 1, line)
+                    + "\n     ...\n"
+                    + _numbered(lines, start, line + 2, line)
+                )
             break
     return _numbered(lines, start, line + 2, line)
 
@@ -78,15 +94,17 @@ def _numbered(lines: list[str], start: int, end: int, mark: int) -> str:
 
 def sample(findings: list[dict], code: str, size: int, seed: int) -> list[dict]:
     """At most ``size`` findings of ``code``, drawn with a fixed seed from a fixed order."""
-    of_rule = sorted((f for f in findings if f["code"] == code),
-                     key=lambda f: (f["unit"], f["filename"], f["location"]["row"], f["location"]["column"], f["message"]))
+    of_rule = sorted(
+        (f for f in findings if f["code"] == code),
+        key=lambda f: (f["unit"], f["filename"], f["location"]["row"], f["location"]["column"], f["message"]),
+    )
     if len(of_rule) <= size:
         return of_rule
     chosen = random.Random(f"{seed}:{code}").sample(range(len(of_rule)), size)
     return [of_rule[i] for i in sorted(chosen)]
 
 
-def main(argv: Optional[list] = None) -> int:
+def main(argv: list | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", help="the corpus folder (default: ../shared/corpus)")
     parser.add_argument("--out", default="/tmp/precision", help="where the sample is written (outside the project)")
@@ -132,11 +150,15 @@ def main(argv: Optional[list] = None) -> int:
         report.append(f"\n## {code}: {totals.get(code, 0)} findings, {len(chosen)} sampled\n")
         for number, finding in enumerate(chosen, 1):
             row = finding["location"]["row"]
-            report.append(f"\n### {code}-{number}: {finding['file']}:{row}\n\n{finding['message']}\n\n```\n"
-                          f"{context(corpus / finding['file'], row)}\n```\n")
+            report.append(
+                f"\n### {code}-{number}: {finding['file']}:{row}\n\n{finding['message']}\n\n```\n"
+                f"{context(corpus / finding['file'], row)}\n```\n"
+            )
     (out / "sample.md").write_text("".join(report), encoding="utf-8")
-    (out / "sample.json").write_text(json.dumps({"seed": args.seed, "size": args.size, "totals": totals,
-                                                  "samples": samples}, indent=1), encoding="utf-8")
+    (out / "sample.json").write_text(
+        json.dumps({"seed": args.seed, "size": args.size, "totals": totals, "samples": samples}, indent=1),
+        encoding="utf-8",
+    )
     (out / "findings.json").write_text(json.dumps(findings, indent=1), encoding="utf-8")
     print(f"sample written to {out / 'sample.md'} ({sum(len(s['sample']) for s in samples.values())} findings)")
     return 0

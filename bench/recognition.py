@@ -11,6 +11,7 @@ or defines a tool of the same name elsewhere in the unit (a ``Tool.from_function
 loop registers later). Prints the per-unit table and, with ``--misses``, every site not recognised.
 Skips cleanly when the corpus is absent.
 """
+
 from __future__ import annotations
 
 import argparse

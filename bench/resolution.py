@@ -22,6 +22,7 @@ Until the linter recognises the frameworks' tools (issue 19), the corpus, which 
 ``mcp_fusion``, shows few definitions: most files are not even parsed (the pre-scan). The script
 works the same on any tree. Exit status 0, also when the corpus is absent (a message says so).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,7 +31,6 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Optional
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -56,9 +56,14 @@ def measure(folder: Path) -> dict:
     diagnostics = [reported.diagnostic for reported in check(project, [fl190], analysis.report_set)]
     kinds = Counter(d.kind for d in project.definitions)
     unresolved_handlers = [
-        {"definition": d.label, "file": str(Path(d.path).relative_to(folder)), "line": d.definition.span.line,
-         "handler": d.definition.handler_unresolved or d.definition.handler_ref or d.definition.handler}
-        for d in project.definitions if d.handler is None
+        {
+            "definition": d.label,
+            "file": str(Path(d.path).relative_to(folder)),
+            "line": d.definition.span.line,
+            "handler": d.definition.handler_unresolved or d.definition.handler_ref or d.definition.handler,
+        }
+        for d in project.definitions
+        if d.handler is None
     ]
     outcomes: Counter = Counter()
     not_followed = []
@@ -67,12 +72,19 @@ def measure(folder: Path) -> dict:
             outcome = analysis.index.call_outcome(qname)
             outcomes[outcome] += 1
             if outcome == "unresolved":
-                not_followed.append({"function": function.function.qualname, "file": str(Path(function.path).relative_to(folder)),
-                                     "call": qname})
+                not_followed.append(
+                    {
+                        "function": function.function.qualname,
+                        "file": str(Path(function.path).relative_to(folder)),
+                        "call": qname,
+                    }
+                )
     return {
         "files": len(analysis.results),
         "parsed": sum(1 for r in analysis.results if r.facts is not None),
-        "tools": kinds["tool"], "resources": kinds["resource"], "prompts": kinds["prompt"],
+        "tools": kinds["tool"],
+        "resources": kinds["resource"],
+        "prompts": kinds["prompt"],
         "fl190": len(diagnostics),
         "fl190_messages": [f"{Path(d.path).relative_to(folder)}:{d.span.line}: {d.message}" for d in diagnostics],
         "handlers_unresolved": len(unresolved_handlers),
@@ -83,7 +95,7 @@ def measure(folder: Path) -> dict:
     }
 
 
-def run(corpus: Path, unit_filter: Optional[str]) -> list[dict]:
+def run(corpus: Path, unit_filter: str | None) -> list[dict]:
     results = []
     for unit in read_units(corpus):
         if unit_filter and unit_filter not in unit["unit"]:
@@ -100,8 +112,18 @@ def run(corpus: Path, unit_filter: Optional[str]) -> list[dict]:
 
 
 def print_table(results: list[dict]) -> None:
-    header = ("unit", "files", "parsed", "defs", "FL190", "handlers unresolved", "callees followed",
-              "into classes", "not followed", "outside")
+    header = (
+        "unit",
+        "files",
+        "parsed",
+        "defs",
+        "FL190",
+        "handlers unresolved",
+        "callees followed",
+        "into classes",
+        "not followed",
+        "outside",
+    )
     print(" | ".join(header))
     totals: Counter = Counter()
     for r in results:
@@ -110,14 +132,23 @@ def print_table(results: list[dict]) -> None:
             continue
         definitions = r["tools"] + r["resources"] + r["prompts"]
         callees = r["callees"]
-        row = (r["files"], r["parsed"], definitions, r["fl190"], r["handlers_unresolved"], callees["followed"],
-               callees["class"], callees["unresolved"], callees["outside"])
+        row = (
+            r["files"],
+            r["parsed"],
+            definitions,
+            r["fl190"],
+            r["handlers_unresolved"],
+            callees["followed"],
+            callees["class"],
+            callees["unresolved"],
+            callees["outside"],
+        )
         totals.update(dict(zip(header[1:], row)))
         print(" | ".join([r["unit"], *map(str, row)]))
     print(" | ".join(["total", *(str(totals[column]) for column in header[1:])]))
 
 
-def main(argv: Optional[list] = None) -> int:
+def main(argv: list | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", help="the corpus folder (default: ../shared/corpus)")
     parser.add_argument("--unit", help="only units whose name contains this")
@@ -141,7 +172,7 @@ def main(argv: Optional[list] = None) -> int:
     return 0
 
 
-def _write(path: Optional[str], source: str, results: list[dict]) -> None:
+def _write(path: str | None, source: str, results: list[dict]) -> None:
     if path:
         Path(path).write_text(json.dumps({"measured": source, "units": results}, indent=1) + "\n", encoding="utf-8")
 

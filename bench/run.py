@@ -17,6 +17,7 @@ process, so start-up and imports count):
 
 No figure is asserted here or in the tests: targets are printed next to the measurements.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,9 +28,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -97,7 +98,9 @@ def read_floor(files: Sequence[Path]) -> float:
 
 def cache_entries(tree: Path) -> set[str]:
     directory = tree / CACHE_DIR
-    return {p.name for p in directory.glob("*.pickle") if not p.name.startswith("run-")} if directory.exists() else set()
+    return (
+        {p.name for p in directory.glob("*.pickle") if not p.name.startswith("run-")} if directory.exists() else set()
+    )
 
 
 def count_lines(files: Sequence[Path]) -> int:
@@ -170,9 +173,13 @@ def cache(tree: Path, repeat: int, table: Table) -> None:
 
     for label, relative, old, new in (
         ("one tool module edited", "benchtools/tools/m007.py", "raise ctx.fail(", "ctx.fail("),  # now FL204
-        ("shared contract module edited", "benchtools/contracts.py",
-         "code=JsonRpcErrorCode.SERVICE_UNAVAILABLE", "code=JsonRpcErrorCode.NOT_FOUND"),
-    ):  # fmt: skip
+        (
+            "shared contract module edited",
+            "benchtools/contracts.py",
+            "code=JsonRpcErrorCode.SERVICE_UNAVAILABLE",
+            "code=JsonRpcErrorCode.NOT_FOUND",
+        ),
+    ):
         target = tree / relative
         original = target.read_text()
         before = cache_entries(tree)
@@ -190,8 +197,10 @@ def cache(tree: Path, repeat: int, table: Table) -> None:
             f"cold {cold.seconds:.2f} s",
             "same diagnostics as a cold run",
         )
-        print(f"  identical to a --no-cache run of the edited tree: {edited.output == fresh.output}; "
-              f"{changed} diagnostic lines appeared or disappeared with the edit")  # fmt: skip
+        print(
+            f"  identical to a --no-cache run of the edited tree: {edited.output == fresh.output}; "
+            f"{changed} diagnostic lines appeared or disappeared with the edit"
+        )
 
 
 def mixed(work: Path, tool_modules: int, repeat: int, table: Table) -> None:
@@ -199,8 +208,10 @@ def mixed(work: Path, tool_modules: int, repeat: int, table: Table) -> None:
     write_mixed_tree(tree, tool_modules)
     files = python_files(tree)
     lines = count_lines(files)
-    print(f"mixed tree: standard library of {sys.version.split()[0]} ({stdlib_directory()}) + {tool_modules} tool "
-          f"modules: {len(files):,} files, {lines:,} lines")  # fmt: skip
+    print(
+        f"mixed tree: standard library of {sys.version.split()[0]} ({stdlib_directory()}) + {tool_modules} tool "
+        f"modules: {len(files):,} files, {lines:,} lines"
+    )
     reading = best(repeat, lambda: read_floor(files))
     run = None
     seconds = []

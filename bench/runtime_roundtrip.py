@@ -15,14 +15,16 @@ each, in one process and one run, alternating short blocks so both see the same 
 It prints the median time per call and the ratio FusionServer / MCPServer, next to the targets
 (success <= 1.1x, declared failure <= 1.3x). Nothing is asserted.
 """
+
 from __future__ import annotations
 
 import argparse
 import statistics
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import anyio
 import mcp
@@ -47,7 +49,9 @@ class Invoice(BaseModel):
 
 INVOICES = {"inv_1": Invoice(id="inv_1", customer_id="cus_acme", total_cents=120_000, status="open")}
 NOT_FOUND = ErrorContract(
-    reason="invoice_not_found", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that ID",
+    reason="invoice_not_found",
+    code=JsonRpcErrorCode.NOT_FOUND,
+    when="No invoice has that ID",
     recovery="Call list_invoices to find a real invoice ID, then retry.",
 )
 

@@ -17,6 +17,7 @@ in the same rounds, and says whether its output is byte-identical.
 
 No figure is asserted anywhere: targets are printed beside the measurements.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,9 +29,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -50,7 +51,7 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def lint(tree: Path, *args: str, source: Optional[Path] = None, named: Optional[str] = None) -> Measured:
+def lint(tree: Path, *args: str, source: Path | None = None, named: str | None = None) -> Measured:
     """``python -m fusion_lint TREE`` (or ``named`` instead of the tree, relative to it) in a fresh
     interpreter run in the tree; ``source``: import fusion_lint from there."""
     env = dict(os.environ)
@@ -67,14 +68,14 @@ def lint(tree: Path, *args: str, source: Optional[Path] = None, named: Optional[
 
 
 #: ``--after DIR``: import the measured fusion_lint from there (default: the installed one).
-AFTER: Optional[Path] = None
+AFTER: Path | None = None
 
 
-def sides(before: Optional[Path]) -> list[tuple[str, Optional[Path]]]:
+def sides(before: Path | None) -> list[tuple[str, Path | None]]:
     return [("after", AFTER)] + ([("before", before)] if before is not None else [])
 
 
-def scaling(work: Path, sizes: Sequence[int], before: Optional[Path], rounds: int) -> dict[int, Path]:
+def scaling(work: Path, sizes: Sequence[int], before: Path | None, rounds: int) -> dict[int, Path]:
     print("\n## --jobs 1 --no-cache, CPU / libcst parse floor (same rounds)")
     trees: dict[int, Path] = {}
     ratios: dict[str, dict[int, float]] = {name: {} for name, _ in sides(before)}
@@ -106,12 +107,14 @@ def scaling(work: Path, sizes: Sequence[int], before: Optional[Path], rounds: in
             # The floor is linear in lines, so the lint's exponent is 1 + that of its ratio to the floor.
             exponent = 1 + math.log(by_size[large] / by_size[small]) / growth
             spread = max(by_size.values()) / min(by_size.values()) - 1
-            print(f"  {name}: exponent {exponent:.2f} ({small} -> {large} modules); ratios spread {100 * spread:.0f}% "
-                  f"(target <= 1.5x at every size, flat within 10%)")  # fmt: skip
+            print(
+                f"  {name}: exponent {exponent:.2f} ({small} -> {large} modules); ratios spread {100 * spread:.0f}% "
+                f"(target <= 1.5x at every size, flat within 10%)"
+            )
     return trees
 
 
-def shared_bad_reason(work: Path, modules: int, before: Optional[Path]) -> None:
+def shared_bad_reason(work: Path, modules: int, before: Path | None) -> None:
     """A shared contract entry whose reason is not snake_case: FL107 and its rename for every holder."""
     print(f"\n## a shared non-snake_case entry, {modules} modules, --jobs 1 --no-cache (CPU)")
     clean = work / f"dense-{modules}"
@@ -125,15 +128,18 @@ def shared_bad_reason(work: Path, modules: int, before: Optional[Path]) -> None:
     for name, source in sides(before):
         base = lint(clean, "--jobs", "1", "--no-cache", source=source)
         bad = lint(shared, "--jobs", "1", "--no-cache", source=source)
-        print(f"  {name}: clean {base.cpu:.1f} s, shared bad reason {bad.cpu:.1f} s = {bad.cpu / base.cpu:.2f}x "
-              f"(target <= 1.1x)", flush=True)  # fmt: skip
+        print(
+            f"  {name}: clean {base.cpu:.1f} s, shared bad reason {bad.cpu:.1f} s = {bad.cpu / base.cpu:.2f}x "
+            f"(target <= 1.1x)",
+            flush=True,
+        )
 
 
 def directory_bytes(directory: Path) -> int:
     return sum(p.stat().st_size for p in directory.rglob("*") if p.is_file())
 
 
-def warm(tree: Path, before: Optional[Path]) -> None:
+def warm(tree: Path, before: Path | None) -> None:
     """Cold, warm with nothing changed, one tool module edited, one file named alone; the cache's size."""
     files = sorted(p for p in tree.rglob("*.py") if CACHE_DIR not in p.parts)
     source_bytes = sum(p.stat().st_size for p in files)
@@ -155,33 +161,40 @@ def warm(tree: Path, before: Optional[Path]) -> None:
         alone_cold = lint(tree, "--no-cache", source=source, named=str(edited.relative_to(tree)))
         lint(tree, source=source, named=str(edited.relative_to(tree)))  # pre-commit's first run writes the cache
         alone = lint(tree, source=source, named=str(edited.relative_to(tree)))
-        print(f"  {name}: cold {cold.wall:.1f} s / {cold.cpu:.1f} s CPU; nothing changed {same.wall:.2f} s = "
-              f"{100 * same.wall / cold.wall:.1f}% of cold (target <= 2%); one module edited {one.wall:.2f} s = "
-              f"{100 * one.wall / cold.wall:.1f}% (target <= 5%), identical to --no-cache: {one.output == fresh.output}; "
-              f"one file named alone: warm {alone.wall:.2f} s (target <= 0.5 s), --no-cache {alone_cold.wall:.1f} s "
-              f"(target <= 10 s); cache {size / 1e6:.1f} MB = "
-              f"{size / source_bytes:.2f}x the source's {source_bytes / 1e6:.1f} MB (target <= 1.0x)",
-              flush=True)  # fmt: skip
+        print(
+            f"  {name}: cold {cold.wall:.1f} s / {cold.cpu:.1f} s CPU; nothing changed {same.wall:.2f} s = "
+            f"{100 * same.wall / cold.wall:.1f}% of cold (target <= 2%); one module edited {one.wall:.2f} s = "
+            f"{100 * one.wall / cold.wall:.1f}% (target <= 5%), identical to --no-cache: {one.output == fresh.output}; "
+            f"one file named alone: warm {alone.wall:.2f} s (target <= 0.5 s), --no-cache {alone_cold.wall:.1f} s "
+            f"(target <= 10 s); cache {size / 1e6:.1f} MB = "
+            f"{size / source_bytes:.2f}x the source's {source_bytes / 1e6:.1f} MB (target <= 1.0x)",
+            flush=True,
+        )
 
 
 ONE_FILE_TARGETS = ("benchtools/tools/m007.py", "benchtools/services.py")
 
 
-def one_file_cold(tree: Path, before: Optional[Path], rounds: int) -> None:
+def one_file_cold(tree: Path, before: Path | None, rounds: int) -> None:
     """Pre-commit without the cache: one file named alone, ``--no-cache``, side by side (a tool
     module: the rest read lightly; the services, which every module reaches: resolved whole)."""
     modules = len(list((tree / "benchtools" / "tools").glob("m*.py")))
     print(f"\n## one file named alone, --no-cache, {modules} modules, default --jobs (wall / CPU, best of {rounds})")
     for target in ONE_FILE_TARGETS:
-        measured = {name: min((lint(tree, "--no-cache", source=source, named=target) for _ in range(rounds)),
-                              key=lambda m: m.wall)
-                    for name, source in sides(before)}  # fmt: skip
+        measured = {
+            name: min(
+                (lint(tree, "--no-cache", source=source, named=target) for _ in range(rounds)), key=lambda m: m.wall
+            )
+            for name, source in sides(before)
+        }
         after = measured["after"]
         line = f"  {target}: after {after.wall:.1f} s / {after.cpu:.1f} s CPU"
         if "before" in measured:
             old = measured["before"]
-            line += (f"; before {old.wall:.1f} s / {old.cpu:.1f} s CPU; {after.wall / old.wall:.2f}x wall, "
-                     f"{after.cpu / old.cpu:.2f}x CPU; identical output: {after.output == old.output}")
+            line += (
+                f"; before {old.wall:.1f} s / {old.cpu:.1f} s CPU; {after.wall / old.wall:.2f}x wall, "
+                f"{after.cpu / old.cpu:.2f}x CPU; identical output: {after.output == old.output}"
+            )
         print(line + " (target <= 10 s)", flush=True)
 
 

@@ -4,19 +4,22 @@ Plain ``ast`` over a function's own body (nested defs, lambdas and classes are t
 with names resolved through the census interpreter's module frames — the same resolution the census
 used to find the handlers, so "this callee is ``HttpRepo.get`` in another file" means what it says.
 """
+
 from __future__ import annotations
 
 import ast
 import builtins
 import re
 from dataclasses import dataclass, field
-from typing import Optional
 
 from census_values import UNKNOWN, BoundV, ClsV, Ext, FuncV, InstV, ModV, PartialV, ServerV, WrappedV, options
 
 ERROR_WORD = re.compile(r"^\s*(error|failed|failure|exception|unable|cannot|can't|could not)\b", re.IGNORECASE)
-TOOL_ERRORS = {"fastmcp.exceptions.ToolError", "mcp.server.fastmcp.exceptions.ToolError",
-               "mcp.server.mcpserver.exceptions.ToolError"}
+TOOL_ERRORS = {
+    "fastmcp.exceptions.ToolError",
+    "mcp.server.fastmcp.exceptions.ToolError",
+    "mcp.server.mcpserver.exceptions.ToolError",
+}
 PROTOCOL_ERRORS = {"mcp.shared.exceptions.McpError", "mcp.shared.exceptions.MCPError", "mcp.McpError", "mcp.MCPError"}
 GUARDS = {"TypeError", "AssertionError", "NotImplementedError"}
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -52,7 +55,7 @@ def awaits(nodes: list) -> bool:
     return False
 
 
-def error_string(node: Optional[ast.AST]) -> Optional[str]:
+def error_string(node: ast.AST | None) -> str | None:
     """The leading text of a string expression when it starts with an error word."""
     text = None
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -68,7 +71,7 @@ def error_string(node: Optional[ast.AST]) -> Optional[str]:
     return None
 
 
-def error_key_dict(node: Optional[ast.AST]) -> Optional[str]:
+def error_key_dict(node: ast.AST | None) -> str | None:
     if isinstance(node, ast.Dict):
         for key, value in zip(node.keys, node.values):
             if isinstance(key, ast.Constant) and key.value in ("error", "errors"):
@@ -89,13 +92,23 @@ def exception_text_uses(node: ast.AST, exc: str) -> list:
     """``str(e)``, ``f"{e}"``/``{e!s}``, ``{e!r}``, ``repr(e)``, ``e.args`` of the caught exception ``exc``."""
     found = []
     for sub in ast.walk(node):
-        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in ("str", "repr") \
-                and len(sub.args) == 1 and isinstance(sub.args[0], ast.Name) and sub.args[0].id == exc:
+        if (
+            isinstance(sub, ast.Call)
+            and isinstance(sub.func, ast.Name)
+            and sub.func.id in ("str", "repr")
+            and len(sub.args) == 1
+            and isinstance(sub.args[0], ast.Name)
+            and sub.args[0].id == exc
+        ):
             found.append(f"{sub.func.id}({exc})")
         elif isinstance(sub, ast.FormattedValue) and isinstance(sub.value, ast.Name) and sub.value.id == exc:
             found.append("{%s!r}" % exc if sub.conversion == ord("r") else "{%s}" % exc)
-        elif isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == exc \
-                and sub.attr == "args":
+        elif (
+            isinstance(sub, ast.Attribute)
+            and isinstance(sub.value, ast.Name)
+            and sub.value.id == exc
+            and sub.attr == "args"
+        ):
             found.append(f"{exc}.args")
     return found
 
@@ -103,9 +116,9 @@ def exception_text_uses(node: ast.AST, exc: str) -> list:
 @dataclass
 class Raise:
     node: ast.Raise
-    category: str            # builtin | guard | custom | ToolError | McpError | reraise | external | unknown
+    category: str  # builtin | guard | custom | ToolError | McpError | reraise | external | unknown
     type_name: str
-    py_class: Optional[type]   # the builtin class (or a custom class's builtin base) for catch matching
+    py_class: type | None  # the builtin class (or a custom class's builtin base) for catch matching
     caught: str = "escapes"  # escapes | caught | caught-and-reraised
 
 
@@ -113,10 +126,10 @@ class Raise:
 class Facts:
     func: FuncV
     raises: list = field(default_factory=list)
-    returns: list = field(default_factory=list)      # (Return node, enclosing ExceptHandler or None)
-    handlers: list = field(default_factory=list)     # (ExceptHandler, Try, category, try-body awaits)
-    suppress: list = field(default_factory=list)     # (With node, [names], body awaits)
-    calls: list = field(default_factory=list)        # (Call node, enclosing Try handlers [(types, reraises)])
+    returns: list = field(default_factory=list)  # (Return node, enclosing ExceptHandler or None)
+    handlers: list = field(default_factory=list)  # (ExceptHandler, Try, category, try-body awaits)
+    suppress: list = field(default_factory=list)  # (With node, [names], body awaits)
+    calls: list = field(default_factory=list)  # (Call node, enclosing Try handlers [(types, reraises)])
     parents: dict = field(default_factory=dict)
 
 
@@ -126,8 +139,12 @@ class FactsBuilder:
         self.cache: dict = {}
         self.assign_cache: dict = {}
         # every function and method name the unit defines: a call to any other name is not unit code
-        self.unit_defs = {node.name for module in interpreter.modules for node in ast.walk(module.tree)
-                          if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        self.unit_defs = {
+            node.name
+            for module in interpreter.modules
+            for node in ast.walk(module.tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        }
 
     def frame_of(self, func: FuncV):
         return func.closure or func.module.frame
@@ -194,7 +211,7 @@ class FactsBuilder:
                 return Raise(node, "custom", value.qualname, self.builtin_base(value))
         return Raise(node, "unknown", ast.unparse(target)[:40], None)
 
-    def builtin_base(self, cls, seen=None) -> Optional[type]:
+    def builtin_base(self, cls, seen=None) -> type | None:
         seen = seen or set()
         if id(cls) in seen:
             return None
@@ -251,7 +268,11 @@ class FactsBuilder:
                 return True
             if isinstance(t, type) and raised.py_class is not None and issubclass(raised.py_class, t):
                 return True
-            if isinstance(t, str) and raised.type_name and (t == raised.type_name or t.endswith("." + raised.type_name)):
+            if (
+                isinstance(t, str)
+                and raised.type_name
+                and (t == raised.type_name or t.endswith("." + raised.type_name))
+            ):
                 return True
         return False
 
@@ -284,7 +305,9 @@ class FactsBuilder:
     def resolve_call(self, call: ast.Call, func: FuncV, receiver=None):
         """(FuncV or None, how) for a call in ``func``; ``how`` names the form either way."""
         target = call.func
-        called = target.attr if isinstance(target, ast.Attribute) else (target.id if isinstance(target, ast.Name) else None)
+        called = (
+            target.attr if isinstance(target, ast.Attribute) else (target.id if isinstance(target, ast.Name) else None)
+        )
         if called is not None and called not in self.unit_defs:
             return None, "not unit code"
         if isinstance(target, ast.Call):
@@ -294,21 +317,37 @@ class FactsBuilder:
             return None, "call of a call's result"
         if isinstance(target, ast.Subscript):
             return None, "table[key](...) (dict or list of functions)"
-        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id in ("self", "cls"):
-            cls = func.cls if func.cls is not None else (receiver.cls if isinstance(receiver, (InstV, ServerV)) else None)
+        if (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id in ("self", "cls")
+        ):
+            cls = (
+                func.cls if func.cls is not None else (receiver.cls if isinstance(receiver, (InstV, ServerV)) else None)
+            )
             if isinstance(cls, ClsV):
                 found, owner = self.class_lookup(cls, target.attr)
                 if isinstance(found, FuncV):
-                    how = "self.method" if owner is cls else (
-                        "inherited method (base in another file)" if owner.module is not cls.module
-                        else "inherited method (base in the same file)")
+                    how = (
+                        "self.method"
+                        if owner is cls
+                        else (
+                            "inherited method (base in another file)"
+                            if owner.module is not cls.module
+                            else "inherited method (base in the same file)"
+                        )
+                    )
                     return found, how
                 attr = self.self_attribute(cls, target.attr)
                 if attr is not None:
                     return None, attr
             return None, "self.<attribute> (unknown)"
-        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute) \
-                and isinstance(target.value.value, ast.Name) and target.value.value.id == "self":
+        if (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Attribute)
+            and isinstance(target.value.value, ast.Name)
+            and target.value.value.id == "self"
+        ):
             cls = func.cls
             held = self.self_attribute_value(cls, target.value.attr) if isinstance(cls, ClsV) else None
             if isinstance(held, ClsV):
@@ -353,7 +392,7 @@ class FactsBuilder:
             init, _ = self.class_lookup(value, "__init__")
             if isinstance(init, FuncV):
                 return init, "constructor"
-            return None, "not unit code"    # a model, dataclass or exception: no __init__ of the unit's to follow
+            return None, "not unit code"  # a model, dataclass or exception: no __init__ of the unit's to follow
         if isinstance(value, Ext):
             return None, "builtin" if value.qual.startswith("builtins.") else "external library"
         if isinstance(value, ModV):
@@ -362,19 +401,28 @@ class FactsBuilder:
 
     def local_binding(self, target: ast.AST, func: FuncV):
         """Calls through a local variable: ``handler = HANDLERS[name]; handler()``, ``repo = Repo(); repo.get()``."""
-        name = target.id if isinstance(target, ast.Name) else (
-            target.value.id if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) else None)
+        name = (
+            target.id
+            if isinstance(target, ast.Name)
+            else (target.value.id if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) else None)
+        )
         if name is None or isinstance(func.node, ast.Lambda):
             return None
         params = {a.arg for a in func.node.args.args + func.node.args.kwonlyargs + func.node.args.posonlyargs}
         if name in params:
-            return None, "parameter object (ctx, client passed in)" if isinstance(target, ast.Attribute) else "parameter called"
+            return None, "parameter object (ctx, client passed in)" if isinstance(
+                target, ast.Attribute
+            ) else "parameter called"
         node = self.local_assignments(func).get(name)
         if node is None:
             return None
         value = node.value
-        if isinstance(value, ast.Subscript) or (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-                                                and value.func.attr == "get" and isinstance(target, ast.Name)):
+        if isinstance(value, ast.Subscript) or (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "get"
+            and isinstance(target, ast.Name)
+        ):
             return None, "local from a table (dict of functions)"
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "getattr":
             return None, "local from getattr"
@@ -422,22 +470,27 @@ class FactsBuilder:
             if not isinstance(value, FuncV) or isinstance(value.node, ast.Lambda):
                 continue
             for node in own_nodes(value.node)[0]:
-                if isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == attr
-                                                        and isinstance(t.value, ast.Name) and t.value.id == "self"
-                                                        for t in node.targets):
+                if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Attribute)
+                    and t.attr == attr
+                    and isinstance(t.value, ast.Name)
+                    and t.value.id == "self"
+                    for t in node.targets
+                ):
                     if isinstance(node.value, ast.Call):
                         made = self.resolve_expr(node.value.func, value)
                         if isinstance(made, ClsV):
                             return made
         return None
 
-    def self_attribute(self, cls: ClsV, attr: str) -> Optional[str]:
+    def self_attribute(self, cls: ClsV, attr: str) -> str | None:
         for value in cls.frame.vars.values():
             if not isinstance(value, FuncV) or isinstance(value.node, ast.Lambda):
                 continue
             for node in own_nodes(value.node)[0]:
-                if isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == attr
-                                                        for t in node.targets):
+                if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Attribute) and t.attr == attr for t in node.targets
+                ):
                     return "self.<callable attribute> (a function stored on the instance)"
         return None
 
@@ -446,7 +499,7 @@ def _has_call(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Call) for n in ast.walk(node))
 
 
-def _enclosing_handler(node: ast.AST, parents: dict) -> Optional[ast.ExceptHandler]:
+def _enclosing_handler(node: ast.AST, parents: dict) -> ast.ExceptHandler | None:
     parent = parents.get(node)
     while parent is not None:
         if isinstance(parent, ast.ExceptHandler):

@@ -2,14 +2,20 @@
 registration form and odd case, how the receiver is written at the site, and what reading each tool
 definition statically takes beyond DESIGN §12.1-§12.2's forms.
 """
+
 from __future__ import annotations
 
 import ast
 from collections import Counter, defaultdict
 
+
 def statement_of(module, line: int):
     for node in ast.walk(module.tree):
-        if isinstance(node, ast.stmt) and node.lineno == line and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if (
+            isinstance(node, ast.stmt)
+            and node.lineno == line
+            and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ):
             return node
     return None
 
@@ -55,7 +61,9 @@ def _binding_form(stmt, module, line) -> str:
             scope = "class body"
     if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        if any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self" for t in targets):
+        if any(
+            isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self" for t in targets
+        ):
             return "self.<attr> = Server(...)"
         if scope == "class body":
             return "class attribute"
@@ -65,8 +73,19 @@ def _binding_form(stmt, module, line) -> str:
     return f"inside another expression {scope}"
 
 
-REGISTRATION_ATTRS = {"tool", "resource", "prompt", "add_tool", "add_resource", "add_prompt", "add_template",
-                      "call_tool", "list_tools", "read_resource", "get_prompt"}
+REGISTRATION_ATTRS = {
+    "tool",
+    "resource",
+    "prompt",
+    "add_tool",
+    "add_resource",
+    "add_prompt",
+    "add_template",
+    "call_tool",
+    "list_tools",
+    "read_resource",
+    "get_prompt",
+}
 
 
 def _site_attribute(module, line: int):
@@ -78,8 +97,11 @@ def _site_attribute(module, line: int):
 
 def _enclosing_functions(module, line: int) -> list:
     """The functions whose body holds ``line``, innermost first."""
-    found = [node for node in ast.walk(module.tree)
-             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno < line <= node.end_lineno]
+    found = [
+        node
+        for node in ast.walk(module.tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno < line <= node.end_lineno
+    ]
     return sorted(found, key=lambda n: n.lineno, reverse=True)
 
 
@@ -151,8 +173,11 @@ def linter_needs(module, reg) -> list:
             handler_expr = outer.args[0]
         elif call is not None and call.args:
             handler_expr = call.args[0]
-    loops = [node for node in ast.walk(module.tree) if isinstance(node, (ast.For, ast.AsyncFor))
-             and node.lineno < reg.line <= node.end_lineno]
+    loops = [
+        node
+        for node in ast.walk(module.tree)
+        if isinstance(node, (ast.For, ast.AsyncFor)) and node.lineno < reg.line <= node.end_lineno
+    ]
     loop_targets = {n.id: loop for loop in loops for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
 
     def param_of_enclosing(name):
@@ -160,27 +185,48 @@ def linter_needs(module, reg) -> list:
 
     if handler_expr is not None:
         if isinstance(handler_expr, ast.Call) and ast.unparse(handler_expr.func) == "getattr":
-            needs.append("handler: getattr(module, name) over module.__all__" if any(
-                "__all__" in ast.unparse(loop.iter) for loop in loops) else "handler: getattr(...)")
+            needs.append(
+                "handler: getattr(module, name) over module.__all__"
+                if any("__all__" in ast.unparse(loop.iter) for loop in loops)
+                else "handler: getattr(...)"
+            )
         elif isinstance(handler_expr, ast.Name) and handler_expr.id in loop_targets:
             loop = loop_targets[handler_expr.id]
             literal = isinstance(loop.iter, (ast.List, ast.Tuple, ast.Set))
-            needs.append("handler: loop over a literal list (in §12.2)" if literal else
-                         "handler: loop over a list built elsewhere (a name, a filtered copy)")
-        elif isinstance(handler_expr, ast.Attribute) and isinstance(handler_expr.value, ast.Name) \
-                and handler_expr.value.id in loop_targets:
+            needs.append(
+                "handler: loop over a literal list (in §12.2)"
+                if literal
+                else "handler: loop over a list built elsewhere (a name, a filtered copy)"
+            )
+        elif (
+            isinstance(handler_expr, ast.Attribute)
+            and isinstance(handler_expr.value, ast.Name)
+            and handler_expr.value.id in loop_targets
+        ):
             needs.append("handler: tool.fn of Tool.from_function objects in a loop over a derived list")
         elif isinstance(handler_expr, ast.Attribute) and handler_expr.attr == "fn":
             needs.append("handler: tool.fn of a Tool.from_function object (add_tool(tool.fn, tool.name))")
         elif isinstance(handler_expr, ast.Name) and param_of_enclosing(handler_expr.id):
             needs.append("helper: the handler is a parameter of the registering function (call-site expansion)")
-        elif isinstance(handler_expr, ast.Name) and enclosing and any(
+        elif (
+            isinstance(handler_expr, ast.Name)
+            and enclosing
+            and any(
                 isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == handler_expr.id
-                for n in ast.walk(enclosing[0])) and any(param_of_enclosing(n.id) for n in ast.walk(enclosing[0])
-                                                         if isinstance(n, ast.Name) and n.id != handler_expr.id):
+                for n in ast.walk(enclosing[0])
+            )
+            and any(
+                param_of_enclosing(n.id)
+                for n in ast.walk(enclosing[0])
+                if isinstance(n, ast.Name) and n.id != handler_expr.id
+            )
+        ):
             needs.append("helper: the handler is a wrapper of a parameter (call-site expansion)")
-        elif isinstance(handler_expr, ast.Call) and ast.unparse(handler_expr.func) not in ("functools.partial", "partial") \
-                and not ast.unparse(handler_expr.func).endswith("from_function"):
+        elif (
+            isinstance(handler_expr, ast.Call)
+            and ast.unparse(handler_expr.func) not in ("functools.partial", "partial")
+            and not ast.unparse(handler_expr.func).endswith("from_function")
+        ):
             needs.append("handler: built by a call (a factory returning a function)")
     if call is not None:
         name_expr = next((k.value for k in call.keywords if k.arg == "name"), None)
@@ -213,8 +259,10 @@ def registration_forms(results: list, ex) -> None:
                 continue
             flags = []
             if reg.scope != "<module>":
-                flags.append("registered inside a function/method" + (" reached from main()/an entry point"
-                                                                      if any("main" in v for v in reg.via) else ""))
+                flags.append(
+                    "registered inside a function/method"
+                    + (" reached from main()/an entry point" if any("main" in v for v in reg.via) else "")
+                )
             if reg.conditional:
                 flags.append("conditional (under an if/try)")
             if reg.loop:
@@ -232,7 +280,9 @@ def registration_forms(results: list, ex) -> None:
             if any("without functools.wraps" in n for n in reg.notes):
                 flags.append("decorator without functools.wraps (the tool is named after the wrapper)")
             if not reg.reached:
-                flags.append("never called in the unit (read standalone: create_server()/register(mcp) called by tests or not at all)")
+                flags.append(
+                    "never called in the unit (read standalone: create_server()/register(mcp) called by tests or not at all)"
+                )
             if reg.request_time:
                 flags.append("registered while another tool runs")
             if reg.mounted_as:
@@ -269,5 +319,7 @@ def print_needs(results: list) -> None:
         extra = {"; ".join(k): v for k, v in counts.items() if k}
         if extra or n == 0:
             print(f"- {r['unit']}: {basic}/{n} basic" + (f"; {extra}" if extra else ""))
-    print(f"- all other units: every definition basic. Overall: {total_basic}/{total} "
-          f"({100 * total_basic / max(total, 1):.1f}%)")
+    print(
+        f"- all other units: every definition basic. Overall: {total_basic}/{total} "
+        f"({100 * total_basic / max(total, 1):.1f}%)"
+    )

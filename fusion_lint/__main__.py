@@ -5,6 +5,7 @@ vendored ``mcp_fusion/`` would be imported instead of the installed ones (code o
 would run, DESIGN §11). So that entry goes before anything else is imported, unless it is where
 fusion-lint itself lives (a source checkout of fusion-lint, run from its top).
 """
+
 import os
 import sys
 

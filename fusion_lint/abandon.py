@@ -1,10 +1,11 @@
 """Abandoning a run between its stages: whoever started it (the language server, when the buffer
 changed again meanwhile) wants its result no more, and a stale lint gives the CPU back to the next."""
+
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Callable, Iterator, Optional
 
 
 class Superseded(Exception):
@@ -12,7 +13,7 @@ class Superseded(Exception):
     (the language server, when the buffer changed again meanwhile)."""
 
 
-_abandon_if: ContextVar[Optional[Callable[[], bool]]] = ContextVar("fusion_lint_abandon_if", default=None)
+_abandon_if: ContextVar[Callable[[], bool] | None] = ContextVar("fusion_lint_abandon_if", default=None)
 
 
 @contextmanager
@@ -26,7 +27,7 @@ def abandoned_when(superseded: Callable[[], bool]) -> Iterator[None]:
         _abandon_if.reset(token)
 
 
-def stop_if_superseded(before_raising: Optional[Callable[[], None]] = None) -> None:
+def stop_if_superseded(before_raising: Callable[[], None] | None = None) -> None:
     """Raise ``Superseded`` if the run's starter no longer wants it (``before_raising`` first: the
     run's own clean-up, such as ending the worker of on-demand loads)."""
     superseded = _abandon_if.get()
@@ -36,7 +37,7 @@ def stop_if_superseded(before_raising: Optional[Callable[[], None]] = None) -> N
         raise Superseded()
 
 
-_freed_after: ContextVar[Optional[list]] = ContextVar("fusion_lint_freed_after", default=None)
+_freed_after: ContextVar[list | None] = ContextVar("fusion_lint_freed_after", default=None)
 
 
 @contextmanager

@@ -13,6 +13,7 @@
 
 Where entries live and how they are signed and checked: ``cache_store``.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -20,10 +21,11 @@ import importlib.util
 import os
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .cache_store import ENTRY_NAME, cache_directory, load_entry, ownership, store_bytes, store_entry, user_key
@@ -101,12 +103,12 @@ class RunEntry:
     """What one run reported, and the files outside its key that it read, with their digests."""
 
     diagnostics: list
-    outside: dict[str, Optional[str]] = field(default_factory=dict)  # path -> digest (None: unreadable)
+    outside: dict[str, str | None] = field(default_factory=dict)  # path -> digest (None: unreadable)
     texts: list[str] = field(default_factory=list)  # files whose decoded text the report carries
     definitions: dict[str, int] = field(default_factory=dict)  # the summary's counts of definitions
 
 
-def digest_of_file(path: str) -> Optional[str]:
+def digest_of_file(path: str) -> str | None:
     try:
         return content_digest(read_regular(path, OUTSIDE_MAX_BYTES))
     except OSError:
@@ -128,7 +130,7 @@ class ReportCache:
             digest.update(b"\0")
         return digest.hexdigest()
 
-    def get(self, key: str) -> Optional[RunEntry]:
+    def get(self, key: str) -> RunEntry | None:
         entry = load_entry(self.directory / f"run-{key}.pickle", self.signing_key)
         if not isinstance(entry, RunEntry):
             return None
@@ -187,12 +189,12 @@ class RunMemo:
         self.frame = frame
         self.keyed_paths = keyed_paths  # files whose content the key covers
         self.used_file_keys = used_file_keys
-        self.entry: Optional[RunEntry] = None  # what ``lookup`` found
+        self.entry: RunEntry | None = None  # what ``lookup`` found
 
     @classmethod
     def open(
         cls,
-        settings: "Settings",
+        settings: Settings,
         root: Path,
         report_set: set[str],
         walk_problems: list[tuple[str, str]],
@@ -200,7 +202,7 @@ class RunMemo:
         enabled: Iterable[str],
         report_unused_suppressions: bool,
         configs: Iterable[str] = (),
-    ) -> Optional["RunMemo"]:
+    ) -> RunMemo | None:
         """The memo of a run over files on disk (a run over buffers or ``--fix`` rounds, whose
         text is not on disk, is not opened: the caller does not ask). ``configs``: what else the
         report depends on (each reported file's config, the command line's settings)."""
@@ -231,19 +233,25 @@ class RunMemo:
         directory = cache_directory(settings.cache_dir, root)
         return cls(ReportCache(directory), ReportCache.key(parts), keyed_paths, used, frame)
 
-    def lookup(self) -> Optional[RunEntry]:
+    def lookup(self) -> RunEntry | None:
         self.entry = self.cache.get(self.key)
         return self.entry
 
-    def store(self, diagnostics: list, results: Iterable, files: Iterable[str], texts: dict[str, str],
-              definitions: Optional[dict[str, int]] = None) -> None:  # fmt: skip
+    def store(
+        self,
+        diagnostics: list,
+        results: Iterable,
+        files: Iterable[str],
+        texts: dict[str, str],
+        definitions: dict[str, int] | None = None,
+    ) -> None:
         """``results``: the analysed files (a crash or a timeout among them: nothing is stored);
         ``files``: every file whose facts the run used; ``texts``: the texts the rules read."""
         if any(result.problem is not None and result.problem.transient for result in results):
             return
         read = set(files) | {path for path, text in texts.items() if text}
         outside = {path: digest_of_file(path) for path in sorted(read - self.keyed_paths)}
-        entry = RunEntry(diagnostics, outside, sorted(path for path, text in texts.items() if text), dict(definitions or {}))
+        entry = RunEntry(
+            diagnostics, outside, sorted(path for path, text in texts.items() if text), dict(definitions or {})
+        )
         self.cache.put(self.key, entry, self.used_file_keys)
-
-

@@ -15,6 +15,7 @@ linter's own data classes. Entries are written to a temporary file and renamed i
 concurrent runs never read a half-written entry. Without a usable key (an unwritable home), the
 run lints without a cache.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -31,7 +32,6 @@ import tempfile
 import zlib
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional
 
 from .config import ConfigError
 from .files import read_regular
@@ -62,8 +62,13 @@ _MAC_SIZE = hashlib.sha256().digest_size
 
 # Where the classes an entry may contain live. Anything else in a pickle is refused.
 _SAFE_MODULES = frozenset(
-    {"fusion_lint.facts.model", "fusion_lint.pipeline", "fusion_lint.source", "fusion_lint.diagnostics",
-     "fusion_lint.cache"}
+    {
+        "fusion_lint.facts.model",
+        "fusion_lint.pipeline",
+        "fusion_lint.source",
+        "fusion_lint.diagnostics",
+        "fusion_lint.cache",
+    }
 )
 _SAFE_BUILTINS = frozenset({"frozenset", "set", "tuple", "list", "dict"})
 # Functions that build one of those classes from plain values (a span shared with an equal one).
@@ -95,13 +100,13 @@ def key_path() -> Path:
     return Path(base) / SUBFOLDER / "key"
 
 
-def user_key() -> Optional[bytes]:
+def user_key() -> bytes | None:
     """The key entries are signed with (created on first use), or None when there is none to use."""
     return _key_at(str(key_path()))
 
 
 @lru_cache(maxsize=8)
-def _key_at(path: str) -> Optional[bytes]:
+def _key_at(path: str) -> bytes | None:
     directory = os.path.dirname(path)
     try:
         os.makedirs(directory, mode=0o700, exist_ok=True)
@@ -136,7 +141,7 @@ def _private(info: os.stat_result) -> bool:
     return info.st_uid == os.geteuid() and not info.st_mode & (0o022 if stat.S_ISDIR(info.st_mode) else 0o077)
 
 
-def _read_key(path: str) -> Optional[bytes]:
+def _read_key(path: str) -> bytes | None:
     """The key if the file is a regular file of 32 bytes that only its owner, this user, can read."""
     try:
         info = os.lstat(path)
@@ -154,7 +159,7 @@ def _mac(key: bytes, name: str, payload: bytes) -> bytes:
 # ----- the cache's own directory ---------------------------------------------------------------------
 
 
-def cache_directory(configured: str, root: Optional[Path]) -> Path:
+def cache_directory(configured: str, root: Path | None) -> Path:
     """Where the cache lives for ``cache-dir`` (relative to the project root): the directory itself
     when it is a fusion-lint cache or does not exist yet, else its ``fusion-lint`` folder;
     ``ConfigError`` (exit 2) when neither may be used."""
@@ -172,7 +177,7 @@ def cache_directory(configured: str, root: Optional[Path]) -> Path:
     )
 
 
-def ownership(directory: Path) -> Optional[bool]:
+def ownership(directory: Path) -> bool | None:
     """None: nothing there yet; True: a fusion-lint cache; False: anything else."""
     try:
         info = os.lstat(directory)
@@ -194,8 +199,11 @@ _OWNED: set[tuple[str, int, int]] = set()
 
 def _signed(directory: Path) -> bool:
     try:
-        return (read_regular(str(directory / SIGNATURE_FILE), len(SIGNATURE), follow_symlinks=False) == SIGNATURE
-                and read_regular(str(directory / "CACHEDIR.TAG"), 4096, follow_symlinks=False).startswith(CACHEDIR_TAG[:44]))  # fmt: skip
+        return read_regular(
+            str(directory / SIGNATURE_FILE), len(SIGNATURE), follow_symlinks=False
+        ) == SIGNATURE and read_regular(str(directory / "CACHEDIR.TAG"), 4096, follow_symlinks=False).startswith(
+            CACHEDIR_TAG[:44]
+        )
     except OSError:
         return False
 
@@ -208,7 +216,9 @@ def _adopt_legacy(directory: Path) -> bool:
         with os.scandir(directory) as entries:
             for entry in entries:
                 regular = entry.is_file(follow_symlinks=False)
-                if entry.name != ".gitignore" and not (regular and (ENTRY_NAME.match(entry.name) or _TEMPORARY_NAME.match(entry.name))):
+                if entry.name != ".gitignore" and not (
+                    regular and (ENTRY_NAME.match(entry.name) or _TEMPORARY_NAME.match(entry.name))
+                ):
                     return False
     except OSError:
         return False
@@ -216,7 +226,11 @@ def _adopt_legacy(directory: Path) -> bool:
 
 
 def _sign(directory: Path) -> bool:
-    for name, content in ((SIGNATURE_FILE, SIGNATURE), ("CACHEDIR.TAG", CACHEDIR_TAG), (".gitignore", b"# created by fusion-lint\n*\n")):
+    for name, content in (
+        (SIGNATURE_FILE, SIGNATURE),
+        ("CACHEDIR.TAG", CACHEDIR_TAG),
+        (".gitignore", b"# created by fusion-lint\n*\n"),
+    ):
         if not _write_file(directory, name, content):
             return False
     return True
@@ -288,7 +302,7 @@ def _dictionary() -> bytes:
     return b"".join(parts)
 
 
-def load_entry(path: Path, key: Optional[bytes]) -> object:
+def load_entry(path: Path, key: bytes | None) -> object:
     """An entry's content, or None when it is missing, damaged, unsigned or refused."""
     if key is None:
         return None
@@ -310,7 +324,7 @@ def load_entry(path: Path, key: Optional[bytes]) -> object:
         return None
 
 
-def store_entry(directory: Path, name: str, value: object, key: Optional[bytes]) -> None:
+def store_entry(directory: Path, name: str, value: object, key: bytes | None) -> None:
     """Pickle ``value`` into ``directory/name`` (see ``store_bytes``)."""
     if key is None:
         return
@@ -321,7 +335,7 @@ def store_entry(directory: Path, name: str, value: object, key: Optional[bytes])
     store_bytes(directory, name, payload, key)
 
 
-def store_bytes(directory: Path, name: str, payload: bytes, key: Optional[bytes]) -> None:
+def store_bytes(directory: Path, name: str, payload: bytes, key: bytes | None) -> None:
     """Sign and write atomically, only into a directory of the cache's own."""
     if key is not None and _claim(directory):
         deflate = zlib.compressobj(COMPRESSION_LEVEL, zdict=_dictionary())

@@ -3,13 +3,15 @@ can report into the reported files; identical findings merged into one diagnosti
 definition they concern; a rule that raises reported as FL999. With the rules' cache
 (``rule_cache``), an item whose inputs did not change replays its findings instead of running.
 """
+
 from __future__ import annotations
 
 import itertools
 import os
 import traceback
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any
 
 from .diagnostics import Diagnostic, Span
 from .project.view import ProjectView, ResolvedDefinition
@@ -42,9 +44,14 @@ LAST_CHECK = CheckCounts()
 Observer = Callable[[str, str, object, list[Finding]], None]
 
 
-def check(project: ProjectView, rules: Sequence[type[Rule]], report_set: set[str],
-          views: Optional[Callable[[str], ProjectView]] = None, memo: Optional[RuleMemo] = None,
-          observe: Optional[Observer] = None) -> list[Reported]:  # fmt: skip
+def check(
+    project: ProjectView,
+    rules: Sequence[type[Rule]],
+    report_set: set[str],
+    views: Callable[[str], ProjectView] | None = None,
+    memo: RuleMemo | None = None,
+    observe: Observer | None = None,
+) -> list[Reported]:
     """Run ``rules`` over the resolved project: definition rules once per definition, entry rules
     once per contract entry, function rules once per function. Only what can report into a
     reported file is checked (pre-commit and the editor report one file of a large project). A
@@ -82,7 +89,7 @@ def check(project: ProjectView, rules: Sequence[type[Rule]], report_set: set[str
             for index in visit:
                 item, subjects, span, path, item_view = scoped[index]
                 record = plan.found[index] if plan is not None else None
-                findings: Optional[list[Finding]] = None
+                findings: list[Finding] | None = None
                 if record is not None:
                     findings = record.get(code, [])
                 else:
@@ -121,7 +128,9 @@ def merged(found: Iterable[tuple[type[Rule], Finding, Sequence[Any]]], order: Ca
     for rule_class, finding, subjects in grouped.values():
         unique = sorted({id(s): s for s in subjects}.values(), key=order)
         message = f"{_labels(unique)}: {finding.message}"
-        diagnostic = Diagnostic(rule_class.code, rule_class.name, rule_class.severity, message, finding.path, finding.span)
+        diagnostic = Diagnostic(
+            rule_class.code, rule_class.name, rule_class.severity, message, finding.path, finding.span
+        )
         reported.append(Reported(diagnostic, finding.fix))
     return reported
 
@@ -142,8 +151,10 @@ def _internal_error(rule: type[Rule], label: str, exc: Exception, path: str, spa
     # Where it failed, without reading the source lines (nothing is read while rules run).
     where = traceback.StackSummary.extract(traceback.walk_tb(exc.__traceback__), lookup_lines=False)[-1]
     internal = all_rules_by_code()["FL999"]
-    message = (f"rule {rule.code} ({rule.name}) failed on {label}: {type(exc).__name__}: {exc} "
-               f"[{os.path.basename(where.filename)}:{where.lineno}]")  # fmt: skip
+    message = (
+        f"rule {rule.code} ({rule.name}) failed on {label}: {type(exc).__name__}: {exc} "
+        f"[{os.path.basename(where.filename)}:{where.lineno}]"
+    )
     return Diagnostic(internal.code, internal.name, internal.severity, message, path, span)
 
 

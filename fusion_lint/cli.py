@@ -1,5 +1,6 @@
 """The command line (DESIGN §6, §12.4). Exit codes: 0 clean; 1 findings (or, with
 ``--exit-non-zero-on-fix``, something was fixed); 2 a usage, config or internal error."""
+
 from __future__ import annotations
 
 import contextlib
@@ -10,7 +11,7 @@ import platform
 import sys
 import traceback
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any
 
 import click
 
@@ -60,7 +61,7 @@ def main() -> None:
     """Check the error contracts of MCP servers written with mcp_fusion."""
 
 
-def fail(message: str) -> "click.exceptions.Exit":
+def fail(message: str) -> click.exceptions.Exit:
     click.echo(f"fusion-lint: error: {message}", err=True)
     return click.exceptions.Exit(EXIT_ERROR)
 
@@ -78,7 +79,7 @@ def use_color(choice: str, stream: Any) -> bool:
     return bool(isatty and isatty())
 
 
-def emit(output: Union[str, bytes], output_file: Optional[Path], color: bool = False, err: bool = False) -> None:
+def emit(output: str | bytes, output_file: Path | None, color: bool = False, err: bool = False) -> None:
     """The report on standard output, or only in ``--output-file`` (that file and nothing else is
     written: a missing folder is an error, never created)."""
     if output_file is None:
@@ -93,20 +94,33 @@ def emit(output: Union[str, bytes], output_file: Optional[Path], color: bool = F
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@click.option("--select", multiple=True, help="Rule codes, prefixes or names to enable (replaces the config's selection).")
+@click.option(
+    "--select", multiple=True, help="Rule codes, prefixes or names to enable (replaces the config's selection)."
+)
 @click.option("--ignore", multiple=True, help="Rule codes, prefixes or names to disable.")
 @click.option("--extend-select", multiple=True, help="Rule codes, prefixes or names to enable in addition.")
 @click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True)
-@click.option("--output-file", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the report to this file instead of standard output.")
+@click.option(
+    "--output-file",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the report to this file instead of standard output.",
+)
 @click.option("--statistics", is_flag=True, help="Count the findings per rule ([*]: --fix can fix some).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when --fix or --fix-only fixed something.")
 @click.option("--quiet", "-q", is_flag=True, help="Print diagnostics only, no summary.")
 @click.option("--silent", "-s", is_flag=True, help="Print nothing; the exit code says it all.")
 @click.option("--show-source", is_flag=True, help="Show the offending source line under each diagnostic.")
-@click.option("--color", "color_choice", type=click.Choice(("auto", "always", "never")), default="auto",
-              show_default=True, help="Colour the text report (auto: on a terminal; NO_COLOR/FORCE_COLOR honoured).")
+@click.option(
+    "--color",
+    "color_choice",
+    type=click.Choice(("auto", "always", "never")),
+    default="auto",
+    show_default=True,
+    help="Colour the text report (auto: on a terminal; NO_COLOR/FORCE_COLOR honoured).",
+)
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: the cores).")
 @click.option("--fix", is_flag=True, help="Apply safe fixes.")
@@ -116,17 +130,32 @@ def emit(output: Union[str, bytes], output_file: Optional[Path], color: bool = F
 @click.option("--add-noqa", is_flag=True, help="Add a '# noqa: CODE' to every line with a finding.")
 @click.option("--report-unused-suppressions", is_flag=True, help="Report suppressions of ours that suppress nothing.")
 @click.option("--stdin-filename", type=str, default=None, help="Lint standard input as if it were this file.")
-@click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
-              help="Use this config file for every file (no other is read).")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Use this config file for every file (no other is read).",
+)
 @click.option("--isolated", is_flag=True, help="Read no config file: the defaults and the flags only.")
 @click.option("--exclude", multiple=True, help="Patterns to exclude, replacing every config's exclude.")
 @click.option("--extend-exclude", multiple=True, help="Patterns to exclude in addition.")
-@click.option("--per-file-ignores", multiple=True, metavar="PATTERN:CODES",
-              help="Ignore CODES in the files PATTERN matches, replacing every config's per-file-ignores.")
-@click.option("--extend-per-file-ignores", multiple=True, metavar="PATTERN:CODES",
-              help="Ignore CODES in the files PATTERN matches, in addition.")
+@click.option(
+    "--per-file-ignores",
+    multiple=True,
+    metavar="PATTERN:CODES",
+    help="Ignore CODES in the files PATTERN matches, replacing every config's per-file-ignores.",
+)
+@click.option(
+    "--extend-per-file-ignores",
+    multiple=True,
+    metavar="PATTERN:CODES",
+    help="Ignore CODES in the files PATTERN matches, in addition.",
+)
 @click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip what .gitignore lists (default).")
-@click.option("--show-settings", is_flag=True, help="Print the settings that govern the first path, and their config files.")
+@click.option(
+    "--show-settings", is_flag=True, help="Print the settings that govern the first path, and their config files."
+)
 @click.option("--show-files", is_flag=True, help="List the files that would be checked, one per line.")
 @click.option("--verbose", "-v", is_flag=True, help="Show tracebacks of internal errors.")
 def check(paths: tuple[str, ...], **flags: Any) -> None:
@@ -144,7 +173,7 @@ def _check(
     ignore: tuple[str, ...],
     extend_select: tuple[str, ...],
     output_format: str,
-    output_file: Optional[Path],
+    output_file: Path | None,
     statistics: bool,
     exit_zero: bool,
     exit_non_zero_on_fix: bool,
@@ -153,21 +182,21 @@ def _check(
     show_source: bool,
     color_choice: str,
     no_cache: bool,
-    jobs: Optional[int],
+    jobs: int | None,
     fix: bool,
     fix_only: bool,
     diff: bool,
     unsafe_fixes: bool,
     add_noqa: bool,
     report_unused_suppressions: bool,
-    stdin_filename: Optional[str],
-    config_path: Optional[Path],
+    stdin_filename: str | None,
+    config_path: Path | None,
     isolated: bool,
     exclude: tuple[str, ...],
     extend_exclude: tuple[str, ...],
     per_file_ignores: tuple[str, ...],
     extend_per_file_ignores: tuple[str, ...],
-    respect_gitignore: Optional[bool],
+    respect_gitignore: bool | None,
     show_settings: bool,
     show_files: bool,
     verbose: bool,
@@ -193,9 +222,13 @@ def _check(
             paths=path_list,
             config=config,
             isolated=isolated,
-            flags=FlagSettings.parse(_codes(exclude) if exclude else None, _codes(extend_exclude),
-                                     list(per_file_ignores) if per_file_ignores else None,
-                                     list(extend_per_file_ignores), respect_gitignore),  # fmt: skip
+            flags=FlagSettings.parse(
+                _codes(exclude) if exclude else None,
+                _codes(extend_exclude),
+                list(per_file_ignores) if per_file_ignores else None,
+                list(extend_per_file_ignores),
+                respect_gitignore,
+            ),
             selection=Selection(
                 select=_codes(select) or None, ignore=_codes(ignore), extend_select=_codes(extend_select)
             ),
@@ -205,7 +238,8 @@ def _check(
             report_unused_suppressions=report_unused_suppressions,
         )
         if show_settings or show_files:
-            from .show import files_to_check, show_settings as settings_shown
+            from .show import files_to_check
+            from .show import show_settings as settings_shown
 
             shown = settings_shown(options, output_format == "json") if show_settings else files_to_check(options)
             if not silent:
@@ -217,9 +251,15 @@ def _check(
             from .fix import apply_fixes
 
             # --diff shows the fixes, or with --add-noqa the suppressions; --add-noqa writes like --fix.
-            report, outcome = apply_fixes(report, options, write=(fix or add_noqa) and not diff,
-                                          unsafe=unsafe_fixes, add_noqa=add_noqa, stdin=stdin is not None,
-                                          fix=fix or (diff and not add_noqa))
+            report, outcome = apply_fixes(
+                report,
+                options,
+                write=(fix or add_noqa) and not diff,
+                unsafe=unsafe_fixes,
+                add_noqa=add_noqa,
+                stdin=stdin is not None,
+                fix=fix or (diff and not add_noqa),
+            )
             if diff or (stdin is not None and (fix or add_noqa)):
                 # the diff, or the fixed buffer (bytes) for --stdin-filename
                 if not (silent and diff):
@@ -236,16 +276,20 @@ def _check(
         color = output_format == "text" and use_color(color_choice, stream if output_file is None else None)
         extra = {"color": color} if output_format == "text" else {}
         if not silent:
-            emit(formatter(report, show_source=show_source, quiet=quiet, statistics=statistics, **extra),
-                 output_file, color=color, err=buffer_out)  # fmt: skip
+            emit(
+                formatter(report, show_source=show_source, quiet=quiet, statistics=statistics, **extra),
+                output_file,
+                color=color,
+                err=buffer_out,
+            )
     except click.exceptions.Exit:
         raise
     except (ConfigError, UsageError) as exc:
-        raise fail(str(exc))
+        raise fail(str(exc)) from None
     except Exception as exc:  # an internal error: one line, traceback only when asked
         if verbose:
             traceback.print_exc()
-        raise fail(f"internal error: {type(exc).__name__}: {exc} (run with --verbose for the traceback)")
+        raise fail(f"internal error: {type(exc).__name__}: {exc} (run with --verbose for the traceback)") from None
     if (report.diagnostics or fixed_something) and not exit_zero:
         raise click.exceptions.Exit(EXIT_FINDINGS)
 
@@ -264,7 +308,7 @@ def version(output_format: str) -> None:
 @click.argument("key", required=False)
 @click.option("--all", "show_all", is_flag=True, help="List every rule.")
 @click.option("--output-format", type=click.Choice(("text", "json")), default="text", show_default=True)
-def rule(key: Optional[str], show_all: bool, output_format: str) -> None:
+def rule(key: str | None, show_all: bool, output_format: str) -> None:
     """Show a rule's documentation: what it checks, why, an example and its fix (KEY: code or name)."""
     from .docs import UnknownRule, find_rule, render_rule, render_rule_list, rule_json
     from .rules import all_rules
@@ -278,7 +322,7 @@ def rule(key: Optional[str], show_all: bool, output_format: str) -> None:
         else:
             click.echo(render_rule_list() if key is None else render_rule(find_rule(key)), nl=False)
     except UnknownRule as exc:
-        raise fail(str(exc))
+        raise fail(str(exc)) from None
 
 
 @main.command()
@@ -287,7 +331,9 @@ def lsp() -> None:
     try:  # pygls is imported here only, so that every other command starts fast
         from .lsp import serve
     except ImportError as exc:
-        raise fail(f"the language server needs the [lsp] extra: pip install 'pygls>=2,<3' 'lsprotocol>=2025.0.0' ({exc})")
+        raise fail(
+            f"the language server needs the [lsp] extra: pip install 'pygls>=2,<3' 'lsprotocol>=2025.0.0' ({exc})"
+        ) from None
     code = serve()
     # The stdin reader thread may still block on a pipe the editor keeps open after 'exit':
     # leave without waiting for it (the protocol is done and stdout was closed by the server).
@@ -297,10 +343,18 @@ def lsp() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@click.option("--check", "check_only", is_flag=True,
-              help="Compare the code with the lockfile instead of writing it: exit 0 in sync, 1 otherwise.")
-@click.option("--lockfile", type=click.Path(dir_okay=False, path_type=str), default=None,
-              help="The lockfile (default: fusion-contracts.lock at the project root).")
+@click.option(
+    "--check",
+    "check_only",
+    is_flag=True,
+    help="Compare the code with the lockfile instead of writing it: exit 0 in sync, 1 otherwise.",
+)
+@click.option(
+    "--lockfile",
+    type=click.Path(dir_okay=False, path_type=str),
+    default=None,
+    help="The lockfile (default: fusion-contracts.lock at the project root).",
+)
 @click.option("--output-format", type=click.Choice(("text", "json")), default="text", show_default=True)
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: the cores).")
@@ -309,17 +363,17 @@ def lsp() -> None:
 def lock(
     paths: tuple[str, ...],
     check_only: bool,
-    lockfile: Optional[str],
+    lockfile: str | None,
     output_format: str,
     no_cache: bool,
-    jobs: Optional[int],
-    config_path: Optional[Path],
+    jobs: int | None,
+    config_path: Path | None,
     verbose: bool,
 ) -> None:
     """Write (or --check) the contract lockfile of the tools and resources under PATHS (default: the project)."""
+    import fusion_lint.lock as locking
     from mcp_fusion.lockfile import LockfileError
 
-    import fusion_lint.lock as locking
     from .config import find_config
     from .engine import Options, UsageError
 
@@ -334,11 +388,11 @@ def lock(
         static = locking.build_static_lock(options, lockfile)
         output, code = (locking.check if check_only else locking.write)(static, output_format)
     except (ConfigError, UsageError, LockfileError, locking.LockRefused) as exc:
-        raise fail(str(exc))
+        raise fail(str(exc)) from None
     except Exception as exc:  # an internal error: one line, traceback only when asked
         if verbose:
             traceback.print_exc()
-        raise fail(f"internal error: {type(exc).__name__}: {exc} (run with --verbose for the traceback)")
+        raise fail(f"internal error: {type(exc).__name__}: {exc} (run with --verbose for the traceback)") from None
     click.echo(output, nl=False)
     raise click.exceptions.Exit(code)
 

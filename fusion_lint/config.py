@@ -4,17 +4,17 @@
 A config file is data, never code: parsed with tomllib/tomli, validated by a pydantic model (``config_schema``); a bad
 key or value is a ``ConfigError`` naming the file, the key and what was expected (exit 2).
 """
+
 from __future__ import annotations
 
 import json
 import os
 import re
 import sys
-from pathlib import Path
-from typing import Any, Optional
-
 from copy import deepcopy
 from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
 
 from .files import FileTooLarge, read_regular
 
@@ -33,11 +33,33 @@ CONFIG_MAX_BYTES = 10_000_000
 #: Directories nobody wants linted (ruff's list, and our cache's default folder); ``exclude``
 #: replaces it, ``extend-exclude`` adds.
 DEFAULT_EXCLUDE = (
-    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache",
-    ".nox", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".venv",
-    ".vscode", "__pypackages__", "_build", "buck-out", "dist", "node_modules", "site-packages", "venv",
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".git-rewrite",
+    ".hg",
+    ".ipynb_checkpoints",
+    ".mypy_cache",
+    ".nox",
+    ".pants.d",
+    ".pyenv",
+    ".pytest_cache",
+    ".pytype",
+    ".ruff_cache",
+    ".svn",
+    ".tox",
+    ".venv",
+    ".vscode",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
     ".fusion_lint_cache",
-)  # fmt: skip
+)
 
 
 class ConfigError(Exception):
@@ -60,7 +82,7 @@ class Settings:
     a table is validated by ``config_schema`` (pydantic, strict), which builds one of these.
     """
 
-    select: Optional[list[str]] = None
+    select: list[str] | None = None
     ignore: list[str] = field(default_factory=list)
     extend_select: list[str] = field(default_factory=list)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
@@ -90,10 +112,10 @@ SETTING_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Settings))
 @dataclass(frozen=True)
 class LoadedConfig:
     settings: Settings
-    path: Optional[Path]  # the file it came from; None: defaults
+    path: Path | None  # the file it came from; None: defaults
 
     @property
-    def root(self) -> Optional[Path]:
+    def root(self) -> Path | None:
         return self.path.parent if self.path is not None else None
 
 
@@ -112,7 +134,7 @@ def parse_settings(table: Any, source: str, table_name: str = "[tool.fusion-lint
         raise ConfigError(f"{where}{exc}") from None
 
 
-def read_config_file(path: Path) -> Optional[Settings]:
+def read_config_file(path: Path) -> Settings | None:
     """Settings of one file; None when it is a pyproject.toml without our table."""
     try:
         data = read_regular(str(path), CONFIG_MAX_BYTES)
@@ -150,7 +172,9 @@ def parse_toml(data: bytes, path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     except RecursionError:  # the parser recurses once per nested array or inline table
         line = _deepest_line(text)
-        raise ConfigError(f"{path}: {_line_and_key(text, line)}: invalid TOML: arrays or tables nested too deeply") from None
+        raise ConfigError(
+            f"{path}: {_line_and_key(text, line)}: invalid TOML: arrays or tables nested too deeply"
+        ) from None
 
 
 _KEY_AT_LINE_START = re.compile(r"\s*([A-Za-z0-9_.\"'-]+?)\s*=")
@@ -181,7 +205,7 @@ def _deepest_line(text: str) -> int:
 DEFAULTS = LoadedConfig(settings=Settings(), path=None)
 
 
-def config_in(directory: Path) -> Optional[LoadedConfig]:
+def config_in(directory: Path) -> LoadedConfig | None:
     """The config file of one folder, if it has one (``CONFIG_FILES`` says which wins)."""
     for name in CONFIG_FILES:
         path = directory / name

@@ -1,10 +1,11 @@
 """The ``[tool.fusion-lint]`` table's schema: pydantic, strict, imported only when a config table
 is read (``config.parse_settings``), so a run without one never pays for pydantic's import."""
+
 from __future__ import annotations
 
 import keyword
 import re
-from typing import Any, Optional
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -18,7 +19,7 @@ class SettingsSchema(BaseModel):
     # strict: TOML has real types, so ``follow-calls = "3"`` or ``respect-gitignore = 1`` is a mistake.
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, strict=True)
 
-    select: Optional[list[str]] = None
+    select: list[str] | None = None
     ignore: list[str] = Field(default_factory=list)
     extend_select: list[str] = Field(default_factory=list, alias="extend-select")
     per_file_ignores: dict[str, list[str]] = Field(default_factory=dict, alias="per-file-ignores")

@@ -23,12 +23,13 @@ Two kinds of settings:
 The command line's settings (``FlagSettings``) beat every config's; their patterns are relative to
 the working directory.
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
 
 from .config import DEFAULTS, ConfigError, LoadedConfig, Settings, config_in
 from .discovery import IgnoreRules, PathGlob, anchored_rules, glob_problem, pattern_problem
@@ -41,22 +42,22 @@ class FlagSettings:
     each config's ``per-file-ignores``, ``--extend-per-file-ignores`` adds; ``--[no-]respect-gitignore``
     replaces ``respect-gitignore``. Patterns are relative to ``base``, the working directory."""
 
-    exclude: Optional[tuple[str, ...]] = None
+    exclude: tuple[str, ...] | None = None
     extend_exclude: tuple[str, ...] = ()
-    per_file_ignores: Optional[tuple[tuple[str, tuple[str, ...]], ...]] = None
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] | None = None
     extend_per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    respect_gitignore: Optional[bool] = None
+    respect_gitignore: bool | None = None
     base: str = field(default_factory=os.getcwd)
 
     @classmethod
     def parse(
         cls,
-        exclude: Optional[Sequence[str]] = None,
+        exclude: Sequence[str] | None = None,
         extend_exclude: Sequence[str] = (),
-        per_file_ignores: Optional[Sequence[str]] = None,
+        per_file_ignores: Sequence[str] | None = None,
         extend_per_file_ignores: Sequence[str] = (),
-        respect_gitignore: Optional[bool] = None,
-    ) -> "FlagSettings":
+        respect_gitignore: bool | None = None,
+    ) -> FlagSettings:
         """From the flags as typed (``--per-file-ignores 'tests/*.py:FL300,FL302'``); a bad pattern
         is a ``ConfigError`` naming the flag."""
         for flag, patterns in (("--exclude", exclude or ()), ("--extend-exclude", extend_exclude)):
@@ -91,7 +92,7 @@ def _pairs(values: Iterable[str], flag: str) -> tuple[tuple[str, tuple[str, ...]
 class PerFileIgnore:
     glob: PathGlob
     keys: tuple[str, ...]  # rule codes, prefixes or names, as written
-    source: Optional[str]  # where they were written, for an error: a config's table (None: the flag)
+    source: str | None  # where they were written, for an error: a config's table (None: the flag)
     option: str  # the key or flag
 
 
@@ -121,12 +122,11 @@ def table_of(config: LoadedConfig) -> str:
 class ConfigTree:
     """The configs of a run, each file read once: the closest config of any folder, the project's."""
 
-    def __init__(self, forced: Optional[LoadedConfig] = None, isolated: bool = False,
-                 flags: Optional[FlagSettings] = None):  # fmt: skip
+    def __init__(self, forced: LoadedConfig | None = None, isolated: bool = False, flags: FlagSettings | None = None):
         self.forced = DEFAULTS if isolated and forced is None else forced
         self.flags = flags or FlagSettings()
         self._closest: dict[Path, LoadedConfig] = {}
-        self._scopes: dict[Optional[Path], Scope] = {}
+        self._scopes: dict[Path | None, Scope] = {}
 
     def closest(self, directory: Path) -> LoadedConfig:
         """The config governing the files directly in ``directory`` (an absolute path)."""
@@ -136,7 +136,7 @@ class ConfigTree:
         if known is not None:
             return known
         visited = []
-        found: Optional[LoadedConfig] = None
+        found: LoadedConfig | None = None
         for candidate in (directory, *directory.parents):
             if candidate in self._closest:
                 found = self._closest[candidate]
@@ -183,8 +183,10 @@ class ConfigTree:
         if flags.per_file_ignores is not None:
             ignores = _ignores(flags.per_file_ignores, str(cwd), None, "per-file-ignores")
         else:
-            ignores = [PerFileIgnore(PathGlob(pattern, str(base)), tuple(keys), table, f'per-file-ignores."{pattern}"')
-                       for pattern, keys in settings.per_file_ignores.items()]  # fmt: skip
+            ignores = [
+                PerFileIgnore(PathGlob(pattern, str(base)), tuple(keys), table, f'per-file-ignores."{pattern}"')
+                for pattern, keys in settings.per_file_ignores.items()
+            ]
         ignores += _ignores(flags.extend_per_file_ignores, str(cwd), None, "extend-per-file-ignores")
         return Scope(config, base, excludes, ignores)
 
@@ -193,7 +195,9 @@ class ConfigTree:
         return [self._scopes[key] for key in sorted(self._scopes, key=lambda path: str(path or ""))]
 
 
-def _ignores(pairs: Iterable[tuple[str, tuple[str, ...]]], base: str, source: Optional[str], option: str) -> list[PerFileIgnore]:
+def _ignores(
+    pairs: Iterable[tuple[str, tuple[str, ...]]], base: str, source: str | None, option: str
+) -> list[PerFileIgnore]:
     return [PerFileIgnore(PathGlob(pattern, base), keys, source, option) for pattern, keys in pairs]
 
 

@@ -1,10 +1,11 @@
 """Diagnostics and fixes as data (DESIGN §5, §7): rules return them, reporters print them."""
+
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal, Optional
+from typing import TYPE_CHECKING, Literal
 
 import fusion_lint.memory as memory
 
@@ -90,7 +91,7 @@ class Diagnostic:
     message: str
     path: str
     span: Span
-    fix: Optional[Fix] = None
+    fix: Fix | None = None
 
     def sort_key(self) -> tuple:
         return (self.path, self.span.line, self.span.col, self.code, self.message)
@@ -102,7 +103,7 @@ class Report:
 
     diagnostics: list[Diagnostic]
     files_checked: int
-    config: "LoadedConfig"
+    config: LoadedConfig
     texts: dict[str, str] = field(default_factory=dict)  # decoded sources of reported files (fixes)
     checked: list[str] = field(default_factory=list)  # the reported files, sorted (JUnit: one case each)
     enabled: frozenset[str] = frozenset()  # codes of the rules that ran (SARIF lists them)

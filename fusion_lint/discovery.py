@@ -3,20 +3,22 @@
 Configured excludes apply to paths given by name too (pre-commit passes every staged file by
 name; ruff needs ``--force-exclude`` for this, we make it the default).
 """
+
 from __future__ import annotations
 
 import os
 import re
 import stat
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase, translate
 from functools import lru_cache
 from glob import escape
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Sequence
+
+import fusion_lint.kept_walk as kept_walk
 
 from .files import read_regular
-import fusion_lint.kept_walk as kept_walk
 
 #: A .gitignore larger than this is not read (git's own limit is 100 MB; real ones are a few kB).
 GITIGNORE_MAX_BYTES = 1_000_000
@@ -70,7 +72,7 @@ def _compile(pattern: str) -> tuple[re.Pattern[str], bool, bool]:
     return re.compile(f"^{prefix}{''.join(out)}(?:/.*)?$"), negated, dir_only
 
 
-def pattern_problem(pattern: str) -> Optional[str]:
+def pattern_problem(pattern: str) -> str | None:
     """Why a gitignore-style pattern cannot be used (``[z-a]``: a reversed range), or None."""
     try:
         _compile(pattern)
@@ -79,7 +81,7 @@ def pattern_problem(pattern: str) -> Optional[str]:
     return None
 
 
-def anchored_rules(base: Path, patterns: Iterable[str]) -> list["IgnoreRules"]:
+def anchored_rules(base: Path, patterns: Iterable[str]) -> list[IgnoreRules]:
     """Exclude patterns written in a config in ``base`` (or on the command line, ``base`` the working
     directory), as gitignore rules: ``./x`` is ``x`` at the top of ``base`` (as ``/x`` is), and a
     full path (``/home/me/project/build``) is that path. A leading ``/`` is a full path only when
@@ -109,12 +111,12 @@ def _names_a_full_path(base: Path, pattern: str) -> bool:
     return bool(first) and os.path.isdir(os.path.join(os.sep, first)) and not os.path.exists(base / first)
 
 
-def _inside(base: Path, pattern: str) -> Optional[str]:
+def _inside(base: Path, pattern: str) -> str | None:
     """``pattern`` (a full path) relative to ``base`` when it lies inside it, else None."""
     prefix = str(base).rstrip(os.sep) + os.sep
     if pattern.rstrip("/") == str(base):
         return ""
-    return pattern[len(prefix):] if pattern.startswith(prefix) else None
+    return pattern[len(prefix) :] if pattern.startswith(prefix) else None
 
 
 @dataclass
@@ -124,7 +126,7 @@ class IgnoreRules:
     base: Path
     patterns: list[str]
 
-    def decide(self, path: Path, is_dir: bool) -> Optional[bool]:
+    def decide(self, path: Path, is_dir: bool) -> bool | None:
         try:
             relative = path.relative_to(self.base).as_posix()
         except ValueError:
@@ -145,7 +147,7 @@ class IgnoreRules:
         return verdict
 
 
-def _read_gitignore(directory: Path) -> Optional[IgnoreRules]:
+def _read_gitignore(directory: Path) -> IgnoreRules | None:
     path = directory / ".gitignore"
     try:  # a FIFO (or a device) named .gitignore is never opened
         lines = read_regular(str(path), GITIGNORE_MAX_BYTES).decode("utf-8", "replace").splitlines()
@@ -191,7 +193,7 @@ class PathGlob:
         return hit != self.negated
 
 
-def glob_problem(pattern: str) -> Optional[str]:
+def glob_problem(pattern: str) -> str | None:
     """Why a ``per-file-ignores`` pattern cannot be used (as ruff's globs refuse them: an empty
     pattern, a ``[`` never closed, a reversed range), or None."""
     body = pattern[1:] if pattern.startswith("!") else pattern
@@ -233,19 +235,22 @@ class Walker:
     is judged by the rules of its folder, a folder by those of the folder holding it, so a config
     can exclude a sub-folder that has a config of its own."""
 
-    def __init__(self, root: Path, excludes: Iterable[str] = (), respect_gitignore: bool = True,
-                 exclude_rules: Optional[ExcludeRules] = None):  # fmt: skip
+    def __init__(
+        self,
+        root: Path,
+        excludes: Iterable[str] = (),
+        respect_gitignore: bool = True,
+        exclude_rules: ExcludeRules | None = None,
+    ):
         self.root = root
         fixed = [IgnoreRules(root, list(excludes))]
         self.exclude_rules: ExcludeRules = exclude_rules or (lambda directory: fixed)
         self.respect_gitignore = respect_gitignore
-        self._gitignores: dict[Path, Optional[IgnoreRules]] = {}
+        self._gitignores: dict[Path, IgnoreRules | None] = {}
         self._chains: dict[Path, list[IgnoreRules]] = {}  # a directory's chain: asked once per file in it
         # .gitignore files are read up to the repository's top; outside a repository, up to the
         # project root only (a .gitignore above it belongs to something else).
-        self._gitignore_top = next(
-            (d for d in (root, *root.parents) if (d / ".git").exists()), root
-        )
+        self._gitignore_top = next((d for d in (root, *root.parents) if (d / ".git").exists()), root)
 
     def _gitignore_chain(self, directory: Path) -> list[IgnoreRules]:
         known = self._chains.get(directory)
@@ -320,8 +325,11 @@ class Walker:
         """What decides which entries of ``directory`` are walked: the exclude rules of its config
         and, when respected, its ``.gitignore`` chain (as they are now: read by this walk)."""
         chain = self._gitignore_chain(directory) if self.respect_gitignore else ()
-        return (self.respect_gitignore, tuple((str(r.base), tuple(r.patterns)) for r in self.exclude_rules(directory)),
-                tuple((str(r.base), tuple(r.patterns)) for r in chain))  # fmt: skip
+        return (
+            self.respect_gitignore,
+            tuple((str(r.base), tuple(r.patterns)) for r in self.exclude_rules(directory)),
+            tuple((str(r.base), tuple(r.patterns)) for r in chain),
+        )
 
     def _walk_dir(self, directory: Path, result: Discovery, seen: set[str], visited: set[str]) -> None:
         real = os.path.realpath(directory)

@@ -8,13 +8,14 @@ The rule classes are the single source: the page, the README table, the terminal
 derives from the page's ``## <CODE> <name>`` heading. Examples are shown without the prelude the
 test harness adds and without their ``# error:`` expectation comments.
 """
+
 from __future__ import annotations
 
 import difflib
 import sys
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 from .rules import Rule, all_rules, without_markers
 
@@ -58,7 +59,7 @@ def find_rule(key: str) -> type[Rule]:
     raise UnknownRule(f"no rule with code or name '{key}'{hint} (list them all: fusion-lint rule --all)")
 
 
-def examples(rule: type[Rule]) -> tuple[Optional[str], Optional[str]]:
+def examples(rule: type[Rule]) -> tuple[str | None, str | None]:
     """(a snippet that fires the rule, its fixed form) as the docs show them: the first INVALID
     example, and what its fix produces or else the VALID example closest to it, so the two read as
     a before and after."""
@@ -85,8 +86,10 @@ def fix_safety(rule: type[Rule]) -> str:
     if rule.fix is None:
         return NO_FIX
     if rule.fix_safety == "unsafe":
-        return (f"{rule.fix} The fix is unsafe: it may change what the tool does or what its clients see, so it is "
-                "applied only with `--fix --unsafe-fixes` and offered as a quick fix in the editor.")  # fmt: skip
+        return (
+            f"{rule.fix} The fix is unsafe: it may change what the tool does or what its clients see, so it is "
+            "applied only with `--fix --unsafe-fixes` and offered as a quick fix in the editor."
+        )
     return f"{rule.fix} The fix is safe: it keeps the code's behaviour, and `--fix` applies it."
 
 
@@ -95,7 +98,7 @@ def _status(rule: type[Rule]) -> str:
     return f"{rule.severity}, {enabled}"
 
 
-def _suppression(rule: type[Rule]) -> Optional[str]:
+def _suppression(rule: type[Rule]) -> str | None:
     if rule.code in PER_FILE_RULES:
         return None
     return f"`# noqa: {rule.code}` or `# fusion-lint: ignore[{rule.name}]` on the reported line"
@@ -185,8 +188,13 @@ def render_markdown() -> str:
             members = [rule for rule in members if rule.code not in sectioned]
         if not members:
             continue
-        out += ["", f"**{title}.** {intro}", "", "| code | name | severity | fix | what it checks |",
-                "|---|---|---|:---:|---|"]  # fmt: skip
+        out += [
+            "",
+            f"**{title}.** {intro}",
+            "",
+            "| code | name | severity | fix | what it checks |",
+            "|---|---|---|:---:|---|",
+        ]
         for rule in members:
             severity = rule.severity + ("" if rule.default_enabled else " (opt-in)")
             out.append(
@@ -243,8 +251,10 @@ def render_table() -> str:
     out = [TABLE_START, "| code | name | severity | fix | what it checks |", "|---|---|---|:---:|---|"]
     for rule in all_rules():
         severity = rule.severity + ("" if rule.default_enabled else " (opt-in)")
-        out.append(f"| [{rule.code}]({rule.url()}) | `{rule.name}` | {severity} | {'yes' if rule.fix else ''} "
-                   f"| {_cell(rule.summary)} |")  # fmt: skip
+        out.append(
+            f"| [{rule.code}]({rule.url()}) | `{rule.name}` | {severity} | {'yes' if rule.fix else ''} "
+            f"| {_cell(rule.summary)} |"
+        )
     out.append(TABLE_END)
     return "\n".join(out)
 

@@ -5,10 +5,11 @@ the file's imports) and the file's text: no parse, no read. Edits touch only wha
 the comments and line breaks around them survive; what a builder cannot be sure of, it does not
 fix (a missing fix is a nuisance, a wrong one costs the user code).
 """
+
 from __future__ import annotations
 
 import re
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from .diagnostics import Edit, Span
 from .facts.model import Argument, CallLayout, FromImport
@@ -62,7 +63,7 @@ def line_start(text: str, offset: int) -> int:
     return max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
 
 
-def valid_span(text: str, span: Optional[Span]) -> bool:
+def valid_span(text: str, span: Span | None) -> bool:
     return span is not None and 0 <= span.start < span.end <= len(text)
 
 
@@ -82,7 +83,7 @@ class CallText:
         self._edits: list[tuple[int, int, str]] = []  # absolute offsets into ``text``
 
     @classmethod
-    def of(cls, text: Optional[str], layout: Optional[CallLayout]) -> Optional["CallText"]:
+    def of(cls, text: str | None, layout: CallLayout | None) -> CallText | None:
         """None when the spans do not fit the text (then there is no fix)."""
         if text is None or layout is None or not valid_span(text, layout.span):
             return None
@@ -103,14 +104,14 @@ class CallText:
     def _close_paren(self) -> int:
         return self.layout.span.end - 1
 
-    def replace(self, start: int, end: int, content: str) -> "CallText":
+    def replace(self, start: int, end: int, content: str) -> CallText:
         self._edits.append((start, end, content))
         return self
 
-    def replace_func(self, content: str) -> "CallText":
+    def replace_func(self, content: str) -> CallText:
         return self.replace(self.layout.func_span.start, self.layout.func_span.end, content)
 
-    def positional_index(self, keyword: str) -> Optional[int]:
+    def positional_index(self, keyword: str) -> int | None:
         """The first positional argument's index, or ``keyword=``'s; None if ``*args`` is in the way."""
         for index, argument in enumerate(self.arguments):
             if argument.star:
@@ -121,7 +122,7 @@ class CallText:
                 return index
         return None
 
-    def drop_argument(self, index: int) -> "CallText":
+    def drop_argument(self, index: int) -> CallText:
         """Without its ``index``-th argument: a trailing comma stays a trailing comma, a
         single-line call stays single-line, a comment after a dropped first argument stays."""
         arguments = self.arguments
@@ -141,7 +142,7 @@ class CallText:
                     return self.replace(opening, comma + 1, "")
         return self.replace(removed.span.start, following.span.start, "")
 
-    def prepend_argument(self, value: str) -> "CallText":
+    def prepend_argument(self, value: str) -> CallText:
         """With ``value`` as a new first positional argument, laid out like the first one."""
         if not self.arguments:
             close = self._close_paren()
@@ -155,7 +156,7 @@ class CallText:
             separator = " "
         return self.replace(first, first, f"{value},{separator}")
 
-    def replace_argument(self, index: int, value: str, keyword: Optional[str] = None) -> "CallText":
+    def replace_argument(self, index: int, value: str, keyword: str | None = None) -> CallText:
         """The ``index``-th argument's value replaced, and its keyword too when given (only for
         an argument passed by keyword)."""
         argument = self.arguments[index]
@@ -163,7 +164,7 @@ class CallText:
             self.replace(argument.span.start, argument.span.start + len(argument.keyword), keyword)
         return self.replace(argument.value_span.start, argument.value_span.end, value)
 
-    def edit(self) -> Optional[Edit]:
+    def edit(self) -> Edit | None:
         new = self.old
         for start, end, content in sorted(self._edits, reverse=True):
             if not self.start <= start <= end <= self.start + len(self.old):
@@ -172,7 +173,7 @@ class CallText:
         return minimal_edit(self.start, self.old, new)
 
 
-def _comma_after(text: str, start: int, limit: int) -> Optional[int]:
+def _comma_after(text: str, start: int, limit: int) -> int | None:
     """The offset of the comma that ends an argument at ``start``: only whitespace and comments
     may come before it."""
     index = start
@@ -201,7 +202,7 @@ def _import_order_key(style: str) -> Callable[[str], object]:
     return lambda name: name
 
 
-def add_import_name(text: str, statement: FromImport, name: str) -> Optional[Edit]:
+def add_import_name(text: str, statement: FromImport, name: str) -> Edit | None:
     """Add ``name`` to an existing ``from M import ...``: in sorted position when the names are
     sorted (isort's order, or plain), else last; one name per line when the statement is written so."""
     aliases = statement.names

@@ -3,15 +3,25 @@
 
 This module owns every file read of a lint; the rules see the resolved project only.
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Sequence
+
+# Submodules bound by ``import pkg.mod as mod``, not ``from . import mod``: the latter takes the
+# package's attribute when it has one, which is stale once the module was dropped from sys.modules
+# (pytester's in-process runs do: the contract-coverage tests then saw two copies of the linter).
+import fusion_lint.facts_partial as facts_partial
+import fusion_lint.partial_run as partial_run
+import fusion_lint.second_look as second_look
+import fusion_lint.snapshot_run as snapshot_run
 
 from .abandon import Superseded, abandoned_when, free, free_later, freed_later, stop_if_superseded  # noqa: F401 (LSP API)
 from .cache import RunMemo
+from .checking import LAST_CHECK, CheckCounts, all_rules_by_code, check  # noqa: F401 (the engine's API)
 from .config import DEFAULTS, LoadedConfig, Settings
 from .config_tree import ConfigTree, FlagSettings, common_folder
 from .diagnostics import Diagnostic, Report, Span
@@ -21,24 +31,17 @@ from .memory import gc_paused
 from .modules import import_roots, module_of
 from .pipeline import FileResult, read_source
 from .project.index import ProjectIndex
-# Submodules bound by ``import pkg.mod as mod``, not ``from . import mod``: the latter takes the
-# package's attribute when it has one, which is stale once the module was dropped from sys.modules
-# (pytester's in-process runs do: the contract-coverage tests then saw two copies of the linter).
-import fusion_lint.facts_partial as facts_partial
-import fusion_lint.partial_run as partial_run
-import fusion_lint.second_look as second_look
 from .project.view import ProjectView
-from .checking import LAST_CHECK, CheckCounts, all_rules_by_code, check  # noqa: F401 (the engine's API)
 from .rule_cache import RuleMemo
 from .rules import Rule, all_rules
 from .runner import KeptWorker, run_files
 from .scopes import FileScopes
 from .selection import RuleSelector, Selection
-import fusion_lint.snapshot_run as snapshot_run
 from .snapshot import Recorder, places
-from .snapshot_run import Plan as SnapshotPlan, snapshot_allowed
-from .suppression import Reported, suppress, unused_suppressions
+from .snapshot_run import Plan as SnapshotPlan
+from .snapshot_run import snapshot_allowed
 from .source import Decoded, decode
+from .suppression import Reported, suppress, unused_suppressions
 
 #: Rules the engine reports itself, for a whole file or a comment: no definition to check.
 ENGINE_RULES = frozenset({"FL000", "FL001", "FL900", "FL999"})
@@ -51,21 +54,21 @@ class UsageError(Exception):
 @dataclass
 class Options:
     paths: list[str] = field(default_factory=lambda: ["."])
-    settings: Optional[Settings] = None  # None: found from the paths
-    config: Optional[LoadedConfig] = None  # --config: this one governs every file
+    settings: Settings | None = None  # None: found from the paths
+    config: LoadedConfig | None = None  # --config: this one governs every file
     isolated: bool = False  # --isolated: no config file; the defaults govern every file
     flags: FlagSettings = field(default_factory=FlagSettings)  # --exclude, --per-file-ignores, ...
     selection: Selection = field(default_factory=Selection)
-    jobs: Optional[int] = None
+    jobs: int | None = None
     use_cache: bool = True
-    stdin: Optional[tuple[str, bytes]] = None  # (as-if filename, content)
+    stdin: tuple[str, bytes] | None = None  # (as-if filename, content)
     # absolute path -> content to lint instead of the file on disk (the rounds of --fix)
     overrides: dict[str, bytes] = field(default_factory=dict)
     report_unused_suppressions: bool = False
     # An in-memory project (absolute path -> content): the files are these and nothing else, no
     # file is read from disk and none is written, and they are parsed in this process (the rule
     # examples' harness: snippets we wrote, not hostile input).
-    sources: Optional[dict[str, bytes]] = None
+    sources: dict[str, bytes] | None = None
 
 
 # ----- analysis: the files and the project --------------------------------------------------------
@@ -83,23 +86,23 @@ class Analysis:
     results: list[FileResult]  # one per analysed file, problems included
     files: dict[str, FileFacts]  # shared with ``index``, which adds the files it loads later
     index: ProjectIndex
-    read: Callable[[str], Optional[bytes]]  # a file's bytes as this run sees them (overrides first)
-    memo: Optional[RunMemo] = None  # the whole-run cache, when this run may use it
-    scopes: Optional[FileScopes] = None  # each file's config (``scopes.py``)
+    read: Callable[[str], bytes | None]  # a file's bytes as this run sees them (overrides first)
+    memo: RunMemo | None = None  # the whole-run cache, when this run may use it
+    scopes: FileScopes | None = None  # each file's config (``scopes.py``)
     enabled: frozenset[str] = frozenset()  # the rules some reported file enables (with a selector)
     # Files the index loaded on demand (parsed without the pre-scan), in order: what the cost
     # benchmark counts as reached (bench/corpus_bench.py).
     loaded: list[str] = field(default_factory=list)
-    kept: Optional[KeptWorker] = None  # the worker those loads share, ended once the project is resolved
+    kept: KeptWorker | None = None  # the worker those loads share, ended once the project is resolved
     # Each file's content key in the per-file cache (what the rules' cache keys are made of).
     file_keys: dict[str, str] = field(default_factory=dict)
     # The run's snapshot, when it can answer this run without the facts of unreached files
     # (``snapshot_run``): then no fact was loaded yet.
-    snapshot: Optional[SnapshotPlan] = None
-    partial: Optional[partial_run.PartialRun] = None  # what a partial run read lightly, resolves in full
+    snapshot: SnapshotPlan | None = None
+    partial: partial_run.PartialRun | None = None  # what a partial run read lightly, resolves in full
     buffer: bool = False  # one buffer linted (``--stdin-filename``, the editor): ``facts_partial`` may serve
 
-    def text(self, path: str) -> Optional[str]:
+    def text(self, path: str) -> str | None:
         """The decoded text of a file, as the run saw it (what a fix's offsets point into)."""
         data = self.read(path)
         if data is None:
@@ -111,7 +114,9 @@ class Analysis:
         try:
             if self.buffer and self.partial is None:
                 walked = [result.path for result in self.results]
-                return facts_partial.resolved(self.index, self.settings, walked, self.report_set, self.loaded, self.read)
+                return facts_partial.resolved(
+                    self.index, self.settings, walked, self.report_set, self.loaded, self.read
+                )
             return partial_run.resolved(self.index, self.settings, self.partial, self.loaded, self.read)
         finally:
             if self.kept is not None:
@@ -166,7 +171,7 @@ def _package_top(path: Path) -> Path:
 
 
 def discover(
-    options: Options, config: LoadedConfig, settings: Settings, selector: Optional[RuleSelector], tree: ConfigTree
+    options: Options, config: LoadedConfig, settings: Settings, selector: RuleSelector | None, tree: ConfigTree
 ) -> tuple[Path, FileScopes, Walker, Discovery]:
     """The project root, each file's scope, the walker, and the files the paths name (what is
     reported on: excludes apply to files named explicitly, and to the name a buffer is linted as)."""
@@ -174,8 +179,11 @@ def discover(
     root = project_root(config, paths)
     scopes = FileScopes(tree, root, selector)
     respect = options.flags.respect_gitignore
-    walker = Walker(root, respect_gitignore=settings.respect_gitignore if respect is None else respect,
-                    exclude_rules=scopes.excludes)  # fmt: skip
+    walker = Walker(
+        root,
+        respect_gitignore=settings.respect_gitignore if respect is None else respect,
+        exclude_rules=scopes.excludes,
+    )
     reported = Discovery()
     walker.walk([Path(os.path.abspath(options.stdin[0]))] if options.stdin is not None else paths, reported)
     return root, scopes, walker, reported
@@ -185,8 +193,8 @@ def analyse(
     options: Options,
     config: LoadedConfig,
     settings: Settings,
-    selector: Optional[RuleSelector] = None,
-    tree: Optional[ConfigTree] = None,
+    selector: RuleSelector | None = None,
+    tree: ConfigTree | None = None,
     snapshot: bool = False,
 ) -> Analysis:
     """Discover, analyse every file (parallel, cached) and index the project.
@@ -209,17 +217,25 @@ def analyse(
         project_files = Discovery()  # (the whole project named: one walk, not two of the same tree)
         walker.walk([root], project_files)
     all_paths = sorted(set(project_files.files) | report_set)
-    memo: Optional[RunMemo] = None
+    memo: RunMemo | None = None
     cacheable = options.use_cache and options.stdin is None and not options.overrides
     reportable = report_set | {path for path, _ in reported.problems}
     enabled = scopes.enabled_in(reportable) if selector is not None else frozenset()
 
-    found_plan: Optional[SnapshotPlan] = None
+    found_plan: SnapshotPlan | None = None
 
     def remembered(partial: list[FileResult]) -> bool:
         nonlocal memo, found_plan
-        memo = RunMemo.open(settings, root, report_set, list(reported.problems), partial, enabled,
-                            options.report_unused_suppressions, scopes.cache_parts(reportable))  # fmt: skip
+        memo = RunMemo.open(
+            settings,
+            root,
+            report_set,
+            list(reported.problems),
+            partial,
+            enabled,
+            options.report_unused_suppressions,
+            scopes.cache_parts(reportable),
+        )
         if memo is None or memo.lookup() is not None:
             return memo is not None
         if snapshot and snapshot_allowed(enabled):
@@ -229,12 +245,34 @@ def analyse(
     probe = remembered if selector is not None and cacheable else None
     read_back: dict[str, bytes] = {}
     lightly = partial_run.PartialRun.chosen(options.use_cache, all_paths, report_set)  # pre-commit without cache
-    results = run_files(all_paths, settings, jobs=options.jobs, use_cache=options.use_cache, cache_root=root,
-                        overrides=overrides, probe=probe, read_back=read_back, light=lightly and lightly.lighter)
+    results = run_files(
+        all_paths,
+        settings,
+        jobs=options.jobs,
+        use_cache=options.use_cache,
+        cache_root=root,
+        overrides=overrides,
+        probe=probe,
+        read_back=read_back,
+        light=lightly and lightly.lighter,
+    )
     if found_plan is not None:  # the snapshot answers: the caller loads what it reaches
         found_plan.contents, nothing = read_back, ProjectIndex({}, lambda path: None, [], settings.follow_calls)
-        return Analysis(config, settings, root, report_set, list(reported.problems), results, {}, nothing,
-                        _reader(overrides), memo, scopes, enabled, snapshot=found_plan)  # fmt: skip
+        return Analysis(
+            config,
+            settings,
+            root,
+            report_set,
+            list(reported.problems),
+            results,
+            {},
+            nothing,
+            _reader(overrides),
+            memo,
+            scopes,
+            enabled,
+            snapshot=found_plan,
+        )
     if memo is None or memo.entry is None:
         results = second_look.admit_reexport_users(results, settings, options.use_cache, root, overrides)
     files = {result.path: result.facts for result in results if result.facts is not None}
@@ -244,10 +282,18 @@ def analyse(
 
     file_keys = {result.path: result.key for result in results if result.key is not None and result.facts is not None}
 
-    def load(path: str) -> Optional[FileFacts]:
+    def load(path: str) -> FileFacts | None:
         loaded.append(path)
-        result = run_files([path], settings, jobs=1, use_cache=options.use_cache, cache_root=root, prescan=False,
-                           overrides=overrides, kept=kept)[0]  # fmt: skip
+        result = run_files(
+            [path],
+            settings,
+            jobs=1,
+            use_cache=options.use_cache,
+            cache_root=root,
+            prescan=False,
+            overrides=overrides,
+            kept=kept,
+        )[0]
         if result.key is not None and result.facts is not None:
             file_keys[path] = result.key
         return result.facts
@@ -257,14 +303,31 @@ def analyse(
     # Every file the walk found, parsed or not: which files the pre-scan admits must not decide
     # where a module is looked for (a package's root may hold only files it skips).
     index = ProjectIndex(files, load, import_roots([r.path for r in results], root), settings.follow_calls, full=full)
-    return Analysis(config, settings, root, report_set, list(reported.problems), results, files, index, read, memo,
-                    scopes, enabled, loaded, kept, file_keys, partial=lightly, buffer=options.stdin is not None)  # fmt: skip
+    return Analysis(
+        config,
+        settings,
+        root,
+        report_set,
+        list(reported.problems),
+        results,
+        files,
+        index,
+        read,
+        memo,
+        scopes,
+        enabled,
+        loaded,
+        kept,
+        file_keys,
+        partial=lightly,
+        buffer=options.stdin is not None,
+    )
 
 
-def _reader(overrides: dict[str, bytes]) -> Callable[[str], Optional[bytes]]:
+def _reader(overrides: dict[str, bytes]) -> Callable[[str], bytes | None]:
     """A file's bytes as the run sees them (an override first), or None."""
 
-    def read(path: str) -> Optional[bytes]:
+    def read(path: str) -> bytes | None:
         if path in overrides:
             return overrides[path]
         data = read_source(path)  # a regular file only, and never more than the size limit
@@ -283,12 +346,14 @@ def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings,
     results = second_look.admit_reexport_users(results, settings, False, root, sources, isolate=False)  # as on disk
     files = {result.path: result.facts for result in results if result.facts is not None}
 
-    def load(path: str) -> Optional[FileFacts]:
-        return run_files([path], settings, jobs=1, use_cache=False, prescan=False, overrides=sources,
-                         isolate=False)[0].facts  # fmt: skip
+    def load(path: str) -> FileFacts | None:
+        return run_files([path], settings, jobs=1, use_cache=False, prescan=False, overrides=sources, isolate=False)[
+            0
+        ].facts
 
-    index = ProjectIndex(files, load, import_roots(files, root), settings.follow_calls,
-                         is_file=lambda path: str(path) in sources)  # fmt: skip
+    index = ProjectIndex(
+        files, load, import_roots(files, root), settings.follow_calls, is_file=lambda path: str(path) in sources
+    )
     enabled = scopes.enabled_in(paths) if scopes.selector is not None else frozenset()
     return Analysis(config, settings, root, set(paths), [], results, files, index, sources.get, None, scopes, enabled)
 
@@ -323,7 +388,7 @@ def _stop_if_superseded(analysis: Analysis) -> None:
 # Rules allocate plenty and free it all by reference counting, while collections would scan every
 # file's facts again and again: measured ~20% of the rules' time on the dense benchmark corpus.
 @gc_paused()
-def lint(options: Options, configured: Optional[tuple[ConfigTree, LoadedConfig, Settings]] = None) -> Report:
+def lint(options: Options, configured: tuple[ConfigTree, LoadedConfig, Settings] | None = None) -> Report:
     """``configured``: ``configure_tree(options)``, when the caller made it already (the language server)."""
     LAST_CHECK.ran = LAST_CHECK.replayed = 0
     LAST_CHECK.paths.clear()
@@ -338,8 +403,15 @@ def lint(options: Options, configured: Optional[tuple[ConfigTree, LoadedConfig, 
     memo = analysis.memo
     if memo is not None and memo.entry is not None:  # nothing the run depends on changed: no rule runs
         texts = {path: text for path in memo.entry.texts if (text := analysis.text(path)) is not None}
-        return Report(memo.entry.diagnostics, len(report_set), config, texts, sorted(report_set), frozenset(enabled),
-                      dict(memo.entry.definitions))  # fmt: skip
+        return Report(
+            memo.entry.diagnostics,
+            len(report_set),
+            config,
+            texts,
+            sorted(report_set),
+            frozenset(enabled),
+            dict(memo.entry.definitions),
+        )
 
     active = [rule for rule in rules if rule.code in enabled and rule.code not in ENGINE_RULES]
     if analysis.snapshot is not None and memo is not None:  # only what the edit reaches is loaded and checked
@@ -355,8 +427,13 @@ def lint(options: Options, configured: Optional[tuple[ConfigTree, LoadedConfig, 
         _stop_if_superseded(analysis)
         rule_memo = None
         if memo is not None:  # a run over files on disk, with a cache: replay what did not change
-            rule_memo = RuleMemo(memo.cache.directory, view, analysis.file_keys, analysis.text,
-                                 [settings.model_dump_json(), ",".join(rule.code for rule in active)])  # fmt: skip
+            rule_memo = RuleMemo(
+                memo.cache.directory,
+                view,
+                analysis.file_keys,
+                analysis.text,
+                [settings.model_dump_json(), ",".join(rule.code for rule in active)],
+            )
         recorder = None
         if memo is not None and snapshot_allowed(enabled) and report_set == {r.path for r in analysis.results}:
             recorder = Recorder(places(view.definitions), analysis.text)
@@ -374,8 +451,15 @@ def lint(options: Options, configured: Optional[tuple[ConfigTree, LoadedConfig, 
     return report
 
 
-def _finish(options: Options, analysis: Analysis, found: list[Reported], files: dict[str, FileFacts],
-            used_files: Iterable[str], counts: dict[str, int], rules: Sequence[type[Rule]]) -> Report:  # fmt: skip
+def _finish(
+    options: Options,
+    analysis: Analysis,
+    found: list[Reported],
+    files: dict[str, FileFacts],
+    used_files: Iterable[str],
+    counts: dict[str, int],
+    rules: Sequence[type[Rule]],
+) -> Report:
     """After the rules: per-file ignores, suppressions (``files``: each file's comments), fixes,
     the whole-run cache (``used_files``: every file whose facts the answer rests on), the report."""
     report_set, scopes, memo = analysis.report_set, analysis.scopes, analysis.memo
@@ -388,8 +472,7 @@ def _finish(options: Options, analysis: Analysis, found: list[Reported], files: 
     reported = [r for r in reported if r.diagnostic.path in reportable and scopes.reports(r.diagnostic)]
     kept, used = suppress(reported, files)
     if options.report_unused_suppressions:
-        kept += unused_suppressions(used, files, report_set, by_code["FL900"], rules, scopes.enabled,
-                                    analysis.text)  # fmt: skip
+        kept += unused_suppressions(used, files, report_set, by_code["FL900"], rules, scopes.enabled, analysis.text)
     texts = texts_to_fix(kept, analysis)
     build_fixes(kept, texts)
     ordered = sorted((item.diagnostic for item in kept), key=Diagnostic.sort_key)
@@ -397,8 +480,9 @@ def _finish(options: Options, analysis: Analysis, found: list[Reported], files: 
     fixed_texts = {path: text for path, text in texts.items() if path in with_fixes}
     if memo is not None:
         memo.store(ordered, analysis.results, used_files, fixed_texts, counts)
-    return Report(ordered, len(report_set), analysis.config, fixed_texts, sorted(report_set),
-                  frozenset(analysis.enabled), counts)  # fmt: skip
+    return Report(
+        ordered, len(report_set), analysis.config, fixed_texts, sorted(report_set), frozenset(analysis.enabled), counts
+    )
 
 
 def definition_counts(view: ProjectView, report_set: set[str]) -> dict[str, int]:

@@ -18,15 +18,17 @@ tool leads nowhere and adds nothing; any other one is followed through its facts
 index would load them), unless it lists tools or mounts a server: then, as for a reported file that
 is not analysed, the lint resolves everything. A skipped file no name leads to is never loaded.
 """
+
 from __future__ import annotations
 
 import hashlib
 import os
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable, Optional
 
 import fusion_lint.project.kept_resolution as kept_resolution
+
 from .config import Settings
 from .facts.model import FileFacts
 from .partial_run import may_name_tools
@@ -41,13 +43,19 @@ FACTS_PARTIAL = True
 _IMPORTS = re.compile(rb"\bimport\b")
 
 #: The files the last buffer's lint resolved in full (None: all of them), for the tests.
-LAST_FULL_PATHS: Optional[set[str]] = None
+LAST_FULL_PATHS: set[str] | None = None
 #: The files outside the analysed ones whose facts the last buffer's lint loaded for its graph.
 LAST_LOOKED_AT: list[str] = []
 
 
-def resolved(index: ProjectIndex, settings: Settings, walked: list[str], report_set: set[str], loaded: list[str],
-             read: Callable[[str], Optional[bytes]]) -> ProjectView:  # fmt: skip
+def resolved(
+    index: ProjectIndex,
+    settings: Settings,
+    walked: list[str],
+    report_set: set[str],
+    loaded: list[str],
+    read: Callable[[str], bytes | None],
+) -> ProjectView:
     """The buffer's resolved project: in full for the files that may report into it (all when
     the import graph cannot tell, or when the resolution loaded a file the graph did not know).
     In the language server, the files resolved only for vocabulary come from its last lint where
@@ -62,8 +70,15 @@ def resolved(index: ProjectIndex, settings: Settings, walked: list[str], report_
     if kept is not None and graph is not None and chosen is not None:
         key = (settings.model_dump_json(), tuple(index.search_roots), index.follow_calls, tuple(sorted(index.files)))
         deps = graph.deps
-        view = kept.resolve(index, rules, key, chosen, {**graph.nodes, **graph.digests},
-                            lambda changed: reached_from(changed, deps), report_set)  # fmt: skip
+        view = kept.resolve(
+            index,
+            rules,
+            key,
+            chosen,
+            {**graph.nodes, **graph.digests},
+            lambda changed: reached_from(changed, deps),
+            report_set,
+        )
     if view is None:
         view = resolve(index, *rules, chosen)
     if chosen is not None and any(path not in known for path in loaded):  # (``_graph`` rules it out)
@@ -75,7 +90,7 @@ def resolved(index: ProjectIndex, settings: Settings, walked: list[str], report_
     return view
 
 
-def _graph(index: ProjectIndex, report_set: set[str], read: Callable[[str], Optional[bytes]]) -> Optional[_ImportGraph]:
+def _graph(index: ProjectIndex, report_set: set[str], read: Callable[[str], bytes | None]) -> _ImportGraph | None:
     """The import graph of the analysed files, with the files that may report into ``report_set``
     (``chosen``, None when they are most of the project); None when the graph cannot tell."""
     analysed = set(index.files)
@@ -110,19 +125,19 @@ class _ImportGraph:
     lead to: a skipped file no name leads to is never loaded.) A harmless file is a target without
     edges of its own: what the language server kept rests on its bytes (``kept_resolution``)."""
 
-    def __init__(self, index: ProjectIndex, analysed: set[str], read: Callable[[str], Optional[bytes]]):
+    def __init__(self, index: ProjectIndex, analysed: set[str], read: Callable[[str], bytes | None]):
         self.index = index
         self.analysed = analysed
         self.read = read
         self.harmless: dict[str, bool] = {}
         self.nodes: dict[str, FileFacts] = {}  # the files outside the analysed ones with edges
         self.names = sorted(index.modules)
-        self.found: dict[tuple[str, bool], Optional[frozenset[str]]] = {}
+        self.found: dict[tuple[str, bool], frozenset[str] | None] = {}
         self.deps: dict[str, set[str]] = {}  # each analysed file and node -> the files its imports may lead to
         self.digests: dict[str, bytes] = {}  # each harmless file -> its bytes' hash (``kept_resolution``)
-        self.chosen: Optional[set[str]] = None  # the files that may report into the reported ones
+        self.chosen: set[str] | None = None  # the files that may report into the reported ones
 
-    def targets(self, bound: Iterable[str], modules: Iterable[str]) -> Optional[set[str]]:
+    def targets(self, bound: Iterable[str], modules: Iterable[str]) -> set[str] | None:
         reached: set[str] = set()
         for qname, whole in (*((q, False) for q in bound), *((m, True) for m in modules)):
             key = (qname, whole)
@@ -134,7 +149,7 @@ class _ImportGraph:
             reached |= found
         return reached
 
-    def _targets(self, qname: str, whole: bool) -> Optional[frozenset[str]]:
+    def _targets(self, qname: str, whole: bool) -> frozenset[str] | None:
         index, reached = self.index, set()
         parts = qname.split(".")
         for name in prefixes(qname):

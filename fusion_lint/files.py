@@ -13,6 +13,7 @@ and write a fixed file back keeping its owner, group and mode.
   descriptor checked to be the very file that was read. A file without a write permission bit
   (``chmod a-w``) is left alone even by root; otherwise the operating system decides.
 """
+
 from __future__ import annotations
 
 import errno
@@ -20,7 +21,6 @@ import os
 import stat
 import tempfile
 from dataclasses import dataclass
-from typing import Optional
 
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -53,7 +53,7 @@ class FileTooLarge(OSError):
         self.size, self.limit = size, limit
 
 
-def kind_of(mode: int) -> Optional[str]:
+def kind_of(mode: int) -> str | None:
     """What a non-regular file is ("a FIFO", …); None for a regular file."""
     if stat.S_ISREG(mode):
         return None
@@ -78,7 +78,7 @@ def open_regular(path: str, *, follow_symlinks: bool = True) -> int:
     return fd
 
 
-def read_descriptor(fd: int, limit: Optional[int]) -> bytes:
+def read_descriptor(fd: int, limit: int | None) -> bytes:
     """Everything up to ``limit`` bytes from ``fd``; ``FileTooLarge`` past it."""
     size = os.fstat(fd).st_size
     if limit is not None and size > limit:
@@ -95,7 +95,7 @@ def read_descriptor(fd: int, limit: Optional[int]) -> bytes:
             raise FileTooLarge(total, limit)  # the size lied (a /proc file, a growing file)
 
 
-def read_regular(path: str, limit: Optional[int] = None, *, follow_symlinks: bool = True) -> bytes:
+def read_regular(path: str, limit: int | None = None, *, follow_symlinks: bool = True) -> bytes:
     """The bytes of a regular file, at most ``limit`` of them (see the module docstring)."""
     fd = open_regular(path, follow_symlinks=follow_symlinks)
     try:
@@ -119,15 +119,20 @@ class Snapshot:
 
     def matches(self, data: bytes, info: os.stat_result) -> bool:
         return (data, info.st_size, info.st_mtime_ns, info.st_dev, info.st_ino) == (
-            self.data, self.size, self.mtime_ns, self.device, self.inode)  # fmt: skip
+            self.data,
+            self.size,
+            self.mtime_ns,
+            self.device,
+            self.inode,
+        )
 
 
-def read_snapshot(path: str, limit: Optional[int] = None) -> tuple[bytes, Snapshot]:
+def read_snapshot(path: str, limit: int | None = None) -> tuple[bytes, Snapshot]:
     data, info = _read_with_info(path, limit)
     return data, Snapshot(data, info.st_size, info.st_mtime_ns, info.st_dev, info.st_ino)
 
 
-def _read_with_info(path: str, limit: Optional[int] = None) -> tuple[bytes, os.stat_result]:
+def _read_with_info(path: str, limit: int | None = None) -> tuple[bytes, os.stat_result]:
     fd = open_regular(path)
     try:
         return read_descriptor(fd, limit), os.fstat(fd)
@@ -135,7 +140,7 @@ def _read_with_info(path: str, limit: Optional[int] = None) -> tuple[bytes, os.s
         os.close(fd)
 
 
-def write_back(path: str, data: bytes, snapshot: Snapshot) -> Optional[str]:
+def write_back(path: str, data: bytes, snapshot: Snapshot) -> str | None:
     """Replace the file's content with ``data`` unless it changed since ``snapshot``; the problem
     if it was not written. A symlink is written through (the link stays a link)."""
     target = os.path.realpath(path)
@@ -167,7 +172,7 @@ def _can_give(info: os.stat_result) -> bool:
     return info.st_uid == os.geteuid() and (info.st_gid == os.getegid() or info.st_gid in os.getgroups())
 
 
-def _replace(fd: int, temporary: str, target: str, data: bytes, info: os.stat_result) -> Optional[str]:
+def _replace(fd: int, temporary: str, target: str, data: bytes, info: os.stat_result) -> str | None:
     """Atomic: the temporary file gets the original's owner, group and mode, then replaces it."""
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -187,7 +192,7 @@ def _replace(fd: int, temporary: str, target: str, data: bytes, info: os.stat_re
     return None
 
 
-def _rewrite_in_place(target: str, data: bytes, snapshot: Snapshot) -> Optional[str]:
+def _rewrite_in_place(target: str, data: bytes, snapshot: Snapshot) -> str | None:
     """Same inode, so owner, group, mode and hard links stay. Written on a descriptor checked to be
     the file that was read, after reserving the space it needs; a failed write puts the original
     bytes back."""
@@ -225,6 +230,6 @@ def _overwrite(fd: int, data: bytes) -> None:
     os.lseek(fd, 0, os.SEEK_SET)
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
     os.ftruncate(fd, len(data))
     os.fsync(fd)

@@ -16,6 +16,7 @@
 
 ``--diff`` prints what ``--fix`` would change as a unified diff and writes nothing.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -24,8 +25,8 @@ import io
 import os
 import re
 import tokenize
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Optional, Union
 
 import click
 
@@ -48,7 +49,7 @@ class Document:
     original: str
     encoding: str
     bom: bool
-    snapshot: Optional[Snapshot]  # None: standard input
+    snapshot: Snapshot | None  # None: standard input
     text: str = ""
     fixed: int = 0  # fixes applied
     noqa: int = 0  # suppression comments added
@@ -65,7 +66,7 @@ class Document:
         return (b"\xef\xbb\xbf" if self.bom else b"") + text.encode(self.encoding)
 
 
-Outcome = Union[str, bytes]
+Outcome = str | bytes
 
 
 def apply_fixes(
@@ -115,7 +116,7 @@ class _Session:
 
     # ----- reading ------------------------------------------------------------------------------
 
-    def document(self, path: str) -> Optional[Document]:
+    def document(self, path: str) -> Document | None:
         if path in self.documents:
             return self.documents[path]
         if path in self.unusable:
@@ -130,7 +131,7 @@ class _Session:
         self.documents[path] = document
         return document
 
-    def _read(self, path: str) -> tuple[Optional[str], Optional[Document]]:
+    def _read(self, path: str) -> tuple[str | None, Document | None]:
         stdin = self.options.stdin
         snapshot = None
         if stdin is not None and os.path.abspath(stdin[0]) == path:
@@ -225,7 +226,9 @@ class _Session:
                 try:
                     overrides[document.path] = document.encode(document.text)
                 except UnicodeEncodeError as exc:  # a fix added a character the encoding lacks
-                    warn(f"{_display(document.path)}: cannot encode the fixed text as {document.encoding} ({exc.reason}); left alone")
+                    warn(
+                        f"{_display(document.path)}: cannot encode the fixed text as {document.encoding} ({exc.reason}); left alone"
+                    )
                     document.text = document.original
         if stdin is not None:
             stdin_path = os.path.abspath(stdin[0])
@@ -288,7 +291,10 @@ class _Session:
         self.report.fixed = fixed  # what --exit-non-zero-on-fix asks about
         if fixed:
             files = len({d.path for d in written if d.fixed})
-            warn(f"Fixed {fixed} finding{'s' if fixed != 1 else ''} in {files} file{'s' if files != 1 else ''}.", prefix=False)
+            warn(
+                f"Fixed {fixed} finding{'s' if fixed != 1 else ''} in {files} file{'s' if files != 1 else ''}.",
+                prefix=False,
+            )
         if noqa:
             warn(f"Added {noqa} noqa comment{'s' if noqa != 1 else ''}.", prefix=False)
 
@@ -329,7 +335,7 @@ def _parses(text: str, path: str) -> bool:
     return gate(text, path) is None
 
 
-def _inconsistency(text: str, report: Report, path: str) -> Optional[str]:
+def _inconsistency(text: str, report: Report, path: str) -> str | None:
     """Why the text just read is not the one the report's spans point into, if it is not:
     the file changed between the lint and this read."""
     linted = report.texts.get(path)

@@ -17,14 +17,15 @@ to descend into, after the excludes and ``.gitignore`` rules that judge them. Th
 So a kept listing is only ever what listing the folder again would give. Folders no walk visited
 in the last ``RUNS_REMEMBERED`` runs are forgotten.
 """
+
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Hashable, Iterator, Optional
 
 import fusion_lint.modules as modules
 from fusion_lint.memory import RecentlyUsed
@@ -37,7 +38,7 @@ Signature = tuple[int, int, int, int]  # device, inode, mtime_ns, ctime_ns
 Entries = tuple[tuple[bool, str], ...]
 
 
-def folder_signature(directory: str) -> Optional[tuple[Signature, bool]]:
+def folder_signature(directory: str) -> tuple[Signature, bool] | None:
     """The folder's stat now, and whether a listing taken after it may be kept (not racy)."""
     try:
         info = os.stat(directory)
@@ -63,7 +64,7 @@ class KeptWalk:
     def __init__(self) -> None:
         self.listings: dict[str, Listing] = {}
         self.used = RecentlyUsed(self.RUNS_REMEMBERED)
-        self.last: Optional[WalkLease] = None  # the last run's use of it (what the tests count)
+        self.last: WalkLease | None = None  # the last run's use of it (what the tests count)
 
     def forget_unused(self, used: set[str]) -> None:
         self.used.forget_unused(self.listings, used)
@@ -78,7 +79,7 @@ class WalkLease:
     reused: int = 0  # folders whose kept listing served
     listed: list[str] = field(default_factory=list)  # folders listed (a miss, or not keepable)
 
-    def entries(self, directory: str, rules: Hashable) -> Optional[Entries]:
+    def entries(self, directory: str, rules: Hashable) -> Entries | None:
         """The kept entries of ``directory``, if its stat has not moved and ``rules`` judged them."""
         listing = self.kept.listings.get(directory)
         if listing is None or listing.rules != rules:
@@ -90,7 +91,7 @@ class WalkLease:
         self.reused += 1
         return listing.entries
 
-    def record(self, directory: str, before: Optional[tuple[Signature, bool]], rules: Hashable, entries: Entries) -> None:
+    def record(self, directory: str, before: tuple[Signature, bool] | None, rules: Hashable, entries: Entries) -> None:
         """Keep what listing ``directory`` gave; ``before``: its stat taken before it was listed."""
         self.listed.append(directory)
         known = self.kept.listings.get(directory)
@@ -105,10 +106,10 @@ class WalkLease:
         self.kept.listings[directory] = Listing(before[0], rules, entries)
 
 
-_walk_lease: ContextVar[Optional[WalkLease]] = ContextVar("fusion_lint_walk_lease", default=None)
+_walk_lease: ContextVar[WalkLease | None] = ContextVar("fusion_lint_walk_lease", default=None)
 
 
-def current() -> Optional[WalkLease]:
+def current() -> WalkLease | None:
     return _walk_lease.get()
 
 

@@ -14,15 +14,26 @@ contracts) makes the command refuse (exit 2) and name every such place. A lockfi
 skipped them would later report them as removed or added, and a reviewer would trust a surface
 nobody actually checked.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Sequence, Union
+from typing import Any
 
-from mcp_fusion import CONTRACT_FIELDS, REQUIRED_FIELDS, SEVERITIES, THROWN_BY_VALUES, JsonRpcErrorCode
-from mcp_fusion import code_name as name_of_code, code_value as value_of_code, coerce_code, is_valid_code
+from mcp_fusion import (
+    CONTRACT_FIELDS,
+    REQUIRED_FIELDS,
+    SEVERITIES,
+    THROWN_BY_VALUES,
+    JsonRpcErrorCode,
+    coerce_code,
+    is_valid_code,
+)
+from mcp_fusion import code_name as name_of_code
+from mcp_fusion import code_value as value_of_code
 from mcp_fusion.errors import CODE_EXPECTATION
 from mcp_fusion.lockfile import (
     IMPACTS,
@@ -100,7 +111,7 @@ class StaticLock:
 # -- where the lockfile lives and what it covers ------------------------------------------------
 
 
-def lockfile_location(config: LoadedConfig, paths: Sequence[str], override: Optional[str]) -> Path:
+def lockfile_location(config: LoadedConfig, paths: Sequence[str], override: str | None) -> Path:
     """``--lockfile``, else beside the config file, else in the first path if a directory, else cwd."""
     if override is not None:
         return Path(override)
@@ -120,7 +131,7 @@ def default_paths(config: LoadedConfig) -> list[str]:
 # -- records from the project model ---------------------------------------------------------------
 
 
-def build_static_lock(options: Options, lockfile: Optional[str] = None) -> StaticLock:
+def build_static_lock(options: Options, lockfile: str | None = None) -> StaticLock:
     """Analyse the project like ``fusion-lint check`` and lock every tool and resource in ``options.paths``.
 
     Raises ``LockRefused`` naming every definition that cannot be locked; ``UsageError`` and
@@ -198,7 +209,7 @@ def _unreadable_files(analysis: Analysis) -> list[Unlockable]:
     return problems
 
 
-def _record_for(resolved: ResolvedDefinition) -> Union[LockRecord, list[Unlockable]]:
+def _record_for(resolved: ResolvedDefinition) -> LockRecord | list[Unlockable]:
     definition, path, label = resolved.definition, resolved.path, resolved.label
     if definition.name is None:
         return [Unlockable(path, definition.name_span.line, label, "its name is not a literal string")]
@@ -217,15 +228,19 @@ def _record_for(resolved: ResolvedDefinition) -> Union[LockRecord, list[Unlockab
 
 
 def _contract_problems(contract: ResolvedContract, label: str) -> list[Unlockable]:
-    problems = [Unlockable(where, span.line, label, f"{what} cannot be resolved statically")
-                for what, span, where in contract.unresolved]  # fmt: skip
+    problems = [
+        Unlockable(where, span.line, label, f"{what} cannot be resolved statically")
+        for what, span, where in contract.unresolved
+    ]
     if contract.wrong_type is not None:
         bad, where = contract.wrong_type
         # ``errors=None`` is how the runtime reads "no contract" (FL100 still asks to drop it).
         if bad.description != "None":
             problems.append(Unlockable(where, bad.span.line, label, f"errors= is {bad.description}, not a list"))
-    problems += [Unlockable(where, item.span.line, label, f"a contract entry is {item.description}")
-                 for item, where in contract.bad_items]  # fmt: skip
+    problems += [
+        Unlockable(where, item.span.line, label, f"a contract entry is {item.description}")
+        for item, where in contract.bad_items
+    ]
     return problems
 
 
@@ -237,7 +252,7 @@ def _entry_label(entry: ResolvedEntry, contract: ResolvedContract) -> str:
     return f"entry #{index + 1}"
 
 
-def _entry_for(resolved: ResolvedEntry, label: str) -> Union[LockEntry, Unlockable]:
+def _entry_for(resolved: ResolvedEntry, label: str) -> LockEntry | Unlockable:
     """The entry as the runtime would read it, or why it cannot be read (or would not load)."""
     entry, path = resolved.entry, resolved.path
 
@@ -245,7 +260,9 @@ def _entry_for(resolved: ResolvedEntry, label: str) -> Union[LockEntry, Unlockab
         return Unlockable(path, span.line, label, why)
 
     if entry.opaque:
-        return refuse(f"fields passed as {', '.join(entry.opaque)} cannot be read statically", entry.opaque_span or entry.span)
+        return refuse(
+            f"fields passed as {', '.join(entry.opaque)} cannot be read statically", entry.opaque_span or entry.span
+        )
     values = {written.name: value for written, value in resolved.fields}
     unknown = sorted(set(values) - set(CONTRACT_FIELDS))
     if unknown:
@@ -269,8 +286,11 @@ def _entry_for(resolved: ResolvedEntry, label: str) -> Union[LockEntry, Unlockab
         if text.kind != "str":
             return refuse(f"{name} is {_shown(text)}, not a string", text.span)
     optional = {}
-    for name, kind, allowed in (("retryable", "bool", None), ("severity", "str", SEVERITIES),
-                                ("thrown_by", "str", THROWN_BY_VALUES)):  # fmt: skip
+    for name, kind, allowed in (
+        ("retryable", "bool", None),
+        ("severity", "str", SEVERITIES),
+        ("thrown_by", "str", THROWN_BY_VALUES),
+    ):
         value = values.get(name)
         if value is None or value.kind == "none":
             optional[name] = None

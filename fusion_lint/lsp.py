@@ -20,6 +20,7 @@
 
 Only the ``lsp`` subcommand imports this module, so pygls never slows the CLI down.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -33,7 +34,6 @@ import time
 import tokenize
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Optional
 from urllib.parse import unquote
 
 from lsprotocol import types as lsp
@@ -42,19 +42,21 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import RPCRequest
 
+import fusion_lint.kept_walk as kept_walk
+
 from . import __version__
+from .abandon import AfterFreed
 from .config import ConfigError
 from .diagnostics import Diagnostic, Fix, Report
 from .docs import PER_FILE_RULES
-from .abandon import AfterFreed
 from .engine import Options, Superseded, UsageError, abandoned_when, configure_tree, free, freed_later, lint
-from .memory import gc_paused
 from .fix import apply_fixes, noqa_edits
-from .runner import KeptFacts, always_isolated, close_kept_pools, facts_kept_in, start_fork_server
-from .source import Decoded, decode
+
 # Positions and edits in the client's units, named here too (the server's API).
 from .lsp_text import SOURCE, SourceLines, code_units, diagnostic_range, replacement, to_lsp, to_text_edits  # noqa: F401
-import fusion_lint.kept_walk as kept_walk
+from .memory import gc_paused
+from .runner import KeptFacts, always_isolated, close_kept_pools, facts_kept_in, start_fork_server
+from .source import Decoded, decode
 
 log = logging.getLogger("fusion_lint.lsp")
 
@@ -67,7 +69,6 @@ PENDING_LINT_WAIT_S = 10.0
 BUFFER_DEADLINE_S = 10.0
 LINT_THREADS = 4  # lints at the same time (a document's newer text does not wait for its older one)
 PYTHON_SUFFIXES = (".py", ".pyi")
-
 
 
 # ----- linting a buffer ------------------------------------------------------------------------------
@@ -99,7 +100,11 @@ def lint_buffer(path: str, text: str) -> Report:
     one FL000, never the server. The project's facts stay here between lints (``runner.KeptFacts``): a
     lint parses the buffer (begun while the project is walked and stat'ed, as the CLI does) and what moved."""
     options = buffer_options(path, text)
-    with always_isolated(BUFFER_DEADLINE_S), facts_kept_in(PROJECT_FACTS) as kept, kept_walk.walks_kept_in(PROJECT_WALKS):
+    with (
+        always_isolated(BUFFER_DEADLINE_S),
+        facts_kept_in(PROJECT_FACTS) as kept,
+        kept_walk.walks_kept_in(PROJECT_WALKS),
+    ):
         configured = None  # the configs are read once per lint: for the early analysis and the lint
         with contextlib.suppress(ConfigError, UsageError):  # (``lint`` reports them)
             configured = configure_tree(options)
@@ -107,13 +112,13 @@ def lint_buffer(path: str, text: str) -> Report:
         return lint(options, configured)
 
 
-def lint_unless_superseded(path: str, text: str, superseded: threading.Event) -> Optional[Report]:
+def lint_unless_superseded(path: str, text: str, superseded: threading.Event) -> Report | None:
     with abandoned_when(superseded.is_set), contextlib.suppress(Superseded):
         return lint_buffer(path, text)
     return None
 
 
-def lint_freeing_later(garbage: list, path: str, text: str, superseded: threading.Event) -> Optional[Report]:
+def lint_freeing_later(garbage: list, path: str, text: str, superseded: threading.Event) -> Report | None:
     """``lint_unless_superseded``, leaving in ``garbage`` what is to be freed once its diagnostics
     are published (``engine.freed_later``): freeing a resolved project is no part of the answer. Cyclic
     collection stays paused until then too: resumed as the lint returns, its first allocation began a
@@ -131,8 +136,12 @@ def fix_buffer(path: str, text: str) -> str:
     options = buffer_options(path, text)
     messages = io.StringIO()
     # The CLI's messages go into the log, not stray on stderr.
-    with contextlib.redirect_stderr(messages), always_isolated(BUFFER_DEADLINE_S), facts_kept_in(PROJECT_FACTS), \
-            kept_walk.walks_kept_in(PROJECT_WALKS):
+    with (
+        contextlib.redirect_stderr(messages),
+        always_isolated(BUFFER_DEADLINE_S),
+        facts_kept_in(PROJECT_FACTS),
+        kept_walk.walks_kept_in(PROJECT_WALKS),
+    ):
         _, fixed = apply_fixes(lint(options), options, write=True, stdin=True)
     for message in messages.getvalue().splitlines():
         if message.startswith(SOURCE + ":"):  # a fix that was not applied (the summary line is not)
@@ -144,7 +153,7 @@ def fix_buffer(path: str, text: str) -> str:
     return ("\ufeff" if text.startswith("\ufeff") and not decoded.text.startswith("\ufeff") else "") + decoded.text
 
 
-def wanted(kind: str, only: Optional[list[str]]) -> bool:
+def wanted(kind: str, only: list[str] | None) -> bool:
     """Whether the client's ``only`` filter admits ``kind`` (hierarchical: ``source`` admits ``source.fixAll``)."""
     return only is None or any(kind == allowed or kind.startswith(allowed + ".") for allowed in only)
 
@@ -154,16 +163,17 @@ class Linted:
     """What was published for one text of a document, kept to answer code-action requests."""
 
     text: str
-    version: Optional[int]
+    version: int | None
     lines: SourceLines
     path: str
     items: list[tuple[lsp.Diagnostic, Diagnostic]] = field(default_factory=list)
-    fixed_text: Optional[str] = None  # what source.fixAll makes of ``text``, once asked
+    fixed_text: str | None = None  # what source.fixAll makes of ``text``, once asked
 
     @property
     def has_safe_fix(self) -> bool:
-        return any(found.fix is not None and found.fix.edits and found.fix.applicability == "safe"
-                   for _, found in self.items)  # fmt: skip
+        return any(
+            found.fix is not None and found.fix.edits and found.fix.applicability == "safe" for _, found in self.items
+        )
 
 
 def overlaps(a: lsp.Range, b: lsp.Range) -> bool:
@@ -189,8 +199,12 @@ class _Protocol(LanguageServerProtocol):
 
 class FusionLintServer(LanguageServer):
     def __init__(self, debounce: float = DEBOUNCE_S) -> None:
-        super().__init__("fusion-lint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
-                         protocol_cls=_Protocol)  # fmt: skip
+        super().__init__(
+            "fusion-lint",
+            __version__,
+            text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+            protocol_cls=_Protocol,
+        )
         self.debounce = debounce
         # Lints run off the event loop, each buffer parsed in its thread's worker process.
         self.linter = ThreadPoolExecutor(max_workers=LINT_THREADS, thread_name_prefix="fusion-lint")
@@ -268,7 +282,7 @@ class FusionLintServer(LanguageServer):
                 except RuntimeError:  # shut down
                     free(garbage)
 
-    def publish(self, uri: str, text: str, version: Optional[int], report: Optional[Report], path: str) -> None:
+    def publish(self, uri: str, text: str, version: int | None, report: Report | None, path: str) -> None:
         lines = SourceLines(text, self.workspace.position_encoding or lsp.PositionEncodingKind.Utf16)
         linted = Linted(text, version, lines, path)
         for diagnostic in report.diagnostics if report is not None else ():
@@ -292,7 +306,9 @@ class FusionLintServer(LanguageServer):
     def show_once(self, message: str) -> None:
         if message not in self.shown_errors:
             self.shown_errors.add(message)
-            self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Error, message=f"fusion-lint: {message}"))
+            self.window_show_message(
+                lsp.ShowMessageParams(type=lsp.MessageType.Error, message=f"fusion-lint: {message}")
+            )
 
     # -- code actions ----------------------------------------------------------------------------
 
@@ -314,27 +330,31 @@ class FusionLintServer(LanguageServer):
         automatic = params.context.trigger_kind == lsp.CodeActionTriggerKind.Automatic and only is None
         if wanted(lsp.CodeActionKind.SourceFixAll, only) and not automatic and linted.has_safe_fix:
             if linted.fixed_text is None:
-                fixed = await asyncio.get_running_loop().run_in_executor(self.linter, fix_buffer, linted.path, linted.text)
+                fixed = await asyncio.get_running_loop().run_in_executor(
+                    self.linter, fix_buffer, linted.path, linted.text
+                )
                 if self.current(uri) is not linted:
                     return []  # the text moved on while the fixes were computed
                 linted.fixed_text = fixed
             edit = replacement(linted.lines, linted.fixed_text)
             if edit is not None:
-                actions.append(lsp.CodeAction(
-                    title=f"{SOURCE}: fix all safely fixable problems",
-                    kind=lsp.CodeActionKind.SourceFixAll,
-                    edit=self.workspace_edit(uri, linted.version, to_text_edits([edit], linted.lines)),
-                ))  # fmt: skip
+                actions.append(
+                    lsp.CodeAction(
+                        title=f"{SOURCE}: fix all safely fixable problems",
+                        kind=lsp.CodeActionKind.SourceFixAll,
+                        edit=self.workspace_edit(uri, linted.version, to_text_edits([edit], linted.lines)),
+                    )
+                )
         return actions
 
-    def current(self, uri: str) -> Optional[Linted]:
+    def current(self, uri: str) -> Linted | None:
         """What was published for the document's present text, or None."""
         linted, document = self.linted.get(uri), self.open_document(uri)
         if linted is None or document is None or document.source != linted.text:
             return None
         return linted
 
-    async def current_after_pending_lint(self, uri: str) -> Optional[Linted]:
+    async def current_after_pending_lint(self, uri: str) -> Linted | None:
         """``current``, once the lint of the present text has run: a client may ask for actions
         right after an edit (an applied fix, then the next one), before its diagnostics arrive."""
         deadline = time.monotonic() + PENDING_LINT_WAIT_S
@@ -352,7 +372,9 @@ class FusionLintServer(LanguageServer):
             edit=self.workspace_edit(uri, linted.version, to_text_edits(fix.edits, linted.lines)),
         )
 
-    def disable_actions(self, uri: str, linted: Linted, shown: list[tuple[lsp.Diagnostic, Diagnostic]]) -> list[lsp.CodeAction]:
+    def disable_actions(
+        self, uri: str, linted: Linted, shown: list[tuple[lsp.Diagnostic, Diagnostic]]
+    ) -> list[lsp.CodeAction]:
         """One "Disable FLxxx for this line" per code and line: the ``# noqa: FLxxx`` that
         ``--add-noqa`` would add (merged into a ``# noqa:`` list already there, other linters' codes
         kept; on the statement's first line when the diagnostic's line ends inside a string)."""
@@ -366,15 +388,17 @@ class FusionLintServer(LanguageServer):
             if not edits or key in offered:
                 continue
             offered.add(key)
-            actions.append(lsp.CodeAction(
-                title=f"Disable {found.code} for this line",
-                kind=lsp.CodeActionKind.QuickFix,
-                diagnostics=[item],
-                edit=self.workspace_edit(uri, linted.version, to_text_edits(edits, linted.lines)),
-            ))  # fmt: skip
+            actions.append(
+                lsp.CodeAction(
+                    title=f"Disable {found.code} for this line",
+                    kind=lsp.CodeActionKind.QuickFix,
+                    diagnostics=[item],
+                    edit=self.workspace_edit(uri, linted.version, to_text_edits(edits, linted.lines)),
+                )
+            )
         return actions
 
-    def workspace_edit(self, uri: str, version: Optional[int], edits: list[lsp.TextEdit]) -> lsp.WorkspaceEdit:
+    def workspace_edit(self, uri: str, version: int | None, edits: list[lsp.TextEdit]) -> lsp.WorkspaceEdit:
         capabilities = self.client_capabilities.workspace
         versioned = bool(capabilities and capabilities.workspace_edit and capabilities.workspace_edit.document_changes)
         if versioned:  # the client refuses the edit if the document moved on meanwhile

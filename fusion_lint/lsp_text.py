@@ -1,10 +1,11 @@
 """Positions and edits as the language server's client counts them (DESIGN §9): lines split at LSP's
 line breaks, columns in the negotiated position encoding (UTF-16 unless the client offers another)."""
+
 from __future__ import annotations
 
 import bisect
 import re
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from lsprotocol import types as lsp
 
@@ -76,13 +77,14 @@ def to_lsp(diagnostic: Diagnostic, lines: SourceLines) -> lsp.Diagnostic:
 
 def to_text_edits(edits: Iterable[Edit], lines: SourceLines) -> list[lsp.TextEdit]:
     return [
-        lsp.TextEdit(range=lsp.Range(start=lines.position_at(edit.start), end=lines.position_at(edit.end)),
-                     new_text=edit.content)
+        lsp.TextEdit(
+            range=lsp.Range(start=lines.position_at(edit.start), end=lines.position_at(edit.end)), new_text=edit.content
+        )
         for edit in sorted(edits, key=lambda edit: (edit.start, edit.end))
-    ]  # fmt: skip
+    ]
 
 
-def replacement(old: SourceLines, new: str) -> Optional[Edit]:
+def replacement(old: SourceLines, new: str) -> Edit | None:
     """One edit turning ``old`` into ``new``: the whole lines from the first to the last that differ
     (whole lines, so a range never ends between a CR and its LF); None when nothing differs."""
     text = old.text
@@ -96,5 +98,3 @@ def replacement(old: SourceLines, new: str) -> Optional[Edit]:
     end_index = bisect.bisect_left(old.starts, end)  # the first line start at or after the change
     end = old.starts[end_index] if end_index < len(old.starts) else len(text)
     return Edit(start, end, new[start : len(new) - (len(text) - end)])
-
-

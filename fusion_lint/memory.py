@@ -1,14 +1,15 @@
 """Garbage collection while a run allocates in bulk (parsing, unpickling, running rules)."""
+
 from __future__ import annotations
 
 import gc
 import sys
 import threading
 from collections import deque
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
-from typing import Iterator, Optional
 
 #: Cyclic garbage is collected once per this many files while collection is paused.
 COLLECT_EVERY = 200
@@ -52,7 +53,7 @@ _resume_after = [False]  # whether collection ran when the first of them began
 #: language server keeps a whole project's facts in memory, and a file's facts hold hundreds of
 #: spans, most equal to one already loaded (the same position in a sibling module, one range named
 #: by a raise, its call and its argument). Spans are never changed in place, so sharing is unseen.
-shared_spans: ContextVar[Optional[dict]] = ContextVar("fusion_lint_shared_spans", default=None)
+shared_spans: ContextVar[dict | None] = ContextVar("fusion_lint_shared_spans", default=None)
 
 
 @contextmanager

@@ -1,10 +1,11 @@
 """Module names from file paths: what ``import`` would call a file, and the folder it is relative to."""
+
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
 
 
 def module_name_for(path: Path) -> tuple[str, bool, Path]:

@@ -7,12 +7,13 @@ an f-string with nested quotes → ``""`` once each of its expressions parses…
 parses after neutralising the syntax of versions up to V, and not before, needs V. Anything else
 wrong in the file keeps it from parsing, so a plain syntax error is never blamed on the version.
 """
+
 from __future__ import annotations
 
 import ast
 import re
 import sys
-from typing import Callable, Optional
+from collections.abc import Callable
 
 Version = tuple[int, int]
 
@@ -88,7 +89,7 @@ class _Scanner:
     def __init__(self, text: str, prefixes: str):
         self.text, self.prefixes = text, prefixes
 
-    def rewrite(self, start: int = 0, end: Optional[int] = None) -> str:
+    def rewrite(self, start: int = 0, end: int | None = None) -> str:
         text, out, position = self.text, [], start
         end = len(text) if end is None else end
         while True:
@@ -121,7 +122,7 @@ class _Scanner:
         newline = self.text.find("\n", index)
         return len(self.text) if newline < 0 or len(quote) == 3 else newline
 
-    def template(self, index: int, quote: str, raw: bool) -> Optional[int]:
+    def template(self, index: int, quote: str, raw: bool) -> int | None:
         """Past the end of a well-formed f-string body, else None."""
         text = self.text
         while index < len(text):
@@ -144,7 +145,7 @@ class _Scanner:
                 index += 1
         return None
 
-    def field(self, index: int) -> Optional[int]:
+    def field(self, index: int) -> int | None:
         """Past the ``}`` of a replacement field whose expression starts at ``index``, else None."""
         text, depth, start = self.text, 0, index
         expression_end = None
@@ -158,7 +159,9 @@ class _Scanner:
                 newline = text.find("\n", index)
                 index = len(text) if newline < 0 else newline
                 continue
-            elif char in "'\"rRbBuUfFtT" and (index == start or not (text[index - 1].isalnum() or text[index - 1] == "_")):
+            elif char in "'\"rRbBuUfFtT" and (
+                index == start or not (text[index - 1].isalnum() or text[index - 1] == "_")
+            ):
                 match = _TOKEN.match(text, index)
                 if match is not None and match.group(0) != "#":
                     index = self._nested(match)
@@ -184,7 +187,7 @@ class _Scanner:
                     index += 1
         return index + 1 if text.startswith("}", index) else None
 
-    def _nested(self, match: re.Match[str]) -> Optional[int]:
+    def _nested(self, match: re.Match[str]) -> int | None:
         prefix, quote = (match.group(1) or "").lower(), match.group(2)
         if any(p in prefix for p in self.prefixes) and "b" not in prefix:
             return self.template(match.end(), quote, "r" in prefix)
@@ -225,7 +228,7 @@ def _parses(text: str, mode: str = "exec") -> bool:
     return True
 
 
-def needed_version(text: str, running: Version = sys.version_info[:2]) -> Optional[Version]:
+def needed_version(text: str, running: Version = sys.version_info[:2]) -> Version | None:
     """The oldest Python newer than ``running`` whose syntax makes ``text`` parse, as far as the
     known features tell; None when the file is wrong on any version."""
     candidate = text

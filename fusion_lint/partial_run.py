@@ -10,12 +10,13 @@ reads full facts, cached for the runs to come, and resolves everything.
 The editor can do the same from facts it already holds: ``reaching_files`` over its texts, then
 ``resolve(index, ..., full_paths)``.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional, Sequence
 
 from .config import Settings
 from .facts.model import FileFacts
@@ -38,24 +39,33 @@ class PartialRun:
     texts: dict[str, bytes] = field(default_factory=dict)  # every file read, the pre-scan's skipped ones too
     light: set[str] = field(default_factory=set)  # the files first read with light facts
     upgraded: list[str] = field(default_factory=list)  # light files whose full facts were loaded later
-    full_paths: Optional[set[str]] = None  # the files whose definitions are resolved in full (None: all)
+    full_paths: set[str] | None = None  # the files whose definitions are resolved in full (None: all)
     analysed: set[str] = field(default_factory=set)  # the files whose definitions are the project's
 
     @classmethod
-    def chosen(cls, use_cache: bool, paths: Sequence[str], report_set: set[str]) -> Optional["PartialRun"]:
+    def chosen(cls, use_cache: bool, paths: Sequence[str], report_set: set[str]) -> PartialRun | None:
         """A partial run when the run reads no cache and reports only some of the project's files."""
         return cls(report_set) if PARTIAL_RUNS and not use_cache and set(paths) != report_set else None
 
-    def loader(self, analysed: list[str], settings: Settings, root: Path, overrides: dict[str, bytes],
-               kept: KeptWorker) -> Callable[[str], Optional[FileFacts]]:  # fmt: skip
+    def loader(
+        self, analysed: list[str], settings: Settings, root: Path, overrides: dict[str, bytes], kept: KeptWorker
+    ) -> Callable[[str], FileFacts | None]:
         """``ProjectIndex``'s ``full``, once every analysed file is known (the second look's too):
         a light file's full facts, when the resolution follows a body of it."""
         self.decide(analysed)
 
-        def full(path: str) -> Optional[FileFacts]:
+        def full(path: str) -> FileFacts | None:
             self.upgraded.append(path)
-            return run_files([path], settings, jobs=1, use_cache=False, cache_root=root, prescan=False,
-                             overrides=overrides, kept=kept)[0].facts  # fmt: skip
+            return run_files(
+                [path],
+                settings,
+                jobs=1,
+                use_cache=False,
+                cache_root=root,
+                prescan=False,
+                overrides=overrides,
+                kept=kept,
+            )[0].facts
 
         return full
 
@@ -76,7 +86,7 @@ class PartialRun:
         if all(path in self.texts for path in analysed) and not any(map(may_name_tools, aside)):
             self.full_paths = reaching_files(self.texts, self.report_set)
 
-    def holds(self, loaded: list[str], read: Callable[[str], Optional[bytes]]) -> bool:
+    def holds(self, loaded: list[str], read: Callable[[str], bytes | None]) -> bool:
         """Whether the files the index loaded from outside the walk (found by a module name: an
         excluded folder, another import root) leave ``full_paths`` as it was: none of them is a way
         into a reported file that the walk's texts could not show."""
@@ -92,8 +102,13 @@ class PartialRun:
 LAST_PARTIAL = PartialRun(set())
 
 
-def resolved(index: ProjectIndex, settings: Settings, partial: Optional[PartialRun], loaded: list[str],
-             read: Callable[[str], Optional[bytes]]) -> ProjectView:  # fmt: skip
+def resolved(
+    index: ProjectIndex,
+    settings: Settings,
+    partial: PartialRun | None,
+    loaded: list[str],
+    read: Callable[[str], bytes | None],
+) -> ProjectView:
     """The run's resolved project: in full for the files that may report into the reported ones
     (all, without a partial run or when the resolution went through a file outside the walk)."""
     global LAST_PARTIAL
@@ -104,6 +119,7 @@ def resolved(index: ProjectIndex, settings: Settings, partial: Optional[PartialR
         partial.full_paths = None
         view = resolve(index, *rules)
     return view
+
 
 # A file the index loads only when a handler's reach goes through it still adds the tools a
 # low-level ``Tool(name=...)`` lists and the prefixes a ``mount(...)`` gives to the vocabulary:

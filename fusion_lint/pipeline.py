@@ -3,15 +3,16 @@
 ``analyze_file`` is a pure function of the file's bytes and the settings that shape its facts, so
 its result can be computed in a worker process and cached by content.
 """
+
 from __future__ import annotations
 
 import io
 import os
 import re
 import tokenize
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Iterable, Optional, Sequence, Union
+from functools import cache
 
 from .facts.model import FileFacts
 from .files import FileTooLarge, NotRegularFile, read_regular
@@ -36,14 +37,14 @@ class FileResult:
     """What one file contributes: facts, or the one problem that stopped it, or skipped by the pre-scan."""
 
     path: str
-    facts: Optional[FileFacts] = None
-    problem: Optional[Unreadable] = None
+    facts: FileFacts | None = None
+    problem: Unreadable | None = None
     skipped: bool = False
     # Skipped, but it builds a server (``builds_a_server``): parsed only if a module registers on it.
     builds_server: bool = False
     # The file's cache key (content, path, module, settings, linter code), when it was analysed with
     # the cache on: the whole-run cache is keyed by these.
-    key: Optional[str] = None
+    key: str | None = None
 
 
 # An import of an MCP framework, import-precise (DESIGN §12.2): ``from mcp.server.fastmcp import``,
@@ -110,17 +111,18 @@ def _in_code(data: bytes, matches: Iterable[re.Match[bytes]]) -> bool:
     """Whether one of ``matches`` stands outside a triple-quoted string (a prompt's text or a
     docstring quoting ``mcp.prompt(...)`` registers nothing): an even number of each triple quote
     before it. Counted only up to the first match in code, which is usually the first match."""
-    return any(data.count(b'"""', 0, m.start()) % 2 == 0 and data.count(b"'''", 0, m.start()) % 2 == 0
-               for m in matches)  # fmt: skip
+    return any(data.count(b'"""', 0, m.start()) % 2 == 0 and data.count(b"'''", 0, m.start()) % 2 == 0 for m in matches)
 
 
 # The methods that register a handler on a server (DESIGN §12.1-§12.2), for the second look.
 # A mount of one bare name has no prefix: it registers nothing new under its server's names.
-_REGISTERING_METHODS = (rb"(?:(?:tool|resource|prompt|add_tool|add_resource|add_prompt|add_resource_fn)[ \t]*\("
-                        rb"|mount[ \t]*\((?![ \t]*\w+[ \t]*\)))")
+_REGISTERING_METHODS = (
+    rb"(?:(?:tool|resource|prompt|add_tool|add_resource|add_prompt|add_resource_fn)[ \t]*\("
+    rb"|mount[ \t]*\((?![ \t]*\w+[ \t]*\)))"
+)
 
 
-def registers_on(data: bytes, names: Optional[Iterable[str]]) -> bool:
+def registers_on(data: bytes, names: Iterable[str] | None) -> bool:
     """Whether ``data`` spells a registration on one of ``names`` (the servers a module it imports
     binds; None: any name, when they are not known yet), or on a name it imports one as (``import
     mcp as server``): ``mcp.tool(``, ``@mcp.tool``, ``mcp.add_tool(``, ``@server.call_tool()``. A
@@ -144,20 +146,20 @@ _REGISTERING_NEEDLES = (b".tool", b".resource", b".prompt", b".add_", b".mount",
 
 # The second look tries every hub's needles on every file the pre-scan left: each pattern is
 # compiled once (there are more of them than ``re``'s own cache holds).
-@lru_cache(maxsize=None)
-def _registration(names: Optional[tuple[bytes, ...]]) -> re.Pattern[bytes]:
+@cache
+def _registration(names: tuple[bytes, ...] | None) -> re.Pattern[bytes]:
     spelled = rb"\w+" if names is None else b"|".join(re.escape(name) for name in names)
     called = _STANDS + rb"(?:" + spelled + rb")\." + _REGISTERING_METHODS
     decorating = rb"^[ \t]*@[ \t]*(?:\w+\.)*(?:" + spelled + rb")\.(?:tool|resource|prompt|call_tool)\b"
     return re.compile(called + b"|" + decorating, re.MULTILINE)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _alias(name: bytes) -> re.Pattern[bytes]:
     return re.compile(rb"\b" + re.escape(name) + rb"[ \t]+as[ \t]+(\w+)")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _word(name: bytes) -> re.Pattern[bytes]:
     return re.compile(rb"\b" + re.escape(name) + rb"\b")
 
@@ -174,7 +176,7 @@ def calls_one_of(data: bytes, names: Iterable[str]) -> bool:
     return _calls(tuple(sorted(set(names)))).search(data) is not None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _calls(names: tuple[str, ...]) -> re.Pattern[bytes]:
     if not names:
         return re.compile(rb"(?!)")  # matches nothing
@@ -182,7 +184,9 @@ def _calls(names: tuple[str, ...]) -> re.Pattern[bytes]:
     return re.compile(rb"\b(?:" + spelled + rb")[ \t]*\(")
 
 
-def hub_of(result: FileResult) -> Optional[tuple[str, str, Optional[tuple[Optional[tuple[str, ...]], tuple[str, ...]]]]]:
+def hub_of(
+    result: FileResult,
+) -> tuple[str, str, tuple[tuple[str, ...] | None, tuple[str, ...]] | None] | None:
     """What the second look of the pre-scan learns from an analysed file (``engine``): a re-export
     hub (module, package folder, None), a server or helper hub (module, package folder, (servers,
     helpers)), or None."""
@@ -219,7 +223,7 @@ def import_tails(data: bytes) -> bytes:
     return b"\n".join(tails)
 
 
-def imports_module(data: bytes, module: str, relative: bool, tails: Optional[bytes] = None) -> bool:
+def imports_module(data: bytes, module: str, relative: bool, tails: bytes | None = None) -> bool:
     """Whether ``data`` holds an import statement naming ``module``: by its full dotted name, or
     (``relative``: the file sits in that module's package) by its last part, as ``from .api import``
     spells it. The words are checked after the keyword at the start of their line (``tails``: the
@@ -256,8 +260,11 @@ def suppressions(text: str) -> dict[int, frozenset[str]]:
             if listed is None or not listed.strip():
                 tokens = frozenset({"*"})
             else:
-                tokens = frozenset(t.strip().upper() if t.strip().upper().startswith("FL") else t.strip()
-                                   for t in re.split(r"[\s,]+", listed) if t.strip())
+                tokens = frozenset(
+                    t.strip().upper() if t.strip().upper().startswith("FL") else t.strip()
+                    for t in re.split(r"[\s,]+", listed)
+                    if t.strip()
+                )
             found[number] = found.get(number, frozenset()) | tokens
     return found
 
@@ -305,7 +312,7 @@ def _comment_starts(text: str, lines: dict[int, object]) -> dict[int, int]:
 
 
 def analyze_file(
-    path: str, runtime_modules: Sequence[str], data: Optional[bytes] = None, prescan: bool = True, light: bool = False
+    path: str, runtime_modules: Sequence[str], data: bytes | None = None, prescan: bool = True, light: bool = False
 ) -> FileResult:
     """``light``: facts for a file a partial run only reads (``facts.extract``), never cached."""
     if data is None:
@@ -322,13 +329,15 @@ def analyze_file(
     except (RecursionError, MemoryError) as exc:
         # Both parsers accepted it, but it nests more deeply than the analysis can follow.
         why = "nests too deeply" if isinstance(exc, RecursionError) else "needs too much memory"
-        return FileResult(path, problem=Unreadable("FL000", f"the file parses, but {why} for fusion-lint to analyse it"))
+        return FileResult(
+            path, problem=Unreadable("FL000", f"the file parses, but {why} for fusion-lint to analyse it")
+        )
     except Exception as exc:  # noqa: BLE001 (a bug of ours costs this file, never the run)
         why = f"internal error while analysing this file: {type(exc).__name__}: {exc}"
         return FileResult(path, problem=Unreadable("FL999", why, transient=True))
 
 
-def read_source(path: str) -> Union[bytes, Unreadable]:
+def read_source(path: str) -> bytes | Unreadable:
     """A file's bytes, or its FL001: only a regular file is opened (a FIFO given by name or found
     in the tree would block the run, ``/dev/zero`` would never end), and never more than
     ``MAX_FILE_BYTES`` of it is read, whatever its size claims."""

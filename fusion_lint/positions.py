@@ -7,12 +7,12 @@ which the golden outputs freeze), the difference is made up here: a parenthesize
 generator expression without its parentheses, a positional argument with its own, a ``**spread``
 of a dict with its stars, a def by its name.
 """
+
 from __future__ import annotations
 
 import ast
 import re
 from bisect import bisect_right
-from typing import Optional
 
 from .diagnostics import Span
 
@@ -42,9 +42,7 @@ class SpanRegistry:
         self.ascii = text.isascii()
         self.starts = line_starts(text)
         # CPython also ends a line at a lone ``\r``: its line numbers then count those too.
-        self.ast_starts = (
-            [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", text))] if "\r" in text else self.starts
-        )
+        self.ast_starts = [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", text))] if "\r" in text else self.starts
         self._encoded_lines: dict[int, bytes] = {}  # a non-ASCII line's UTF-8 (b"" for an ASCII one)
 
     # ----- offsets ------------------------------------------------------------------------------
@@ -137,23 +135,24 @@ class SpanRegistry:
         starts = self.starts
         line = bisect_right(starts, start)
         end_line = bisect_right(starts, end)
-        return Span(line, start - starts[line - 1], end_line, end - starts[end_line - 1], start, end,
-                    stmt_line or line)  # fmt: skip
+        return Span(line, start - starts[line - 1], end_line, end - starts[end_line - 1], start, end, stmt_line or line)
 
     def at(self, node: ast.AST, at: Cursor) -> Span:
         """The span of an expression or a statement."""
         start, end = self.range_of(node)
         return self.span_of(start, end, at)
 
-    def arg(self, arg: "ArgLike", at: Cursor) -> Span:
+    def arg(self, arg: ArgLike, at: Cursor) -> Span:
         """The span of a call's argument: ``*x``, ``**x``, ``k=v`` as CPython places them; a
         positional one with the parentheses around it."""
         start, end = self.arg_range(arg)
         return self.span_of(start, end, at)
 
-    def arg_range(self, arg: "ArgLike") -> tuple[int, int]:
+    def arg_range(self, arg: ArgLike) -> tuple[int, int]:
         if arg.star or arg.keyword is not None:
-            return self.offset(arg.node.lineno, arg.node.col_offset), self.offset(arg.node.end_lineno, arg.node.end_col_offset)
+            return self.offset(arg.node.lineno, arg.node.col_offset), self.offset(
+                arg.node.end_lineno, arg.node.end_col_offset
+            )
         start, end = self.range_of(arg.value)
         text = self.text
         if arg.index == 0:
@@ -183,7 +182,7 @@ class SpanRegistry:
             position += 1
         return position
 
-    def keyword(self, arg: "ArgLike", at: Cursor) -> Span:
+    def keyword(self, arg: ArgLike, at: Cursor) -> Span:
         """The span of a keyword argument's keyword."""
         start = self.offset(arg.node.lineno, arg.node.col_offset)
         match = _WORD.match(self.text, start)
@@ -228,12 +227,19 @@ class SpanRegistry:
         """The first line of each statement's line of small statements: ``a; b`` is one, which
         starts where ``a`` does."""
         lines = []
-        previous: Optional[ast.stmt] = None
+        previous: ast.stmt | None = None
         head = 0
         for stmt in body:
-            if (previous is not None and stmt.lineno == previous.end_lineno
-                    and ";" in self.text[self.offset(previous.end_lineno, previous.end_col_offset)
-                                         : self.offset(stmt.lineno, stmt.col_offset)]):  # fmt: skip
+            if (
+                previous is not None
+                and stmt.lineno == previous.end_lineno
+                and ";"
+                in self.text[
+                    self.offset(previous.end_lineno, previous.end_col_offset) : self.offset(
+                        stmt.lineno, stmt.col_offset
+                    )
+                ]
+            ):
                 lines.append(head)
             else:
                 head = self.line_of(stmt)
@@ -251,7 +257,7 @@ class SpanRegistry:
 
 
 class ArgLike:  # the shape of ``facts.syntax.Arg`` (positions must not import the facts)
-    keyword: Optional[str]
+    keyword: str | None
     star: str
     value: ast.expr
     node: ast.AST
@@ -259,5 +265,5 @@ class ArgLike:  # the shape of ``facts.syntax.Arg`` (positions must not import t
     index: int
 
 
-def _previous(arg: "ArgLike") -> "ArgLike":
+def _previous(arg: ArgLike) -> ArgLike:
     return arg.call._fl_args[arg.index - 1]  # type: ignore[attr-defined]

@@ -22,12 +22,14 @@ relative to the current directory, in an ini file to that file's directory):
 ``--contract-coverage-report=PATH``       write the report as JSON
 ``--contract-coverage-fail-under=PERCENT`` fail the session when fewer reasons are exercised
 """
+
 from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Generator
 from pathlib import Path
-from typing import Any, Generator, Optional
+from typing import Any
 
 import pytest
 
@@ -38,18 +40,44 @@ PLUGIN_NAME = "fusion-contract-coverage-session"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("contract-coverage", "contract coverage (fusion-lint)")
-    group.addoption("--contract-coverage", action="store_true", dest="contract_coverage", default=False,
-                    help="report which declared failure reasons of the MCP tools the tests made happen")
-    group.addoption("--contract-coverage-paths", action="append", dest="contract_coverage_paths", metavar="PATH",
-                    default=None, help="files or directories whose contracts fusion-lint reads (repeatable; "
-                    "default: the project, found from the rootdir as `fusion-lint lock` finds it)")
-    group.addoption("--contract-coverage-lock", dest="contract_coverage_lock", metavar="PATH", default=None,
-                    help="take the declared reasons from this lockfile (fusion-contracts.lock) instead")
-    group.addoption("--contract-coverage-report", dest="contract_coverage_report", metavar="PATH", default=None,
-                    help="write the contract coverage report as JSON to PATH")
-    group.addoption("--contract-coverage-fail-under", dest="contract_coverage_fail_under", metavar="PERCENT",
-                    type=_percent, default=None, help="fail when fewer than PERCENT of the declared reasons are "
-                    "exercised (a flagged reason does not count)")  # fmt: skip
+    group.addoption(
+        "--contract-coverage",
+        action="store_true",
+        dest="contract_coverage",
+        default=False,
+        help="report which declared failure reasons of the MCP tools the tests made happen",
+    )
+    group.addoption(
+        "--contract-coverage-paths",
+        action="append",
+        dest="contract_coverage_paths",
+        metavar="PATH",
+        default=None,
+        help="files or directories whose contracts fusion-lint reads (repeatable; "
+        "default: the project, found from the rootdir as `fusion-lint lock` finds it)",
+    )
+    group.addoption(
+        "--contract-coverage-lock",
+        dest="contract_coverage_lock",
+        metavar="PATH",
+        default=None,
+        help="take the declared reasons from this lockfile (fusion-contracts.lock) instead",
+    )
+    group.addoption(
+        "--contract-coverage-report",
+        dest="contract_coverage_report",
+        metavar="PATH",
+        default=None,
+        help="write the contract coverage report as JSON to PATH",
+    )
+    group.addoption(
+        "--contract-coverage-fail-under",
+        dest="contract_coverage_fail_under",
+        metavar="PERCENT",
+        type=_percent,
+        default=None,
+        help="fail when fewer than PERCENT of the declared reasons are exercised (a flagged reason does not count)",
+    )
     parser.addini("contract_coverage_paths", "what fusion-lint reads for the declared reasons", type="paths")
     parser.addini("contract_coverage_lock", "take the declared reasons from this lockfile", type="string")
     parser.addini("contract_coverage_report", "write the contract coverage report as JSON here", type="string")
@@ -80,8 +108,14 @@ def _percent(text: str) -> float:
 class Settings:
     """What ``--contract-coverage-*`` (or the ini keys) asked for, paths made absolute and checked."""
 
-    def __init__(self, rootdir: Path, paths: list[Path], lock: Optional[Path], report: Optional[Path],
-                 fail_under: Optional[float]) -> None:  # fmt: skip
+    def __init__(
+        self,
+        rootdir: Path,
+        paths: list[Path],
+        lock: Path | None,
+        report: Path | None,
+        fail_under: float | None,
+    ) -> None:
         self.rootdir, self.paths, self.lock, self.report, self.fail_under = rootdir, paths, lock, report, fail_under
 
     @classmethod
@@ -90,9 +124,12 @@ class Settings:
         cwd = Path(os.getcwd())
         paths = [cwd / path for path in config.getoption("contract_coverage_paths") or ()]
         paths = paths or [Path(path) for path in config.getini("contract_coverage_paths")]
-        lock = _path(config.getoption("contract_coverage_lock"), cwd) or _path(config.getini("contract_coverage_lock"), base)
+        lock = _path(config.getoption("contract_coverage_lock"), cwd) or _path(
+            config.getini("contract_coverage_lock"), base
+        )
         report = _path(config.getoption("contract_coverage_report"), cwd) or _path(
-            config.getini("contract_coverage_report"), base)
+            config.getini("contract_coverage_report"), base
+        )
         fail_under = config.getoption("contract_coverage_fail_under")
         if fail_under is None and config.getini("contract_coverage_fail_under"):
             try:
@@ -100,8 +137,10 @@ class Settings:
             except argparse.ArgumentTypeError as exc:
                 raise pytest.UsageError(f"contract_coverage_fail_under: {exc}") from None
         if lock is not None and paths:
-            raise pytest.UsageError("contract coverage takes its declared reasons from a lockfile or from paths, "
-                                    "not both: drop --contract-coverage-lock or --contract-coverage-paths")  # fmt: skip
+            raise pytest.UsageError(
+                "contract coverage takes its declared reasons from a lockfile or from paths, "
+                "not both: drop --contract-coverage-lock or --contract-coverage-paths"
+            )
         for path in paths:
             if not path.exists():
                 raise pytest.UsageError(f"--contract-coverage-paths: {path}: no such file or directory")
@@ -121,7 +160,7 @@ class Settings:
             return str(path)
 
 
-def _path(value: Any, base: Path) -> Optional[Path]:
+def _path(value: Any, base: Path) -> Path | None:
     return base / value if value else None
 
 
@@ -135,8 +174,8 @@ class ContractCoverage:
         self.settings = settings
         self.recorder = CoverageRecorder().install()
         self.report: Any = None
-        self.error: Optional[str] = None
-        self.written: Optional[Path] = None
+        self.error: str | None = None
+        self.written: Path | None = None
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, None]:
@@ -178,14 +217,22 @@ class ContractCoverage:
             universe = contracts.document
             source = {"source": "linter", "paths": [settings.shown(Path(path)) for path in contracts.paths]}
             problems = [problem.describe() for problem in contracts.problems]
-        return build_report(universe, self.recorder.observations, source=source,
-                            running_contracts=self.recorder.running_contracts, problems=problems)  # fmt: skip
+        return build_report(
+            universe,
+            self.recorder.observations,
+            source=source,
+            running_contracts=self.recorder.running_contracts,
+            problems=problems,
+        )
 
     @property
     def below_threshold(self) -> bool:
         fail_under = self.settings.fail_under
-        return self.report is not None and fail_under is not None and (
-            self.report.percent < fail_under or not self.report.declared)
+        return (
+            self.report is not None
+            and fail_under is not None
+            and (self.report.percent < fail_under or not self.report.declared)
+        )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         from mcp_fusion.testing.table import render_table
@@ -201,8 +248,9 @@ class ContractCoverage:
             if fail_under is not None:
                 total = f"Total contract coverage: {self.report.percent:.2f}%"
                 if self.below_threshold:
-                    writer.write_line(f"FAIL Required contract coverage of {fail_under:g}% not reached. {total}",
-                                      red=True, bold=True)  # fmt: skip
+                    writer.write_line(
+                        f"FAIL Required contract coverage of {fail_under:g}% not reached. {total}", red=True, bold=True
+                    )
                 else:
                     writer.write_line(f"Required contract coverage of {fail_under:g}% reached. {total}", green=True)
         if self.error is not None:

@@ -34,13 +34,14 @@ file's content key: another text is a miss); a rule that raised is never cached.
 live in one signed entry of the cache's own directory (``cache_store``), the items of a file and
 scope under one digest, bounded to a few such groups per file of the project.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Sequence
 
 from .cache import code_fingerprint
 from .cache_store import load_entry, store_entry, user_key
@@ -70,14 +71,24 @@ def _settled(fact: object, written: object) -> str:
         return ""
     if written is None or type(written) is not type(fact):
         return repr(fact)
-    return repr([(f.name, getattr(fact, f.name)) for f in dataclasses.fields(fact)  # type: ignore[arg-type]
-                 if getattr(fact, f.name) is not getattr(written, f.name)])  # fmt: skip
+    return repr(
+        [
+            (f.name, getattr(fact, f.name))
+            for f in dataclasses.fields(fact)  # type: ignore[arg-type]
+            if getattr(fact, f.name) is not getattr(written, f.name)
+        ]
+    )
 
 
 def vocabulary_digest(vocabulary: Vocabulary) -> Digest:
-    return _digest("V", *(",".join(sorted(names)) for names in
-                          (vocabulary.tools, vocabulary.arguments, vocabulary.reasons, vocabulary.codes)),
-                   vocabulary.all_tools_named)  # fmt: skip
+    return _digest(
+        "V",
+        *(
+            ",".join(sorted(names))
+            for names in (vocabulary.tools, vocabulary.arguments, vocabulary.reasons, vocabulary.codes)
+        ),
+        vocabulary.all_tools_named,
+    )
 
 
 def identity(definition: ResolvedDefinition) -> tuple:
@@ -86,7 +97,7 @@ def identity(definition: ResolvedDefinition) -> tuple:
     return (definition.path, span.start, span.end, definition.kind, definition.label)
 
 
-def _complete(parts: list[object]) -> Optional[Digest]:
+def _complete(parts: list[object]) -> Digest | None:
     """The digest of ``parts``, or None when one of them is unknown (an item that is not cached)."""
     return None if None in parts else _digest(*parts)  # parts are strings, bytes, numbers: ``in`` is exact
 
@@ -97,14 +108,14 @@ class Inputs:
     def __init__(self, project: ProjectView, file_keys: dict[str, str], salt: str):
         self.project, self.file_keys, self.salt = project, file_keys, salt
         # id of the object -> its digest, by kind (the objects live as long as the view: ids are stable)
-        self._functions: dict[int, Optional[Digest]] = {}
-        self._entries: dict[int, Optional[Digest]] = {}
-        self._definitions: dict[int, Optional[Digest]] = {}
-        self._upwards: dict[int, Optional[Digest]] = {}
+        self._functions: dict[int, Digest | None] = {}
+        self._entries: dict[int, Digest | None] = {}
+        self._definitions: dict[int, Digest | None] = {}
+        self._upwards: dict[int, Digest | None] = {}
         self._identities: dict[int, str] = {}
-        self._vocabulary: Optional[Digest] = None
+        self._vocabulary: Digest | None = None
 
-    def function(self, function: object, path: str) -> Optional[Digest]:
+    def function(self, function: object, path: str) -> Digest | None:
         """A reached function: its file's content key and its name; what the index settled in it
         (raises resolved through re-exports, reasons through constants) by value."""
         known = self._functions.get(id(function), _UNKNOWN)
@@ -112,26 +123,40 @@ class Inputs:
             known = self._functions[id(function)] = self._function(function, path)
         return known  # type: ignore[return-value]
 
-    def _function(self, function: object, path: str) -> Optional[Digest]:
+    def _function(self, function: object, path: str) -> Digest | None:
         facts = self.project.files.get(path)
         written = facts.functions.get(function.qualname) if facts is not None else None  # type: ignore[attr-defined]
-        return _complete(["F", path, self.file_keys.get(path), function.qualname,  # type: ignore[attr-defined]
-                          repr(function.span), _settled(function, written)])  # type: ignore[attr-defined]  # fmt: skip
+        return _complete(
+            [
+                "F",
+                path,
+                self.file_keys.get(path),
+                function.qualname,  # type: ignore[attr-defined]
+                repr(function.span),
+                _settled(function, written),
+            ]
+        )  # type: ignore[attr-defined]
 
-    def entry(self, entry: ResolvedEntry) -> Optional[Digest]:
+    def entry(self, entry: ResolvedEntry) -> Digest | None:
         """The entry as written is its file's; a field's value resolved elsewhere, by value."""
         known = self._entries.get(id(entry), _UNKNOWN)
         if known is _UNKNOWN:
             known = self._entries[id(entry)] = self._entry(entry)
         return known  # type: ignore[return-value]
 
-    def _entry(self, entry: ResolvedEntry) -> Optional[Digest]:
-        parts: list[object] = ["E", entry.path, self.file_keys.get(entry.path), repr(entry.entry.span), len(entry.fields)]
+    def _entry(self, entry: ResolvedEntry) -> Digest | None:
+        parts: list[object] = [
+            "E",
+            entry.path,
+            self.file_keys.get(entry.path),
+            repr(entry.entry.span),
+            len(entry.fields),
+        ]
         for written, value in entry.fields:
             parts += [written.name, "=" if value is written.value else repr(value)]
         return _complete(parts)
 
-    def definition(self, resolved: ResolvedDefinition) -> Optional[Digest]:
+    def definition(self, resolved: ResolvedDefinition) -> Digest | None:
         """A definition as resolved: itself, its contract, its reach, its wrappers."""
         known = self._definitions.get(id(resolved), _UNKNOWN)
         if known is _UNKNOWN:
@@ -144,16 +169,30 @@ class Inputs:
             known = self._identities[id(resolved)] = repr(identity(resolved))
         return known
 
-    def _definition(self, resolved: ResolvedDefinition) -> Optional[Digest]:
+    def _definition(self, resolved: ResolvedDefinition) -> Digest | None:
         contract = resolved.contract
         facts = self.project.files.get(resolved.path)
         span = resolved.definition.span
         written = next((d for d in facts.definitions if d.span == span), None) if facts is not None else None
-        parts: list[object] = ["D", resolved.path, self.file_keys.get(resolved.path),
-                               _settled(resolved.definition, written), self.identity(resolved),
-                               repr((contract.declared, contract.inert, contract.wrong_type, contract.empty_literal,
-                                     contract.bad_items, contract.unresolved)),
-                               repr(resolved.wrappers), len(contract.entries)]  # fmt: skip
+        parts: list[object] = [
+            "D",
+            resolved.path,
+            self.file_keys.get(resolved.path),
+            _settled(resolved.definition, written),
+            self.identity(resolved),
+            repr(
+                (
+                    contract.declared,
+                    contract.inert,
+                    contract.wrong_type,
+                    contract.empty_literal,
+                    contract.bad_items,
+                    contract.unresolved,
+                )
+            ),
+            repr(resolved.wrappers),
+            len(contract.entries),
+        ]
         parts += [self.entry(entry) for entry in contract.entries]
         parts += ["reach", len(resolved.reach)]
         for reached in resolved.reach:
@@ -161,7 +200,7 @@ class Inputs:
         parts.append(resolved.handler is not None)
         return _complete(parts)
 
-    def upward(self, view: FunctionView) -> Optional[Digest]:
+    def upward(self, view: FunctionView) -> Digest | None:
         """A function and everything above it in the call graph: each function with its callers
         (by the name they call it), the definitions it is the handler of and those reaching it."""
         known = self._upwards.get(id(view), _UNKNOWN)
@@ -169,7 +208,7 @@ class Inputs:
             known = self._upwards[id(view)] = self._upward(view)
         return known  # type: ignore[return-value]
 
-    def _upward(self, view: FunctionView) -> Optional[Digest]:
+    def _upward(self, view: FunctionView) -> Digest | None:
         order: list[FunctionView] = [view]
         seen: set[int] = {id(view)}
         stack = [caller for caller, _ in reversed(view.callers)]  # most functions have none
@@ -198,7 +237,7 @@ class Inputs:
 
     # ----- the keys of the checked items ----------------------------------------------------------
 
-    def definition_key(self, resolved: ResolvedDefinition, view: ProjectView, callers: bool) -> Optional[Digest]:
+    def definition_key(self, resolved: ResolvedDefinition, view: ProjectView, callers: bool) -> Digest | None:
         own = self.definition(resolved)
         if own is None:
             return None
@@ -214,13 +253,20 @@ class Inputs:
                 parts.append(self.upward(function_view) if function_view is not None else "-")
         return _complete(parts)
 
-    def entry_key(self, entry: ResolvedEntry, view: ProjectView) -> Optional[Digest]:
-        parts: list[object] = [self.salt, "entry", self.entry(entry), view.recovery_min_words, view.runtime_modules,
-                               self.vocabulary(), len(entry.holders)]  # fmt: skip
+    def entry_key(self, entry: ResolvedEntry, view: ProjectView) -> Digest | None:
+        parts: list[object] = [
+            self.salt,
+            "entry",
+            self.entry(entry),
+            view.recovery_min_words,
+            view.runtime_modules,
+            self.vocabulary(),
+            len(entry.holders),
+        ]
         parts += [self.definition(holder) for holder in entry.holders]
         return _complete(parts)
 
-    def function_key(self, function: FunctionView, view: ProjectView) -> Optional[Digest]:
+    def function_key(self, function: FunctionView, view: ProjectView) -> Digest | None:
         upward = self.upward(function)
         if upward is None:
             return None
@@ -232,10 +278,10 @@ class StoredFix:
 
     __slots__ = ("fix",)
 
-    def __init__(self, fix: Optional[Fix]):
+    def __init__(self, fix: Fix | None):
         self.fix = fix
 
-    def __call__(self, text: str) -> Optional[Fix]:
+    def __call__(self, text: str) -> Fix | None:
         return self.fix
 
 
@@ -243,8 +289,8 @@ class StoredFix:
 class Plan:
     """The items of a scope (in the order ``check`` visits them) as the cache knows them."""
 
-    tokens: list[Optional[tuple]]  # where ``RuleMemo.record`` keeps an item's findings (None: not cached)
-    found: list[Optional[dict[str, list[Finding]]]]  # what earlier runs found, by rule (None: it must run)
+    tokens: list[tuple | None]  # where ``RuleMemo.record`` keeps an item's findings (None: not cached)
+    found: list[dict[str, list[Finding]] | None]  # what earlier runs found, by rule (None: it must run)
     misses: list[int] = field(default_factory=list)  # the items that must run
     with_findings: dict[str, list[int]] = field(default_factory=dict)  # rule -> replayed items it found in
 
@@ -263,8 +309,14 @@ class RuleMemo:
     file has the file's content key among its inputs, so an edit of it re-runs all of them
     anyway), which keeps the entry a few digests per file rather than per item."""
 
-    def __init__(self, directory: Path, project: ProjectView, file_keys: dict[str, str],
-                 text: Callable[[str], Optional[str]], salt_parts: Iterable[str]):  # fmt: skip
+    def __init__(
+        self,
+        directory: Path,
+        project: ProjectView,
+        file_keys: dict[str, str],
+        text: Callable[[str], str | None],
+        salt_parts: Iterable[str],
+    ):
         self.directory, self.file_keys, self.text = directory, file_keys, text
         salt = _digest(code_fingerprint(), STORE_FORMAT, *salt_parts).hex()
         self.inputs = Inputs(project, file_keys, salt)
@@ -272,7 +324,7 @@ class RuleMemo:
         self.signing_key = user_key()
         loaded = load_entry(directory / self.name, self.signing_key)
         self.stored: dict[Digest, tuple] = loaded if isinstance(loaded, dict) else {}
-        self.by_identity: dict[tuple, Optional[ResolvedDefinition]] = {}
+        self.by_identity: dict[tuple, ResolvedDefinition | None] = {}
         for definition in project.definitions:
             found = identity(definition)
             self.by_identity[found] = None if found in self.by_identity else definition  # ambiguous: None
@@ -282,14 +334,14 @@ class RuleMemo:
         self.spoiled: set[Digest] = set()  # a rule raised, or a finding cannot be stored
         self.keys: dict[tuple, Plan] = {}  # (scope, reads callers) -> its plan
 
-    def plan(self, rule: type[Rule], scope: str, items: Sequence[tuple]) -> "Plan":
+    def plan(self, rule: type[Rule], scope: str, items: Sequence[tuple]) -> Plan:
         """What earlier runs found for each item, by rule, and where ``record`` keeps what runs.
         One key per item, whatever the rule, but for the definition rules that read callers."""
         callers = scope == "definition" and rule.reads_callers
         slot = (scope, callers)
         if slot in self.keys:
             return self.keys[slot]
-        keys: list[Optional[Digest]] = []
+        keys: list[Digest | None] = []
         by_file: dict[str, list[int]] = {}
         for index, (item, _, _, path, view) in enumerate(items):
             if scope == "definition":
@@ -320,12 +372,12 @@ class RuleMemo:
         self.keys[slot] = plan
         return plan
 
-    def _texts_digest(self, paths: Iterable[str]) -> Optional[Digest]:
+    def _texts_digest(self, paths: Iterable[str]) -> Digest | None:
         """The content keys of the files some stored fixes were built from."""
         keys = [(path, self.file_keys.get(path)) for path in sorted(set(paths))]
         return _digest(*keys) if all(key is not None for _, key in keys) else None
 
-    def _decode_group(self, stored: Optional[tuple], size: int) -> Optional[list[dict[str, list[Finding]]]]:
+    def _decode_group(self, stored: tuple | None, size: int) -> list[dict[str, list[Finding]]] | None:
         if not isinstance(stored, tuple) or len(stored) != 2 or len(stored[1]) != size:
             return None
         fixed_from, records = stored
@@ -339,7 +391,7 @@ class RuleMemo:
             return None  # a fix was built from another text of its file
         return decoded
 
-    def _decode(self, record: dict[str, list[Stored]], fixed: list[str]) -> Optional[dict[str, list[Finding]]]:
+    def _decode(self, record: dict[str, list[Stored]], fixed: list[str]) -> dict[str, list[Finding]] | None:
         decoded: dict[str, list[Finding]] = {}
         for code, stored in record.items():
             findings = []
@@ -356,7 +408,7 @@ class RuleMemo:
             decoded[code] = findings
         return decoded
 
-    def record(self, token: Optional[tuple], code: str, findings: Optional[Sequence[Finding]]) -> None:
+    def record(self, token: tuple | None, code: str, findings: Sequence[Finding] | None) -> None:
         """What ``code`` found running on the item (None: it raised)."""
         if token is None:
             return
@@ -366,7 +418,7 @@ class RuleMemo:
         else:
             self.recorded[group][position][code] = list(findings)
 
-    def _encode(self, findings: list[Finding], texts: dict[str, Optional[str]], fixed: list[str]) -> Optional[list[Stored]]:
+    def _encode(self, findings: list[Finding], texts: dict[str, str | None], fixed: list[str]) -> list[Stored] | None:
         stored = []
         for finding in findings:
             subjects = None
@@ -374,7 +426,7 @@ class RuleMemo:
                 subjects = tuple(identity(subject) for subject in finding.subjects)
                 if any(self.by_identity.get(subject) is None for subject in subjects):
                     return None
-            fix: Optional[Fix] = None
+            fix: Fix | None = None
             if finding.fix is not None:
                 if finding.path not in texts:
                     texts[finding.path] = self.text(finding.path)
@@ -384,23 +436,35 @@ class RuleMemo:
                 fix = finding.fix(text)
                 fixed.append(finding.path)
             s = finding.span
-            stored.append(((s.line, s.col, s.end_line, s.end_col, s.start, s.end, s.stmt_line), finding.message,
-                           finding.path, subjects, finding.fix is not None, fix))  # fmt: skip
+            stored.append(
+                (
+                    (s.line, s.col, s.end_line, s.end_col, s.start, s.end, s.stmt_line),
+                    finding.message,
+                    finding.path,
+                    subjects,
+                    finding.fix is not None,
+                    fix,
+                )
+            )
         return stored
 
     def save(self) -> None:
         """Keep what ran this run (its fixes built now), and what earlier runs stored, up to a
         few groups per file of the project (a one-file run keeps the whole tree's findings)."""
-        texts: dict[str, Optional[str]] = {}
+        texts: dict[str, str | None] = {}
         fresh: dict[Digest, tuple] = {}
         for group, records in self.recorded.items():
             if group in self.spoiled or group in self.stored:
                 continue  # a rule raised on one of its items, or it was replayed
             fixed: list[str] = []
-            encoded = [{code: self._encode(found, texts, fixed) for code, found in by_code.items() if found}
-                       for by_code in records]  # fmt: skip
+            encoded = [
+                {code: self._encode(found, texts, fixed) for code, found in by_code.items() if found}
+                for by_code in records
+            ]
             fixed_from = self._texts_digest(fixed) if fixed else None
-            if all(stored is not None for record in encoded for stored in record.values()) and (fixed_from or not fixed):
+            if all(stored is not None for record in encoded for stored in record.values()) and (
+                fixed_from or not fixed
+            ):
                 fresh[group] = (fixed_from, tuple(encoded))
         if not fresh:
             return

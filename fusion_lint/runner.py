@@ -6,6 +6,7 @@ linted as usual. Only where a worker cannot be started cheaply and safely (a pro
 threads running, such as the language server, on a platform without ``fork``; or a handful of
 files where spawning a fresh interpreter costs more than the work) are files parsed in-process.
 """
+
 from __future__ import annotations
 
 import contextvars
@@ -13,17 +14,26 @@ import gc
 import multiprocessing
 import os
 import threading
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence, Union
+from typing import TYPE_CHECKING
 
 from .cache import FileCache, cache_directory
 from .config import Settings
 from .memory import COLLECT_EVERY, RecentlyUsed, gc_paused, hand_back_freed_memory, spans_shared
 from .modules import module_of
-from .pipeline import MAX_FILE_BYTES, FileResult, analyze_file, builds_a_server, mentions_runtime, read_source, too_large
+from .pipeline import (
+    MAX_FILE_BYTES,
+    FileResult,
+    analyze_file,
+    builds_a_server,
+    mentions_runtime,
+    read_source,
+    too_large,
+)
 from .source import Unreadable
 from .stat_index import BUILDS_SERVER, SKIPPED, StatIndex, signature
 from .workers import RECYCLE_AFTER_BYTES, WorkerPool
@@ -50,8 +60,11 @@ def analyze_light(path: str, data: bytes, runtime_modules: Sequence[str]) -> Fil
     return analyze_file(path, runtime_modules, data=data, prescan=False, light=True)
 
 
-def _analyze_in_process(items: Sequence[tuple[str, bytes]], runtime_modules: Sequence[str],
-                        analyze: Callable[[str, bytes, Sequence[str]], FileResult]) -> list[FileResult]:  # fmt: skip
+def _analyze_in_process(
+    items: Sequence[tuple[str, bytes]],
+    runtime_modules: Sequence[str],
+    analyze: Callable[[str, bytes, Sequence[str]], FileResult],
+) -> list[FileResult]:
     results = []
     with gc_paused():
         for done, (path, data) in enumerate(items, start=1):
@@ -61,7 +74,7 @@ def _analyze_in_process(items: Sequence[tuple[str, bytes]], runtime_modules: Seq
     return results
 
 
-def isolation_context(files: int) -> Optional[multiprocessing.context.BaseContext]:
+def isolation_context(files: int) -> multiprocessing.context.BaseContext | None:
     """How to start workers for ``files`` files, or None to parse in-process."""
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods and threading.active_count() == 1:
@@ -72,7 +85,7 @@ def isolation_context(files: int) -> Optional[multiprocessing.context.BaseContex
 
 
 #: Set by ``always_isolated``: every file parsed goes to a worker, within this many seconds.
-_strict_deadline: ContextVar[Optional[float]] = ContextVar("fusion_lint_strict_deadline", default=None)
+_strict_deadline: ContextVar[float | None] = ContextVar("fusion_lint_strict_deadline", default=None)
 
 
 @contextmanager
@@ -96,7 +109,7 @@ def strict_context() -> multiprocessing.context.BaseContext:
     return _fork_server() or multiprocessing.get_context("spawn")
 
 
-def _fork_server() -> Optional[multiprocessing.context.BaseContext]:
+def _fork_server() -> multiprocessing.context.BaseContext | None:
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return None  # pragma: no cover (Windows)
     context = multiprocessing.get_context("forkserver")
@@ -129,7 +142,7 @@ class KeptFacts:
     def __init__(self) -> None:
         self.results: dict[str, FileResult] = {}
         self.used = RecentlyUsed(self.RUNS_REMEMBERED)
-        self.last: Optional[FactsLease] = None  # the last run's use of it (what the tests count)
+        self.last: FactsLease | None = None  # the last run's use of it (what the tests count)
 
     def forget_unused(self, used: set[str]) -> None:
         self.used.forget_unused(self.results, used)
@@ -146,7 +159,7 @@ class FactsLease:
     analysed: list[str] = field(default_factory=list)  # paths parsed and their facts extracted
     early: dict[str, Future] = field(default_factory=dict)  # key -> a buffer's analysis, begun early
 
-    def get(self, key: Optional[str], path: str) -> Optional[FileResult]:
+    def get(self, key: str | None, path: str) -> FileResult | None:
         if key is None:
             return None
         early = self.early.pop(key, None)
@@ -184,10 +197,10 @@ class FactsLease:
         self.kept.results[key] = result
 
 
-_facts_lease: ContextVar[Optional[FactsLease]] = ContextVar("fusion_lint_facts_lease", default=None)
+_facts_lease: ContextVar[FactsLease | None] = ContextVar("fusion_lint_facts_lease", default=None)
 
 
-def current_lease() -> Optional[FactsLease]:
+def current_lease() -> FactsLease | None:
     """This thread's or task's use of ``KeptFacts``, if any (the language server's lints)."""
     return _facts_lease.get()
 
@@ -239,9 +252,11 @@ _all_kept: list[WorkerPool] = []
 _all_kept_lock = threading.Lock()
 
 
-def _kept_pool(runtime_modules: Sequence[str], context: multiprocessing.context.BaseContext, deadline: float) -> WorkerPool:
+def _kept_pool(
+    runtime_modules: Sequence[str], context: multiprocessing.context.BaseContext, deadline: float
+) -> WorkerPool:
     """One worker per thread that lints under ``always_isolated``, kept from one lint to the next."""
-    pool: Optional[WorkerPool] = getattr(_kept, "pool", None)
+    pool: WorkerPool | None = getattr(_kept, "pool", None)
     if pool is None or pool.runtime_modules != tuple(runtime_modules) or pool.context is not context:
         if pool is not None:
             pool.close()
@@ -261,7 +276,7 @@ class KeptWorker:
 
     def __init__(self, runtime_modules: Sequence[str]):
         self.runtime_modules = tuple(runtime_modules)
-        self.pool: Optional[WorkerPool] = None
+        self.pool: WorkerPool | None = None
 
     def pool_for(self, context: multiprocessing.context.BaseContext) -> WorkerPool:
         if self.pool is None or self.pool.context is not context:
@@ -294,17 +309,17 @@ def run_files(
     paths: Sequence[str],
     settings: Settings,
     *,
-    jobs: Optional[int] = None,
+    jobs: int | None = None,
     use_cache: bool = True,
-    cache_root: Optional[Path] = None,
+    cache_root: Path | None = None,
     prescan: bool = True,
-    overrides: Optional[dict[str, bytes]] = None,
-    probe: Optional[Callable[[list[FileResult]], bool]] = None,
+    overrides: dict[str, bytes] | None = None,
+    probe: Callable[[list[FileResult]], bool] | None = None,
     isolate: bool = True,
-    kept: Optional[KeptWorker] = None,
-    read_back: Optional[dict[str, bytes]] = None,
-    contents: Optional[dict[str, bytes]] = None,
-    light: Optional[Callable[[dict[str, bytes], set[str]], set[str]]] = None,
+    kept: KeptWorker | None = None,
+    read_back: dict[str, bytes] | None = None,
+    contents: dict[str, bytes] | None = None,
+    light: Callable[[dict[str, bytes], set[str]], set[str]] | None = None,
 ) -> list[FileResult]:
     """Results in the order of ``paths``, whatever the number of processes. Without ``isolate``
     (snippets we wrote ourselves, such as the rule examples), files are parsed in this process.
@@ -325,9 +340,13 @@ def run_files(
     # (The walk's files only: a file loaded alone later, prescan off, is read as before.)
     # One index per project root: two projects sharing a cache directory do not evict each other.
     lease = _facts_lease.get() if cache is not None else None
-    stats = StatIndex(cache.directory, cache.salt + f"|{cache_root}".encode(), lease is not None) if cache is not None and prescan else None
+    stats = (
+        StatIndex(cache.directory, cache.salt + f"|{cache_root}".encode(), lease is not None)
+        if cache is not None and prescan
+        else None
+    )
     results: list[FileResult] = []
-    to_analyse: list[tuple[int, Optional[bytes]]] = []  # index into results, content (None: not read yet)
+    to_analyse: list[tuple[int, bytes | None]] = []  # index into results, content (None: not read yet)
     seen: dict[str, bytes] = {}  # every file read, skipped ones included, for ``light``
     # A buffer's key for the facts kept in memory (a text reopened, an undo), never for the disk.
     buffer_keys: dict[int, str] = {}
@@ -388,7 +407,9 @@ def run_files(
             kept_result = lease.get(partial.key or buffer_keys.get(index), partial.path) if lease is not None else None
             if kept_result is not None:
                 # (the same content's result, as a buffer or a file: the key is this run's own)
-                results[index] = kept_result if kept_result.key == partial.key else replace(kept_result, key=partial.key)
+                results[index] = (
+                    kept_result if kept_result.key == partial.key else replace(kept_result, key=partial.key)
+                )
                 continue
             cached = cache.get(partial.key) if cache is not None and partial.key is not None else None
             if isinstance(cached, FileResult) and cached.path == partial.path:
@@ -415,8 +436,9 @@ def run_files(
         read_only = [(index, data) for index, data in pending if results[index].path in lighter]
         pending = full + read_only
         computed, payloads = _compute([(results[i].path, d) for i, d in full], runtime_modules, jobs, isolate, kept)
-        more, more_payloads = _compute([(results[i].path, d) for i, d in read_only], runtime_modules, jobs, isolate,
-                                       kept, analyze_light)  # fmt: skip
+        more, more_payloads = _compute(
+            [(results[i].path, d) for i, d in read_only], runtime_modules, jobs, isolate, kept, analyze_light
+        )
         computed, payloads = computed + more, payloads + more_payloads
     else:
         computed, payloads = _compute([(results[i].path, d) for i, d in pending], runtime_modules, jobs, isolate, kept)
@@ -440,9 +462,13 @@ def run_files(
 
 
 def _compute(
-    items: list[tuple[str, bytes]], runtime_modules: Sequence[str], jobs: Optional[int], isolate: bool,
-    kept: Optional[KeptWorker], light: Optional[Callable[[str, bytes, Sequence[str]], FileResult]] = None,
-) -> tuple[list[FileResult], list[Optional[bytes]]]:
+    items: list[tuple[str, bytes]],
+    runtime_modules: Sequence[str],
+    jobs: int | None,
+    isolate: bool,
+    kept: KeptWorker | None,
+    light: Callable[[str, bytes, Sequence[str]], FileResult] | None = None,
+) -> tuple[list[FileResult], list[bytes | None]]:
     """Each item's result (in-process, or in isolated workers) and, from a worker, its pickle.
     ``light``: what analyses them instead of ``analyze_one`` (in a pool of their own)."""
     analyze = light or analyze_one
@@ -451,7 +477,7 @@ def _compute(
         context = None
     else:
         context = strict_context() if deadline is not None else isolation_context(len(items))
-    payloads: list[Optional[bytes]] = [None] * len(items)
+    payloads: list[bytes | None] = [None] * len(items)
     if context is None:
         return _analyze_in_process(items, runtime_modules, analyze), payloads
     workers = min(jobs or default_jobs(), len(items)) if len(items) >= PARALLEL_THRESHOLD else 1
@@ -468,7 +494,9 @@ def _compute(
     return computed, pool.take_payloads()
 
 
-def _read_again(path: str, module: tuple[str, bool, str], cache: Optional[FileCache]) -> Union[tuple[bytes, Optional[str]], Unreadable]:
+def _read_again(
+    path: str, module: tuple[str, bool, str], cache: FileCache | None
+) -> tuple[bytes, str | None] | Unreadable:
     """The content of a file the stat index vouched for, whose cache entry was missing: its key
     is computed from what is read now (the file may have changed since the stat was taken)."""
     data = read_source(path)

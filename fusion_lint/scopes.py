@@ -5,12 +5,13 @@ the ``recovery-min-words`` of the file it is written in.
 The rules run once over the project, with every rule some reported file enables; a finding is
 then kept only where its file's config enables its rule and no per-file ignore names it.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable, Optional
 
 from .config_tree import ConfigTree, Scope
 from .diagnostics import Diagnostic
@@ -22,7 +23,7 @@ ALWAYS_REPORTED = frozenset({"FL900", "FL999"})
 
 
 class FileScopes:
-    def __init__(self, tree: ConfigTree, root: Path, selector: Optional[RuleSelector] = None):
+    def __init__(self, tree: ConfigTree, root: Path, selector: RuleSelector | None = None):
         self.tree, self.root, self.selector = tree, root, selector
         # Folder -> scope, once per run: the rule phase asks for every definition, entry and
         # function (a config lookup each was most of the rules' time on a large project).
@@ -87,7 +88,7 @@ class FileScopes:
         """What the whole-run cache key must cover besides the project's settings: every config
         governing a reported file, with what it enables, and the command line's settings."""
         parts = [f"flags={self.tree.flags!r}"]
-        seen: set[Optional[Path]] = set()
+        seen: set[Path | None] = set()
         for path in sorted(paths):
             scope = self.of(path)
             if scope.config.path in seen:

@@ -1,21 +1,34 @@
 """The pre-scan's second look (DESIGN §10, §12.2): files the pre-scan skipped that use a project
 module passing the runtime on (a re-export hub, a server, a registration helper) are analysed after all."""
+
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Optional
 
 from .config import Settings
 from .modules import module_of
-from .pipeline import FileResult, calls_one_of, hub_of, import_tails, imports_module, package_folder, read_source, registers_on
+from .pipeline import (
+    FileResult,
+    calls_one_of,
+    hub_of,
+    import_tails,
+    imports_module,
+    package_folder,
+    read_source,
+    registers_on,
+)
 from .runner import run_files
 
 _WORD = re.compile(rb"\w+")
 
 
 def admit_reexport_users(
-    results: list[FileResult], settings: Settings, use_cache: bool, root: Path, overrides: dict[str, bytes],
+    results: list[FileResult],
+    settings: Settings,
+    use_cache: bool,
+    root: Path,
+    overrides: dict[str, bytes],
     isolate: bool = True,
 ) -> list[FileResult]:
     """The pre-scan's second look (DESIGN §10, §12.2): a file that never names the runtime or a
@@ -37,7 +50,7 @@ def admit_reexport_users(
     # import mcp``), so there its last name part is enough of a needle.
     # Per hub: its module, its package's folder, and what a file importing it must also spell: None
     # (nothing more), else the servers it binds (None: any name) and the helpers it defines.
-    hubs: list[tuple[str, str, Optional[tuple[Optional[tuple[str, ...]], tuple[str, ...]]]]] = []
+    hubs: list[tuple[str, str, tuple[tuple[str, ...] | None, tuple[str, ...]] | None]] = []
     for r in results:
         hub = hub_of(r)
         if hub is not None:
@@ -51,7 +64,7 @@ def admit_reexport_users(
         return results
     # A file names a hub on an import line only if that line holds the last part of the hub's
     # module as a word: each file is tried on the hubs its import lines name, not on all of them.
-    by_word: dict[bytes, list[tuple[str, str, Optional[tuple[Optional[tuple[str, ...]], tuple[str, ...]]]]]] = {}
+    by_word: dict[bytes, list[tuple[str, str, tuple[tuple[str, ...] | None, tuple[str, ...]] | None]]] = {}
     for hub in hubs:
         by_word.setdefault(hub[0].rpartition(".")[2].encode(), []).append(hub)
     admitted = []
@@ -65,19 +78,32 @@ def admit_reexport_users(
         if not tails:
             continue  # no import statement: no hub reached
         folders = {str(folder) for folder in Path(path).parents}
-        answers: dict[tuple[Optional[tuple[str, ...]], tuple[str, ...]], bool] = {}  # many hubs ask the same
+        answers: dict[tuple[tuple[str, ...] | None, tuple[str, ...]], bool] = {}  # many hubs ask the same
 
-        def uses(spelled: tuple[Optional[tuple[str, ...]], tuple[str, ...]], data: bytes = data) -> bool:
+        def uses(spelled: tuple[tuple[str, ...] | None, tuple[str, ...]], data: bytes = data) -> bool:
             if spelled not in answers:
                 answers[spelled] = registers_on(data, spelled[0]) or calls_one_of(data, spelled[1])
             return answers[spelled]
 
         named = [hub for word in sorted(by_word.keys() & set(_WORD.findall(tails))) for hub in by_word[word]]
-        if any(imports_module(data, module, package in folders, tails) and (spelled is None or uses(spelled))
-               for module, package, spelled in named):  # fmt: skip
+        if any(
+            imports_module(data, module, package in folders, tails) and (spelled is None or uses(spelled))
+            for module, package, spelled in named
+        ):
             admitted.append(path)
     if not admitted:
         return results
-    second = {r.path: r for r in run_files(admitted, settings, jobs=1, use_cache=use_cache, cache_root=root,
-                                           prescan=False, overrides=overrides, isolate=isolate)}  # fmt: skip
+    second = {
+        r.path: r
+        for r in run_files(
+            admitted,
+            settings,
+            jobs=1,
+            use_cache=use_cache,
+            cache_root=root,
+            prescan=False,
+            overrides=overrides,
+            isolate=isolate,
+        )
+    }
     return [second.get(r.path, r) for r in results]

@@ -8,10 +8,11 @@ a ``select`` replaces everything before it — the command line's ``--select FL3
 even where the config ignores it —, a layer without one adds its ``extend-select`` to the rules
 before it and takes its ``ignore`` away.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Optional, Sequence
 
 from .config import ConfigError, LoadedConfig, Settings
 from .config_tree import PerFileIgnore, Scope, table_of
@@ -25,17 +26,20 @@ EXACT = 100
 class Selection:
     """Which rules run: codes, code prefixes (``FL2``) or names, as in ruff."""
 
-    select: Optional[list[str]] = None
+    select: list[str] | None = None
     ignore: list[str] = field(default_factory=list)
     extend_select: list[str] = field(default_factory=list)
 
-    def apply(self, before: set[str], rules: Sequence[type[Rule]], source: Optional[str] = None) -> set[str]:
+    def apply(self, before: set[str], rules: Sequence[type[Rule]], source: str | None = None) -> set[str]:
         """The enabled codes after this layer, given those ``before`` it. ``source`` names where
         the lists come from in an error (a config file's table); None means the command-line flags."""
         chosen: dict[str, int] = {}
         dropped: dict[str, int] = {}
-        for option, keys, into in (("select", self.select or [], chosen), ("extend-select", self.extend_select, chosen),
-                                   ("ignore", self.ignore, dropped)):  # fmt: skip
+        for option, keys, into in (
+            ("select", self.select or [], chosen),
+            ("extend-select", self.extend_select, chosen),
+            ("ignore", self.ignore, dropped),
+        ):
             for code, specificity in _matches(keys, rules, source, option):
                 into[code] = max(into.get(code, -1), specificity)
         enabled = set() if self.select is not None else set(before)
@@ -46,7 +50,7 @@ class Selection:
                 enabled.discard(code)
         return enabled
 
-    def resolve(self, rules: Sequence[type[Rule]], source: Optional[str] = None) -> set[str]:
+    def resolve(self, rules: Sequence[type[Rule]], source: str | None = None) -> set[str]:
         """The enabled codes of this layer alone, on top of the default rules."""
         return self.apply(default_codes(rules), rules, source)
 
@@ -55,7 +59,9 @@ def default_codes(rules: Sequence[type[Rule]]) -> set[str]:
     return {r.code for r in rules if r.default_enabled}
 
 
-def _matches(keys: Iterable[str], rules: Sequence[type[Rule]], source: Optional[str], option: str) -> Iterable[tuple[str, int]]:
+def _matches(
+    keys: Iterable[str], rules: Sequence[type[Rule]], source: str | None, option: str
+) -> Iterable[tuple[str, int]]:
     """(code, specificity) of every rule each key names; an unknown key is a ``ConfigError``
     naming the flag, or the file and key, it came from."""
     for key in keys:
@@ -65,8 +71,11 @@ def _matches(keys: Iterable[str], rules: Sequence[type[Rule]], source: Optional[
         if key.upper() == "ALL":
             yield from ((r.code, 0) for r in rules)
             continue
-        matched = [(r.code, EXACT if r.code == key.upper() or r.name == key else len(key))
-                   for r in rules if r.code.startswith(key.upper()) or r.name == key]  # fmt: skip
+        matched = [
+            (r.code, EXACT if r.code == key.upper() or r.name == key else len(key))
+            for r in rules
+            if r.code.startswith(key.upper()) or r.name == key
+        ]
         if not matched:
             where = f"--{option}" if source is None else f"{source} key '{option}'"
             raise ConfigError(
@@ -76,7 +85,7 @@ def _matches(keys: Iterable[str], rules: Sequence[type[Rule]], source: Optional[
         yield from matched
 
 
-def expand_rule_keys(keys: Iterable[str], rules: Sequence[type[Rule]], source: Optional[str], option: str) -> set[str]:
+def expand_rule_keys(keys: Iterable[str], rules: Sequence[type[Rule]], source: str | None, option: str) -> set[str]:
     """Codes named by rule codes, code prefixes (``FL2``), rule names or ``ALL``."""
     return {code for code, _ in _matches(keys, rules, source, option)}
 
@@ -91,7 +100,7 @@ class RuleSelector:
         self._enabled: dict[object, frozenset[str]] = {}
         self._ignored: dict[PerFileIgnore, frozenset[str]] = {}
 
-    def enabled(self, config: LoadedConfig, settings: Optional[Settings] = None) -> frozenset[str]:
+    def enabled(self, config: LoadedConfig, settings: Settings | None = None) -> frozenset[str]:
         """The codes that run on the files ``config`` governs (``settings``: instead of its own)."""
         settings = settings or config.settings
         key = (config.path, settings.model_dump_json())

@@ -7,6 +7,7 @@ rules they enable with the command line's flags, then the project-wide settings 
 their config file — as readable text (``key = value``, ruff's habit) or, with ``--output-format
 json``, one JSON object.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,15 @@ from .rules import all_rules
 from .selection import RuleSelector
 
 #: The keys whose value is read from each file's closest config, and those read from the project's.
-PER_FILE_KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-                 "recovery-min-words")  # fmt: skip
+PER_FILE_KEYS = (
+    "select",
+    "ignore",
+    "extend-select",
+    "per-file-ignores",
+    "exclude",
+    "extend-exclude",
+    "recovery-min-words",
+)
 PROJECT_KEYS = ("runtime-modules", "follow-calls", "cache-dir", "respect-gitignore")
 
 
@@ -42,8 +50,14 @@ def settings_of(options: Options) -> dict[str, Any]:
     selector = RuleSelector(options.selection, all_rules())
     enabled = selector.check(scope)
     dumped = scope.settings.model_dump(by_alias=True)
-    ignored = sorted({code for entry in scope.per_file_ignores if entry.glob.matches(str(target))
-                      for code in selector.ignored(entry)})  # fmt: skip
+    ignored = sorted(
+        {
+            code
+            for entry in scope.per_file_ignores
+            if entry.glob.matches(str(target))
+            for code in selector.ignored(entry)
+        }
+    )
     respect = options.flags.respect_gitignore
     project = {key: settings.model_dump(by_alias=True)[key] for key in PROJECT_KEYS}
     if respect is not None:
@@ -54,13 +68,16 @@ def settings_of(options: Options) -> dict[str, Any]:
         "settings_path": str(scope.config.path) if scope.config.path else None,
         "settings": {key: dumped[key] for key in PER_FILE_KEYS},
         "command_line": {
-            "select": options.selection.select, "ignore": options.selection.ignore,
+            "select": options.selection.select,
+            "ignore": options.selection.ignore,
             "extend-select": options.selection.extend_select,
             "exclude": list(flags.exclude) if flags.exclude is not None else None,
             "extend-exclude": list(flags.extend_exclude),
-            "per-file-ignores": [f"{p}:{','.join(k)}" for p, k in flags.per_file_ignores] if flags.per_file_ignores is not None else None,
+            "per-file-ignores": [f"{p}:{','.join(k)}" for p, k in flags.per_file_ignores]
+            if flags.per_file_ignores is not None
+            else None,
             "extend-per-file-ignores": [f"{p}:{','.join(k)}" for p, k in flags.extend_per_file_ignores],
-        },  # fmt: skip
+        },
         "enabled": sorted(enabled),
         "ignored_here": ignored,  # what a per-file-ignores entry matching this file turns off
         "project": {"settings_path": str(config.path) if config.path else None, "root": str(root), **project},

@@ -21,13 +21,14 @@ directory, enough to answer the next run without the facts of the files an edit 
   that leaves the shared items replayed. What the rules read is frozen by
   ``tests/lint/test_rule_cache.py``; ``link_parts`` must cover it.
 """
+
 from __future__ import annotations
 
 import bisect
 import hashlib
 import os
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Optional
 
 from .cache import code_fingerprint
 from .cache_store import load_entry, store_entry, user_key
@@ -44,7 +45,9 @@ DefId = tuple  # (path, place among the definitions resolved from that file)
 
 
 def snapshot_name(part: str = "base") -> str:
-    return f"snap-{hashlib.sha256(f'{code_fingerprint()}|snapshot|{SNAPSHOT_FORMAT}|{part}'.encode()).hexdigest()}.pickle"
+    return (
+        f"snap-{hashlib.sha256(f'{code_fingerprint()}|snapshot|{SNAPSHOT_FORMAT}|{part}'.encode()).hexdigest()}.pickle"
+    )
 
 
 # ----- stored as a base and a delta -------------------------------------------------------------------
@@ -59,7 +62,7 @@ PER_FILE = ("keys", "deps", "labels", "vocabulary", "listings", "suppressions", 
 DELTA_SHARE = 0.05
 
 
-def load_snapshot(directory: Path) -> Optional[dict]:
+def load_snapshot(directory: Path) -> dict | None:
     """The base with its delta applied, or None."""
     key = user_key()
     base = load_entry(directory / snapshot_name(), key)
@@ -76,8 +79,10 @@ def load_snapshot(directory: Path) -> Optional[dict]:
             if name in record:
                 table[path] = record[name]
         base[name] = table
-    base["findings"] = {slot: [item for item in items if item[0][1] not in files] + delta["findings"].get(slot, [])
-                        for slot, items in base["findings"].items()}  # fmt: skip
+    base["findings"] = {
+        slot: [item for item in items if item[0][1] not in files] + delta["findings"].get(slot, [])
+        for slot, items in base["findings"].items()
+    }
     for slot, items in delta["findings"].items():
         base["findings"].setdefault(slot, items)
     base["reached"] = delta["reached"]
@@ -96,8 +101,12 @@ def store_snapshot(directory: Path, snapshot: dict, changed: set[str]) -> None:
         return
     records = {path: {name: snapshot[name][path] for name in PER_FILE if path in snapshot[name]} for path in files}
     findings = {slot: [item for item in items if item[0][1] in files] for slot, items in snapshot["findings"].items()}
-    delta = {"base": snapshot["id"], "files": records, "findings": {slot: items for slot, items in findings.items() if items},
-             "reached": snapshot["reached"]}  # fmt: skip
+    delta = {
+        "base": snapshot["id"],
+        "files": records,
+        "findings": {slot: items for slot, items in findings.items() if items},
+        "reached": snapshot["reached"],
+    }
     store_entry(directory, snapshot_name("delta"), delta, key)
 
 
@@ -203,7 +212,7 @@ def combined_vocabulary(parts: Iterable[tuple], listings: Iterable[tuple]) -> Vo
     return vocabulary_from(combined(VocabularyShare(*part) for part in parts), listings)
 
 
-def item_counts(view: ProjectView, paths: Optional[set[str]] = None) -> dict[str, tuple[int, int, int]]:
+def item_counts(view: ProjectView, paths: set[str] | None = None) -> dict[str, tuple[int, int, int]]:
     """How many definitions, entries and functions each file (of ``paths``) holds: what the
     engine counts as checked (``LAST_CHECK``), ran or replayed."""
     counts: dict[str, list[int]] = {path: [0, 0, 0] for path in paths or ()}
@@ -231,8 +240,12 @@ def _holder(holder: ResolvedDefinition, entry: ResolvedEntry, place: DefId) -> t
     position = next((i for i, held in enumerate(holder.contract.entries) if held is entry), 0)
     uses: tuple = ()
     if old is not None and not REASON_FORMAT.match(old):
-        uses = tuple((r.path, repr(site.reason_span)) for r in holder.reach for site in r.function.fail_sites
-                     if site.reason == old)  # fmt: skip
+        uses = tuple(
+            (r.path, repr(site.reason_span))
+            for r in holder.reach
+            for site in r.function.fail_sites
+            if site.reason == old
+        )
         uses += tuple(r.path for r in holder.reach if any(raised.data_reason == old for raised in r.function.raises))
     return (place, holder.label, position, tuple(e.reason for e in holder.contract.entries), uses)
 
@@ -240,8 +253,13 @@ def _holder(holder: ResolvedDefinition, entry: ResolvedEntry, place: DefId) -> t
 def guards(tries_lists: Iterable[Iterable[object]]) -> tuple:
     """Try statements as ``caught_by`` reads them: each clause's types and whether it re-raises
     (not where they are: a body edit above them moves them, and changes nothing a rule reads)."""
-    return tuple(tuple(tuple((clause.types, clause.rethrows) for clause in statement.handlers)  # type: ignore[attr-defined]
-                       for statement in tries) for tries in tries_lists)  # fmt: skip
+    return tuple(
+        tuple(
+            tuple((clause.types, clause.rethrows) for clause in statement.handlers)  # type: ignore[attr-defined]
+            for statement in tries
+        )
+        for tries in tries_lists
+    )
 
 
 def _serving(definition: ResolvedDefinition, place: DefId) -> tuple:
@@ -249,10 +267,21 @@ def _serving(definition: ResolvedDefinition, place: DefId) -> tuple:
     the framework and its masking, the contract as ``handler_checkable``/``contracted`` see it,
     the wrappers around the handler)."""
     contract = definition.contract
-    return (place, definition.label, definition.kind, definition.definition.framework,
-            repr(definition.definition.server), definition.definition.name, definition.handler is not None,
-            contract.declared, contract.inert, contract.complete, contract.checkable,
-            tuple((e.reason, e.code, e.thrown_by) for e in contract.entries), guards(definition.wrappers))  # fmt: skip
+    return (
+        place,
+        definition.label,
+        definition.kind,
+        definition.definition.framework,
+        repr(definition.definition.server),
+        definition.definition.name,
+        definition.handler is not None,
+        contract.declared,
+        contract.inert,
+        contract.complete,
+        contract.checkable,
+        tuple((e.reason, e.code, e.thrown_by) for e in contract.entries),
+        guards(definition.wrappers),
+    )
 
 
 def _above(view: FunctionView) -> list[FunctionView]:
@@ -267,7 +296,9 @@ def _above(view: FunctionView) -> list[FunctionView]:
     return order
 
 
-def link_parts(view: ProjectView, place: dict[int, DefId], paths: Optional[set[str]] = None) -> dict[str, dict[tuple, bytes]]:
+def link_parts(
+    view: ProjectView, place: dict[int, DefId], paths: set[str] | None = None
+) -> dict[str, dict[tuple, bytes]]:
     """For each file (of ``paths``, else every file), per entry or function of ANOTHER file whose
     rules read the file's definitions or functions: a digest of what they read of them."""
     found: dict[str, dict[tuple, list]] = {}
@@ -286,18 +317,44 @@ def link_parts(view: ProjectView, place: dict[int, DefId], paths: Optional[set[s
         for current in _above(function):
             for definition in current.handler_of:
                 if definition.path != function.path:
-                    add(definition.path, key, ("h", current.path, current.function.qualname, _serving(definition, place[id(definition)])))
+                    add(
+                        definition.path,
+                        key,
+                        ("h", current.path, current.function.qualname, _serving(definition, place[id(definition)])),
+                    )
             for definition, depth in current.reached_by:
                 if definition.path != function.path:
-                    add(definition.path, key, ("r", current.path, current.function.qualname, depth,
-                                               _serving(definition, place[id(definition)])))  # fmt: skip
+                    add(
+                        definition.path,
+                        key,
+                        (
+                            "r",
+                            current.path,
+                            current.function.qualname,
+                            depth,
+                            _serving(definition, place[id(definition)]),
+                        ),
+                    )
             for caller, name in current.callers:
                 if caller.path != function.path:
                     facts = caller.function
-                    add(caller.path, key, ("c", current.path, current.function.qualname, facts.qualname, name,
-                                           guards(facts.guarded_calls.get(name, ())), name in facts.unguarded_calls))  # fmt: skip
-    return {path: {item: _digest(*sorted(map(repr, whats))) for item, whats in items.items()}
-            for path, items in found.items()}  # fmt: skip
+                    add(
+                        caller.path,
+                        key,
+                        (
+                            "c",
+                            current.path,
+                            current.function.qualname,
+                            facts.qualname,
+                            name,
+                            guards(facts.guarded_calls.get(name, ())),
+                            name in facts.unguarded_calls,
+                        ),
+                    )
+    return {
+        path: {item: _digest(*sorted(map(repr, whats))) for item, whats in items.items()}
+        for path, items in found.items()
+    }
 
 
 # ----- findings, by item -----------------------------------------------------------------------------
@@ -308,17 +365,20 @@ class Recorder:
     (code, scope) -> [(item id, [(span, message, path, subjects, fix), ...])]. ``ok`` turns False
     when a finding cannot be recorded (a subject without a place, a fix without its text)."""
 
-    def __init__(self, place: dict[int, DefId], text: Callable[[str], Optional[str]]):
+    def __init__(self, place: dict[int, DefId], text: Callable[[str], str | None]):
         self.place, self.text = place, text
-        self.texts: dict[str, Optional[str]] = {}
+        self.texts: dict[str, str | None] = {}
         self.findings: dict[tuple[str, str], list[tuple]] = {}
         self.ok = True
 
     def __call__(self, code: str, scope: str, item: object, findings: list[Finding]) -> None:
         if not findings:
             return
-        defaults = {"definition": lambda: [item], "entry": lambda: item.holders,  # type: ignore[attr-defined]
-                    "function": lambda: item.handler_of}[scope]  # type: ignore[attr-defined]
+        defaults = {
+            "definition": lambda: [item],
+            "entry": lambda: item.holders,  # type: ignore[attr-defined]
+            "function": lambda: item.handler_of,
+        }[scope]  # type: ignore[attr-defined]
         encoded = []
         for finding in findings:
             concerned = finding.subjects if finding.subjects is not None else defaults()
@@ -329,7 +389,7 @@ class Recorder:
             encoded.append((span_tuple(finding.span), finding.message, finding.path, subjects, self._fix(finding)))
         self.findings.setdefault((code, scope), []).append((item_id(scope, item, self.place), encoded))
 
-    def _fix(self, finding: Finding) -> Optional[tuple[bool, Optional[Fix]]]:
+    def _fix(self, finding: Finding) -> tuple[bool, Fix | None] | None:
         if finding.fix is None:
             return None
         if finding.path not in self.texts:

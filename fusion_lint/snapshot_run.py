@@ -7,12 +7,16 @@ reported paths), a changed vocabulary, a shared entry or function whose readers 
 into files the last run did not read, a rule that raised — sends the run down the ordinary path
 (``None``), which then records a new snapshot.
 """
+
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any
+
+import fusion_lint.stat_index as stat_index
 
 from .checking import LAST_CHECK, check, merged
 from .diagnostics import Fix, Span
@@ -24,9 +28,20 @@ from .project.view import ProjectView
 from .rule_cache import StoredFix
 from .rules import Finding, Rule, all_rules
 from .runner import KeptWorker, run_files
-from .snapshot import (Recorder, combined_vocabulary, definition_kind, dependencies, item_counts, link_parts, listing_part,
-                       load_snapshot, places, reached_from, store_snapshot, vocabulary_parts)  # fmt: skip
-import fusion_lint.stat_index as stat_index
+from .snapshot import (
+    Recorder,
+    combined_vocabulary,
+    definition_kind,
+    dependencies,
+    item_counts,
+    link_parts,
+    listing_part,
+    load_snapshot,
+    places,
+    reached_from,
+    store_snapshot,
+    vocabulary_parts,
+)
 from .stat_index import signature
 
 # ``analysis`` below is the engine's ``Analysis`` (not imported: the engine imports this module).
@@ -58,7 +73,7 @@ class Subject:
         self.label, self.key = label, key
 
 
-def _racy(stat: Optional[tuple]) -> Optional[tuple]:
+def _racy(stat: tuple | None) -> tuple | None:
     """A stat the next run may compare with: none for a file modified within ``RACY_S`` (a write
     in the same clock tick would keep its stat)."""
     import time
@@ -101,15 +116,20 @@ def record(analysis: Analysis, view: ProjectView, recorder: Recorder, frame: str
         "frame": frame,
         "keys": {path: bytes.fromhex(r.key) for path, r in analysed.items()},  # (half the size of hex)
         "skipped": sorted(r.path for r in analysis.results if r.skipped),
-        "stats": {path: _racy(signature(path)) for path in sorted(outside | {r.path for r in analysis.results if r.skipped})},
+        "stats": {
+            path: _racy(signature(path)) for path in sorted(outside | {r.path for r in analysis.results if r.skipped})
+        },
         "modules": dict(analysis.index.modules),
         "deps": dependencies(files, analysis.index.modules),
         "hubs": {path: hub_of(r) for path, r in analysed.items()},
         "labels": {path: tuple(found) for path, found in labels.items()},
         "vocabulary": parts,
         "listings": listings,
-        "suppressions": {path: (f.suppressions, f.file_suppressions) for path, f in files.items()
-                         if path in analysed and (f.suppressions or f.file_suppressions)},  # fmt: skip
+        "suppressions": {
+            path: (f.suppressions, f.file_suppressions)
+            for path, f in files.items()
+            if path in analysed and (f.suppressions or f.file_suppressions)
+        },
         "findings": recorder.findings,
         "parts": link_parts(view, place),
         "reached": {path: frozenset(names) for path, names in reached.items()},
@@ -133,7 +153,7 @@ def reset_counts() -> None:
     LAST_SNAPSHOT.reached, LAST_SNAPSHOT.loaded = set(), set()
 
 
-def plan(directory: Path, frame: str, results: list[FileResult], report_set: set[str]) -> Optional[Plan]:
+def plan(directory: Path, frame: str, results: list[FileResult], report_set: set[str]) -> Plan | None:
     """Whether the snapshot can answer this run (before any fact is loaded), and what it must
     re-check."""
     LAST_SNAPSHOT.why_not = ""
@@ -170,16 +190,31 @@ def _unusable(snapshot: object, frame: str, results: list[FileResult], report_se
 # ----- answering ----------------------------------------------------------------------------------
 
 
-def replay(analysis: Analysis, found: Plan, active: Sequence[type[Rule]], frame: str, directory: Path,
-           roots: list[Path]) -> Optional[tuple[list, dict[str, FileFacts], dict[str, int], set[str]]]:  # fmt: skip
+def replay(
+    analysis: Analysis, found: Plan, active: Sequence[type[Rule]], frame: str, directory: Path, roots: list[Path]
+) -> tuple[list, dict[str, FileFacts], dict[str, int], set[str]] | None:
     """The run's findings (as ``checking.check`` returns them), stand-in facts of every analysed
     file for suppression, the summary's counts and every file whose facts the answer rests on;
     None when the snapshot cannot vouch for the answer."""
     LAST_SNAPSHOT.used, LAST_SNAPSHOT.resolved = False, 0
     LAST_SNAPSHOT.reached, LAST_SNAPSHOT.loaded = set(found.reached), set()
     snapshot, reached, settings = found.snapshot, found.reached, analysis.settings
-    fresh = {r.path: r for r in run_files(sorted(reached), settings, jobs=1, use_cache=True, cache_root=analysis.root,
-                                          prescan=False, contents=found.contents)} if reached else {}  # fmt: skip
+    fresh = (
+        {
+            r.path: r
+            for r in run_files(
+                sorted(reached),
+                settings,
+                jobs=1,
+                use_cache=True,
+                cache_root=analysis.root,
+                prescan=False,
+                contents=found.contents,
+            )
+        }
+        if reached
+        else {}
+    )
     now = {r.path: r.key for r in analysis.results}
     for path, result in fresh.items():
         if result.facts is None or result.key != now[path]:  # it changed again since the walk
@@ -188,10 +223,11 @@ def replay(analysis: Analysis, found: Plan, active: Sequence[type[Rule]], frame:
             return _fallback("an edit changed what the second look learns")
     kept = KeptWorker(settings.runtime_modules)
 
-    def load(path: str) -> Optional[FileFacts]:
+    def load(path: str) -> FileFacts | None:
         LAST_SNAPSHOT.loaded.add(path)
-        return run_files([path], settings, jobs=1, use_cache=True, cache_root=analysis.root, prescan=False,
-                         kept=kept)[0].facts  # fmt: skip
+        return run_files([path], settings, jobs=1, use_cache=True, cache_root=analysis.root, prescan=False, kept=kept)[
+            0
+        ].facts
 
     facts = {path: result.facts for path, result in fresh.items() if result.facts is not None}
     LAST_SNAPSHOT.loaded |= set(facts)
@@ -212,8 +248,10 @@ def replay(analysis: Analysis, found: Plan, active: Sequence[type[Rule]], frame:
         store_snapshot(directory, updated, reached)
     view.release()
     LAST_SNAPSHOT.used = True
-    stand_ins = {path: FileFacts(path, None, suppressions=dict(s), file_suppressions=dict(f))
-                 for path, (s, f) in updated["suppressions"].items()}  # fmt: skip
+    stand_ins = {
+        path: FileFacts(path, None, suppressions=dict(s), file_suppressions=dict(f))
+        for path, (s, f) in updated["suppressions"].items()
+    }
     return findings, stand_ins, counts, set(snapshot["listings"])
 
 
@@ -222,8 +260,14 @@ def _fallback(why: str) -> None:
     return None
 
 
-def _answer(analysis: Analysis, snapshot: dict, reached: set[str], view: ProjectView, index: ProjectIndex,
-            active: Sequence[type[Rule]]) -> Optional[tuple[list, dict[str, int], dict]]:  # fmt: skip
+def _answer(
+    analysis: Analysis,
+    snapshot: dict,
+    reached: set[str],
+    view: ProjectView,
+    index: ProjectIndex,
+    active: Sequence[type[Rule]],
+) -> tuple[list, dict[str, int], dict] | None:
     if set(index.files) - set(snapshot["listings"]):
         return _fallback("the edit reaches a file the last run did not read")
     place = places(view.definitions)
@@ -232,7 +276,9 @@ def _answer(analysis: Analysis, snapshot: dict, reached: set[str], view: Project
     listings = dict(snapshot["listings"])
     listings.update({path: listing_part(index.files[path]) for path in reached})
     vocabulary = combined_vocabulary(parts.values(), listings.values())
-    if not same_vocabulary(vocabulary, combined_vocabulary(snapshot["vocabulary"].values(), snapshot["listings"].values())):
+    if not same_vocabulary(
+        vocabulary, combined_vocabulary(snapshot["vocabulary"].values(), snapshot["listings"].values())
+    ):
         return _fallback("the tool vocabulary changed")
     view.vocabulary = vocabulary
     links = link_parts(view, place, reached)
@@ -264,7 +310,12 @@ def _answer(analysis: Analysis, snapshot: dict, reached: set[str], view: Project
     now = {r.path: r.key for r in analysis.results}
     updated["keys"] = {**snapshot["keys"], **{path: bytes.fromhex(now[path]) for path in reached}}
     updated["deps"] = {**snapshot["deps"], **dependencies({p: index.files[p] for p in reached}, snapshot["modules"])}
-    updated["labels"], updated["vocabulary"], updated["listings"], updated["findings"] = labels, parts, listings, findings
+    updated["labels"], updated["vocabulary"], updated["listings"], updated["findings"] = (
+        labels,
+        parts,
+        listings,
+        findings,
+    )
     updated["parts"] = {**snapshot["parts"], **{path: links.get(path, {}) for path in reached}}
     new_reached = {path: set(names) for path, names in snapshot["reached"].items()}
     for function in view.functions:
@@ -278,7 +329,9 @@ def _answer(analysis: Analysis, snapshot: dict, reached: set[str], view: Project
     updated["suppressions"] = suppressions
     updated["items"] = {**snapshot["items"], **item_counts(view, reached)}
     totals = [sum(counts[scope] for counts in updated["items"].values()) for scope in range(3)]
-    checked = sum(totals[("definition", "entry", "function").index(scope)] for rule in active for scope in rule.checks())
+    checked = sum(
+        totals[("definition", "entry", "function").index(scope)] for rule in active for scope in rule.checks()
+    )
     LAST_CHECK.replayed = checked - LAST_CHECK.ran  # every other (rule, item) pair answered from the snapshot
     return _findings(findings, labels, active), _counts(labels), updated
 
@@ -295,8 +348,9 @@ def _counts(labels: dict[str, tuple]) -> dict[str, int]:
     return counts
 
 
-def _findings(findings: dict[tuple[str, str], list[tuple]], labels: dict[str, tuple],
-              active: Sequence[type[Rule]]) -> list:  # fmt: skip
+def _findings(
+    findings: dict[tuple[str, str], list[tuple]], labels: dict[str, tuple], active: Sequence[type[Rule]]
+) -> list:
     """Every item's findings as ``checking.check`` merges them, naming definitions by stand-ins."""
     subjects: dict[tuple, Subject] = {}
 
@@ -312,9 +366,7 @@ def _findings(findings: dict[tuple[str, str], list[tuple]], labels: dict[str, tu
         rule = by_code[code]
         for _, encoded in items:
             for span, message, path, concerned, fix in encoded:
-                builder: Optional[Callable[[str], Optional[Fix]]] = StoredFix(fix[1]) if fix is not None else None
+                builder: Callable[[str], Fix | None] | None = StoredFix(fix[1]) if fix is not None else None
                 finding = Finding(Span(*span), message, path, builder, [subject(p) for p in concerned])  # type: ignore[arg-type]
                 stream.append((rule, finding, []))
     return merged(stream, lambda s: s.key)
-
-

@@ -3,6 +3,7 @@
 Every file is parsed once, by ``ast.parse``: what CPython rejects is FL000 with CPython's own
 message; what it accepts is walked for its facts (``facts/``) in that same tree.
 """
+
 from __future__ import annotations
 
 import ast
@@ -10,9 +11,9 @@ import codecs
 import io
 import sys
 import tokenize
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator, Optional, Union
 
 from .newer_syntax import NEWEST_KNOWN, needed_version
 
@@ -36,7 +37,7 @@ class Decoded:
     bom: bool
 
 
-def decode(data: bytes) -> Union[Decoded, Unreadable]:
+def decode(data: bytes) -> Decoded | Unreadable:
     """Bytes to text honouring a BOM and a coding cookie, as the interpreter would."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
@@ -56,7 +57,7 @@ def decode(data: bytes) -> Union[Decoded, Unreadable]:
     return Decoded(text, "utf-8" if encoding == "utf-8-sig" else encoding, bom)
 
 
-def _not_valid(data: bytes, encoding: str) -> Optional[Unreadable]:
+def _not_valid(data: bytes, encoding: str) -> Unreadable | None:
     """Where and why ``data`` is not ``encoding`` (None if it is)."""
     try:
         data.decode(encoding)
@@ -67,13 +68,13 @@ def _not_valid(data: bytes, encoding: str) -> Optional[Unreadable]:
     return None
 
 
-def gate(text: str, path: str) -> Optional[Unreadable]:
+def gate(text: str, path: str) -> Unreadable | None:
     """CPython's verdict on the text; None when it parses."""
     verdict = gate_tree(text, path)
     return verdict if isinstance(verdict, Unreadable) else None
 
 
-def gate_tree(text: str, path: str) -> Union[ast.Module, Unreadable]:
+def gate_tree(text: str, path: str) -> ast.Module | Unreadable:
     """CPython's tree of the text, or why it rejects it (or why the analysis must not walk it)."""
     try:
         tree = ast.parse(text, filename=path)
@@ -112,7 +113,7 @@ MAX_DEPTH = 1_000
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
-def too_deep(tree: ast.Module, text: str) -> Optional[int]:
+def too_deep(tree: ast.Module, text: str) -> int | None:
     """The line of the first statement nesting deeper than ``MAX_DEPTH``, or None.
 
     Walking every node costs ~15% of ``ast.parse``; walking statements costs a tenth of that. An
@@ -175,7 +176,7 @@ def _header_depth(statement: ast.AST, depth: int) -> int:
 #: When set (worker processes set it, see workers.py), the walks over a file's tree may recurse
 #: this deep. Never the gate: CPython bounds nesting by the recursion limit (in 3.11, three levels
 #: per unit), and with a raised limit it would admit trees deeper than ``MAX_DEPTH``.
-analysis_recursion_limit: Optional[int] = None
+analysis_recursion_limit: int | None = None
 DEFAULT_RECURSION_LIMIT = sys.getrecursionlimit()
 
 

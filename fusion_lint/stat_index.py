@@ -13,6 +13,7 @@ damaged or planted index is a miss, and every file is read and hashed as without
 answers with a key the run would have computed; whether that key's entry exists and is intact is
 still the cache's check.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -21,7 +22,6 @@ import re
 import stat
 import time
 from pathlib import Path
-from typing import Optional, Union
 
 from .cache_store import load_entry, store_entry, user_key
 
@@ -35,7 +35,7 @@ Signature = tuple[int, int, int, int, int]  # device, inode, size, mtime_ns, cti
 Record = tuple[Signature, str, bool, str]  # stat, module name, is a package, verdict
 
 
-def signature(path: str) -> Optional[Signature]:
+def signature(path: str) -> Signature | None:
     """The stat of a regular file (following a symlink, as reading it does), or None."""
     try:
         info = os.stat(path)
@@ -67,14 +67,14 @@ class StatIndex:
         self.changed = False
         self.started = time.time_ns()
 
-    def verdict(self, path: str, module: str, is_package: bool, now: Optional[Signature]) -> Optional[str]:
+    def verdict(self, path: str, module: str, is_package: bool, now: Signature | None) -> str | None:
         """The key (or ``SKIPPED``) recorded for this path, if its stat and module have not moved."""
         record = self.records.get(path)
         if now is None or record is None or record[0] != now or record[1] != module or record[2] != is_package:
             return None
         return record[3]
 
-    def record(self, path: str, module: str, is_package: bool, now: Optional[Signature], verdict: str) -> None:
+    def record(self, path: str, module: str, is_package: bool, now: Signature | None, verdict: str) -> None:
         if now is None:
             return
         if self.started - now[3] < RACY_S * 1e9 or self.started - now[4] < RACY_S * 1e9:
@@ -117,5 +117,5 @@ def _well_formed(loaded: object) -> bool:
     return True
 
 
-def _is_verdict(verdict: Union[str, object]) -> bool:
+def _is_verdict(verdict: str | object) -> bool:
     return isinstance(verdict, str) and _VERDICT.fullmatch(verdict) is not None

@@ -11,11 +11,12 @@ judging only what is fusion-lint's: its own codes (``FL`` and three digits) and 
 only rules that ran on that file. Other linters' codes in a shared ``# noqa: F401, FL300`` and a
 bare ``# noqa`` (which every linter reads) are left alone: removing them would break ruff or flake8.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional
 
 from .diagnostics import Diagnostic, Span
 from .facts.model import FileFacts
@@ -27,7 +28,7 @@ class Reported:
     """A diagnostic before suppression, with the fix its rule described (built only if it is kept)."""
 
     diagnostic: Diagnostic
-    fix: Optional[FixBuilder] = None
+    fix: FixBuilder | None = None
 
 
 Used = dict[tuple[str, int], set[str]]  # (path, line of the comment) -> the codes and names it silenced
@@ -60,7 +61,7 @@ def _names(tokens: frozenset[str], diagnostic: Diagnostic) -> bool:
     return "*" in tokens or diagnostic.code in tokens or diagnostic.name in tokens
 
 
-def _suppressing_line(diagnostic: Diagnostic, facts: Optional[FileFacts]) -> Optional[int]:
+def _suppressing_line(diagnostic: Diagnostic, facts: FileFacts | None) -> int | None:
     """The line of the comment that suppresses ``diagnostic`` (on its line or its statement's first)."""
     if facts is None or not facts.suppressions:
         return None
@@ -71,7 +72,7 @@ def _suppressing_line(diagnostic: Diagnostic, facts: Optional[FileFacts]) -> Opt
     return None
 
 
-def _file_suppression_line(diagnostic: Diagnostic, facts: Optional[FileFacts]) -> Optional[int]:
+def _file_suppression_line(diagnostic: Diagnostic, facts: FileFacts | None) -> int | None:
     """The line of the first ``# fusion-lint: noqa`` of the file that names ``diagnostic``."""
     if facts is None:
         return None
@@ -85,7 +86,7 @@ def unused_suppressions(
     rule: type[Rule],
     rules: Iterable[type[Rule]],
     enabled: Callable[[str], frozenset[str]],
-    text: Callable[[str], Optional[str]],
+    text: Callable[[str], str | None],
 ) -> list[Reported]:
     """FL900 for each suppression of ours that silenced nothing in this run: ``enabled`` gives the
     rules that ran on a file (a code of a rule that did not run is not judged), ``text`` the file's
@@ -95,8 +96,14 @@ def unused_suppressions(
     unused = []
 
     def report(path: str, line: int, message: str) -> None:
-        diagnostic = Diagnostic(rule.code, rule.name, rule.severity, f"unused suppression: {message}; remove it",
-                                path, Span(line, 0, line, 0, 0, 0, line))  # fmt: skip
+        diagnostic = Diagnostic(
+            rule.code,
+            rule.name,
+            rule.severity,
+            f"unused suppression: {message}; remove it",
+            path,
+            Span(line, 0, line, 0, 0, 0, line),
+        )
         unused.append(Reported(diagnostic))
 
     for path in sorted(report_set):
@@ -104,7 +111,7 @@ def unused_suppressions(
         if facts is None:
             continue
         ran = enabled(path)
-        lines: Optional[list[str]] = None
+        lines: list[str] | None = None
         for line, tokens in sorted(facts.suppressions.items()):
             hits = used.get((path, line), set())
             names = _stale(tokens, hits, ran, code_of)

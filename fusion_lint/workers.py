@@ -9,6 +9,7 @@ replaced, and becomes FL000 too. Every other file is analysed as usual.
 Results come back in the order of the input whatever the number of workers, so output never
 depends on ``--jobs``.
 """
+
 from __future__ import annotations
 
 import gc
@@ -17,11 +18,12 @@ import pickle
 import signal
 import time
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
-from typing import Callable, Optional, Sequence
 
 import fusion_lint.source as source
+
 from .memory import COLLECT_EVERY, gc_paused
 from .pipeline import FileResult
 from .source import Unreadable
@@ -115,7 +117,7 @@ class WorkerPool:
         runtime_modules: Sequence[str],
         workers: int,
         context: multiprocessing.context.BaseContext,
-        deadline_s: Optional[float] = None,
+        deadline_s: float | None = None,
         keep: bool = False,
     ):
         self.analyze = analyze
@@ -125,7 +127,7 @@ class WorkerPool:
         self.deadline_s = deadline_s  # a cap on ``deadline_for`` (the language server's)
         self.keep = keep  # workers outlive ``run`` (see there)
         self.workers: list[_Worker] = []
-        self.payloads: list[Optional[bytes]] = []
+        self.payloads: list[bytes | None] = []
 
     def _deadline(self, index: int) -> float:
         allowed = deadline_for(self.items[index][1])
@@ -161,7 +163,7 @@ class WorkerPool:
         except one that read a file over ``RECYCLE_AFTER_BYTES``, or more than that in this run (a
         cold open's whole project), whose memory stays grown."""
         self.items = items
-        self.results: list[Optional[FileResult]] = [None] * len(items)
+        self.results: list[FileResult | None] = [None] * len(items)
         self.payloads = [None] * len(items)
         self.queue: deque[int] = deque(range(len(items)))
         finished = False
@@ -189,7 +191,7 @@ class WorkerPool:
         self.items, self.results = (), []
         return results
 
-    def take_payloads(self) -> list[Optional[bytes]]:
+    def take_payloads(self) -> list[bytes | None]:
         """The last run's ``payloads``, handed over once (a kept pool does not hold them after)."""
         payloads, self.payloads = self.payloads, []
         return payloads
@@ -255,7 +257,7 @@ class WorkerPool:
             self._retire(worker)
 
 
-def _crashed(path: str, exitcode: Optional[int]) -> FileResult:
+def _crashed(path: str, exitcode: int | None) -> FileResult:
     if exitcode is not None and exitcode < 0:
         try:
             how = f"was killed by {signal.Signals(-exitcode).name}"
@@ -263,8 +265,12 @@ def _crashed(path: str, exitcode: Optional[int]) -> FileResult:
             how = f"was killed by signal {-exitcode}"
     else:
         how = f"exited with status {exitcode}"
-    return FileResult(path, problem=Unreadable("FL000", f"the parser process {how} while reading this file", transient=True))
+    return FileResult(
+        path, problem=Unreadable("FL000", f"the parser process {how} while reading this file", transient=True)
+    )
 
 
 def _lost(path: str) -> FileResult:  # pragma: no cover (every index is filled unless interrupted)
-    return FileResult(path, problem=Unreadable("FL000", "the parser process was lost before reading this file", transient=True))
+    return FileResult(
+        path, problem=Unreadable("FL000", "the parser process was lost before reading this file", transient=True)
+    )

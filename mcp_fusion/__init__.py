@@ -2,6 +2,7 @@
 
 Importing this package never imports the MCP SDK; only serving (``FusionServer``) does.
 """
+
 from __future__ import annotations
 
 import sys
@@ -15,22 +16,44 @@ _LAZY = {
     **dict.fromkeys(("Context", "fail", "recovery_for"), "context"),
     **dict.fromkeys(("CONTRACT_FIELDS", "REQUIRED_FIELDS", "SEVERITIES", "THROWN_BY_VALUES"), "contract_fields"),
     "ErrorContract": "contract",
-    **dict.fromkeys(("PromptDefinition", "ResourceDefinition", "ToolDefinition", "prompt", "resource", "tool"), "definitions"),
+    **dict.fromkeys(
+        ("PromptDefinition", "ResourceDefinition", "ToolDefinition", "prompt", "resource", "tool"), "definitions"
+    ),
     **dict.fromkeys(("ToolErrorBuilder", "tool_error"), "builder"),
     "ToolErrorEnvelope": "envelope",
     # The package attribute ``contract`` is the decorator, not the module ``.contract`` (see _Package).
     "contract": "contracted",
     **dict.fromkeys(
         (
-            "BASELINE_CODES", "CANONICAL_CODES", "FACTORIES", "FACTORY_CODES", "JsonRpcErrorCode", "McpError",
-            "code_name", "code_value", "coerce_code", "is_valid_code", "configuration_error", "conflict",
-            "database_error", "forbidden", "internal_error", "invalid_params", "invalid_request", "not_found",
-            "rate_limited", "request_cancelled", "serialization_error", "service_unavailable", "timeout",
-            "unauthorized", "validation_error",
+            "BASELINE_CODES",
+            "CANONICAL_CODES",
+            "FACTORIES",
+            "FACTORY_CODES",
+            "JsonRpcErrorCode",
+            "McpError",
+            "code_name",
+            "code_value",
+            "coerce_code",
+            "is_valid_code",
+            "configuration_error",
+            "conflict",
+            "database_error",
+            "forbidden",
+            "internal_error",
+            "invalid_params",
+            "invalid_request",
+            "not_found",
+            "rate_limited",
+            "request_cancelled",
+            "serialization_error",
+            "service_unavailable",
+            "timeout",
+            "unauthorized",
+            "validation_error",
         ),
         "errors",
     ),
-}  # fmt: skip
+}
 
 if TYPE_CHECKING:  # pragma: no cover
     from .builder import ToolErrorBuilder, tool_error
@@ -41,11 +64,32 @@ if TYPE_CHECKING:  # pragma: no cover
     from .definitions import PromptDefinition, ResourceDefinition, ToolDefinition, prompt, resource, tool
     from .envelope import ToolErrorEnvelope
     from .errors import (
-        BASELINE_CODES, CANONICAL_CODES, FACTORIES, FACTORY_CODES, JsonRpcErrorCode, McpError, code_name,
-        code_value, coerce_code, configuration_error, conflict, database_error, forbidden, internal_error,
-        invalid_params, invalid_request, is_valid_code, not_found, rate_limited, request_cancelled,
-        serialization_error, service_unavailable, timeout, unauthorized, validation_error,
-    )  # fmt: skip
+        BASELINE_CODES,
+        CANONICAL_CODES,
+        FACTORIES,
+        FACTORY_CODES,
+        JsonRpcErrorCode,
+        McpError,
+        code_name,
+        code_value,
+        coerce_code,
+        configuration_error,
+        conflict,
+        database_error,
+        forbidden,
+        internal_error,
+        invalid_params,
+        invalid_request,
+        is_valid_code,
+        not_found,
+        rate_limited,
+        request_cancelled,
+        serialization_error,
+        service_unavailable,
+        timeout,
+        unauthorized,
+        validation_error,
+    )
 
 
 class _Package(ModuleType):

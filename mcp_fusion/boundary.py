@@ -19,6 +19,7 @@ handler), so ``FusionServer`` and the framework adapters share it:
 
 Every record's text is bounded (DESIGN §3.6): a hostile caller or handler cannot blow up a log.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -29,9 +30,9 @@ import logging
 import math
 import sys
 import traceback
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from collections.abc import Mapping
-from typing import Any, Callable, Optional, Protocol, Union
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -65,7 +66,7 @@ MAX_TRACEBACK_CHARS = 8192
 #: once per failure or warning the boundary builds from a declared outcome — an ``McpError``, a
 #: ``tool_error(...)``, an undeclared ``fail()`` — with the target, the envelope the model reads and
 #: what was raised (``None`` for a returned ``tool_error``). Empty unless a test session asks.
-FailureObserver = Callable[["BoundaryTarget", ToolErrorEnvelope, Optional[BaseException]], None]
+FailureObserver = Callable[["BoundaryTarget", ToolErrorEnvelope, BaseException | None], None]
 failure_observers: list[FailureObserver] = []
 
 
@@ -88,8 +89,8 @@ class HandlerSuccess:
     has_value: bool = True
 
 
-Failure = Union[ToolErrorEnvelope, ValidationEnvelope]
-Outcome = Union[HandlerSuccess, ToolErrorEnvelope, ValidationEnvelope]
+Failure = ToolErrorEnvelope | ValidationEnvelope
+Outcome = HandlerSuccess | ToolErrorEnvelope | ValidationEnvelope
 
 
 def unexpected_failure(target: BoundaryTarget) -> ToolErrorEnvelope:
@@ -176,8 +177,12 @@ def outcome_of_exception(
     if not isinstance(exc, Exception) and _is_cancellation(exc) and cancellation_in_effect():
         by_client = context is not None and context.cancel_requested
         log_failure(
-            target, logging.INFO, JsonRpcErrorCode.REQUEST_CANCELLED.name, None,
-            "Request cancelled by the client" if by_client
+            target,
+            logging.INFO,
+            JsonRpcErrorCode.REQUEST_CANCELLED.name,
+            None,
+            "Request cancelled by the client"
+            if by_client
             else "Request cancelled without a cancel notification from the client (the server is stopping, or the "
             "caller went away)",
             arguments,
@@ -194,7 +199,10 @@ def outcome_of_exception(
             _observe(target, envelope, exc)
         declared = ", ".join(exc.declared_reasons) or "none"
         log_failure(
-            target, logging.ERROR, envelope.code_name, UNEXPECTED_REASON,
+            target,
+            logging.ERROR,
+            envelope.code_name,
+            UNEXPECTED_REASON,
             f"fail({exc.undeclared_reason!r}) names a reason the error contract does not declare "
             f"(declared: {declared}); the model was shown a masked failure",
             arguments,
@@ -204,8 +212,13 @@ def outcome_of_exception(
         return _from_mcp_error(target, exc, arguments)
     envelope = unexpected_failure(target)
     log_failure(
-        target, logging.ERROR, envelope.code_name, UNEXPECTED_REASON,
-        f"unexpected {type(exc).__name__} (masked from the client)", arguments, exc=exc,
+        target,
+        logging.ERROR,
+        envelope.code_name,
+        UNEXPECTED_REASON,
+        f"unexpected {type(exc).__name__} (masked from the client)",
+        arguments,
+        exc=exc,
     )
     return envelope
 
@@ -266,7 +279,7 @@ def _contains(exc: BaseException, kind: type[BaseException]) -> bool:
     return group is not None and isinstance(exc, group) and any(_contains(inner, kind) for inner in exc.exceptions)
 
 
-def _exception_group_type() -> Optional[type[BaseException]]:
+def _exception_group_type() -> type[BaseException] | None:
     group = getattr(builtins, "BaseExceptionGroup", None)
     if group is None:  # Python 3.10: the backport anyio brings, when it is loaded
         group = getattr(sys.modules.get("exceptiongroup"), "BaseExceptionGroup", None)
@@ -303,7 +316,12 @@ def _from_builder(target: BoundaryTarget, built: ToolErrorBuilder, arguments: Ma
         _observe(target, envelope, None)
     if not envelope.is_error:
         log_failure(
-            target, logging.WARNING, envelope.code_name, envelope.reason, envelope.message, arguments,
+            target,
+            logging.WARNING,
+            envelope.code_name,
+            envelope.reason,
+            envelope.message,
+            arguments,
             label="Warning in",
         )
         return HandlerSuccess(built.result_value, warning=envelope, has_value=built.has_result)
@@ -312,7 +330,7 @@ def _from_builder(target: BoundaryTarget, built: ToolErrorBuilder, arguments: Ma
     return envelope
 
 
-def _observe(target: BoundaryTarget, envelope: ToolErrorEnvelope, raised: Optional[BaseException]) -> None:
+def _observe(target: BoundaryTarget, envelope: ToolErrorEnvelope, raised: BaseException | None) -> None:
     for observer in tuple(failure_observers):
         try:
             observer(target, envelope, raised)
@@ -356,8 +374,12 @@ def log_failure(
     else:  # render_bounded reads a dict, never changes it: no copy of one
         bounded_arguments = render_bounded(arguments if type(arguments) is dict else dict(arguments))
     args = (
-        label, target.kind, clean_text(target.name), code_name,
-        f" reason={bound_text(reason)}" if reason else "", bound_text(message),
+        label,
+        target.kind,
+        clean_text(target.name),
+        code_name,
+        f" reason={bound_text(reason)}" if reason else "",
+        bound_text(message),
         f"; arguments={bounded_arguments}" if bounded_arguments is not None else "",
     )
     exc_info = (type(exc), exc, exc.__traceback__) if exc is not None else None

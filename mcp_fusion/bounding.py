@@ -20,6 +20,7 @@ up a result or a log, crash the writer, or leak a secret, so every echo goes thr
 The result is plain JSON data (``json.dumps(..., allow_nan=False)`` always works). Bounding is
 idempotent: bounding a bounded value returns it unchanged.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -168,8 +169,10 @@ def is_plain_and_small(value: Any) -> bool:
         if kind is str:
             if len(item) > MAX_STRING_CHARS or (not item.isascii() and _SURROGATES.search(item)):
                 return False
-        elif kind not in _PLAIN_SCALARS or (kind is int and item.bit_length() > 3400) or (
-            kind is float and not math.isfinite(item)
+        elif (
+            kind not in _PLAIN_SCALARS
+            or (kind is int and item.bit_length() > 3400)
+            or (kind is float and not math.isfinite(item))
         ):
             return False
     return True

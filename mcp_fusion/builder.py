@@ -6,10 +6,11 @@ Seed 000's examples, in Python::
     raise tool_error("SERVER_BUSY", "At capacity.").suggest("Send fewer calls at once.").retry_after(5)
     return tool_error("PROJECT_NOT_FOUND", "No such project.").actions("projects_list")
 """
+
 from __future__ import annotations
 
-from itertools import islice
 from collections.abc import Iterable, Mapping
+from itertools import islice
 from typing import Any
 
 from .bounding import MAX_ITEMS, as_text, is_credential_key
@@ -105,7 +106,9 @@ class ToolErrorBuilder(Exception):
     def message(self) -> str:
         return self._message
 
-    def envelope(self, *, default_recovery: str | None = None, default_retryable: bool | None = None) -> ToolErrorEnvelope:
+    def envelope(
+        self, *, default_recovery: str | None = None, default_retryable: bool | None = None
+    ) -> ToolErrorEnvelope:
         """The envelope as built; the defaults (a contract entry's) fill a recovery or ``retryable`` left unset."""
         details = self._details
         if default_retryable is not None and "retryable" not in details:

@@ -9,6 +9,7 @@ raises :class:`EnvelopeParseError`; it never crashes with a parser's internal ex
 :class:`FusionClient` wraps the SDK's ``mcp.Client``; its ``call_tool(..., raise_on_error=True)``
 raises the ``ToolFailure``. Parsing needs no SDK; only the wrapper imports it, lazily.
 """
+
 from __future__ import annotations
 
 import functools
@@ -139,15 +140,17 @@ def parse_json_envelope(text: str) -> ToolFailure:
     try:
         body = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise EnvelopeParseError(f"malformed or truncated JSON envelope ({exc.msg} at line {exc.lineno}, "
-                                 f"column {exc.colno}): {_snippet(text)}") from None
+        raise EnvelopeParseError(
+            f"malformed or truncated JSON envelope ({exc.msg} at line {exc.lineno}, "
+            f"column {exc.colno}): {_snippet(text)}"
+        ) from None
     if not isinstance(body, Mapping) or "code" not in body or "message" not in body:
-        raise EnvelopeParseError(f"a JSON envelope needs \"code\" and \"message\": {_snippet(text)}")
+        raise EnvelopeParseError(f'a JSON envelope needs "code" and "message": {_snippet(text)}')
     if not isinstance(body["code"], str) or not isinstance(body["message"], str):
-        raise EnvelopeParseError("a JSON envelope's \"code\" and \"message\" are strings")
+        raise EnvelopeParseError('a JSON envelope\'s "code" and "message" are strings')
     details = body.get("details") or {}
     if not isinstance(details, Mapping):
-        raise EnvelopeParseError("a JSON envelope's \"details\" is an object")
+        raise EnvelopeParseError('a JSON envelope\'s "details" is an object')
     return ToolFailure(
         code=body["code"],
         code_value=_code_value(body["code"]),
@@ -179,11 +182,13 @@ def parse_structured(mirror: Mapping[str, Any]) -> ToolFailure:
     code = error.get("code")
     message = error.get("message")
     if isinstance(code, bool) or not (code is None or isinstance(code, int)) or not isinstance(message, str):
-        raise EnvelopeParseError(f"a structured mirror needs an int (or null) \"code\" and a \"message\": {_snippet(str(mirror))}")
+        raise EnvelopeParseError(
+            f'a structured mirror needs an int (or null) "code" and a "message": {_snippet(str(mirror))}'
+        )
     name = _mirror_code_name(code, error.get("code_name"))
     data = error.get("data") or {}
     if not isinstance(data, Mapping):
-        raise EnvelopeParseError("a structured mirror's \"data\" is an object")
+        raise EnvelopeParseError('a structured mirror\'s "data" is an object')
     reason = _optional_text(data.get("reason"))
     validation = reason == VALIDATION_REASON and "fields" in data
     consumed = _SECTION_KEYS | (_VALIDATION_KEYS if validation else frozenset())
@@ -226,8 +231,12 @@ def parse_protocol_error(error: Any) -> ToolFailure:
         return parse_envelope(message)
     code = getattr(error, "code", None)
     return ToolFailure(
-        code=_code_name(code), code_value=code if isinstance(code, int) else None, message=str(message),
-        raw=error, source="protocol", parse_error="the error carries no envelope",
+        code=_code_name(code),
+        code_value=code if isinstance(code, int) else None,
+        message=str(message),
+        raw=error,
+        source="protocol",
+        parse_error="the error carries no envelope",
     )
 
 
@@ -241,10 +250,7 @@ def _from_tool_error_element(root: ElementTree.Element) -> ToolFailure:
     message = root.find("message")
     if message is None:
         raise EnvelopeParseError("<tool_error> has no <message>")
-    details = {
-        element.get("key", ""): element.text or ""
-        for element in root.findall("details/detail")
-    }
+    details = {element.get("key", ""): element.text or "" for element in root.findall("details/detail")}
     reason = details.pop("reason", None)
     retry_after_element = root.find("retry_after")
     retry_after = None
@@ -298,8 +304,12 @@ def _xml_actions(element: ElementTree.Element | None) -> tuple[str, ...]:
 
 def _xml_awareness(root: ElementTree.Element) -> tuple[dict[str, Any], ...]:
     return tuple(
-        {"impact": change.get("impact"), "kind": change.get("kind"), "reason": change.get("reason"),
-         "message": change.text or ""}
+        {
+            "impact": change.get("impact"),
+            "kind": change.get("kind"),
+            "reason": change.get("reason"),
+            "message": change.text or "",
+        }
         for change in root.findall("contract_awareness/change")
     )
 
@@ -344,8 +354,12 @@ def _looks_like_envelope(text: str) -> bool:
 
 def _unreadable(text: str, problem: str) -> ToolFailure:
     return ToolFailure(
-        code=JsonRpcErrorCode.UNKNOWN_ERROR.name, code_value=int(JsonRpcErrorCode.UNKNOWN_ERROR),
-        message=text, raw=text, source="text", parse_error=problem,
+        code=JsonRpcErrorCode.UNKNOWN_ERROR.name,
+        code_value=int(JsonRpcErrorCode.UNKNOWN_ERROR),
+        message=text,
+        raw=text,
+        source="text",
+        parse_error=problem,
     )
 
 
@@ -405,7 +419,9 @@ def _field_pairs(value: Any) -> tuple[tuple[str, str], ...]:
         return ()
     if not isinstance(value, (list, tuple)):
         raise EnvelopeParseError("fields is a list of {name, problem} objects")
-    return tuple((str(item.get("name", "")), str(item.get("problem", ""))) for item in value if isinstance(item, Mapping))
+    return tuple(
+        (str(item.get("name", "")), str(item.get("problem", ""))) for item in value if isinstance(item, Mapping)
+    )
 
 
 def _awareness(value: Any) -> tuple[dict[str, Any], ...]:
@@ -414,8 +430,12 @@ def _awareness(value: Any) -> tuple[dict[str, Any], ...]:
     if not isinstance(value, (list, tuple)):
         raise EnvelopeParseError("contract_awareness is a list of changes")
     return tuple(
-        {"impact": item.get("impact"), "kind": item.get("kind"), "reason": item.get("reason"),
-         "message": item.get("message", "")}
+        {
+            "impact": item.get("impact"),
+            "kind": item.get("kind"),
+            "reason": item.get("reason"),
+            "message": item.get("message", ""),
+        }
         for item in value
         if isinstance(item, Mapping)
     )

@@ -4,12 +4,14 @@ This module must not import the MCP SDK: a ``Context`` is also built in unit tes
 only declares tools. When a request is being served, the SDK's ``ServerRequestContext`` is attached
 and reached duck-typed.
 """
+
 from __future__ import annotations
 
 import contextvars
 import logging
 import warnings
-from typing import Any, Iterable, Literal, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
 
 from .contract import ErrorContract, coerce_contract
 from .errors import McpError, UndeclaredReasonError

@@ -1,7 +1,9 @@
 """Error contracts: the declared failure surface of a tool or resource (DESIGN §3.2)."""
+
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Union
+from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr, field_validator
 
@@ -21,12 +23,12 @@ class ErrorContract(BaseModel):
     reason: StrictStr
     #: A ``JsonRpcErrorCode`` member (a member's name or value becomes the member), a canonical
     #: string code such as ``"SERVER_BUSY"``, or a custom ``UPPER_SNAKE_CASE`` one (DESIGN §3.1).
-    code: Union[JsonRpcErrorCode, str]
+    code: JsonRpcErrorCode | str
     when: StrictStr
     recovery: StrictStr
-    retryable: Optional[StrictBool] = None
-    severity: Optional[Severity] = None
-    thrown_by: Optional[ThrownBy] = None
+    retryable: StrictBool | None = None
+    severity: Severity | None = None
+    thrown_by: ThrownBy | None = None
 
     @field_validator("code", mode="before")
     @classmethod
@@ -55,18 +57,14 @@ def coerce_contract(owner: str, errors: Any) -> tuple[ErrorContract, ...]:
     if errors is None:
         return ()
     if not isinstance(errors, (list, tuple)):
-        raise TypeError(
-            f"{owner}: errors= must be a list of ErrorContract (or dicts), got {type(errors).__name__}"
-        )
+        raise TypeError(f"{owner}: errors= must be a list of ErrorContract (or dicts), got {type(errors).__name__}")
     entries: list[ErrorContract] = []
     for index, entry in enumerate(errors):
         if isinstance(entry, ErrorContract):
             entries.append(entry)
             continue
         if not isinstance(entry, Mapping):
-            raise TypeError(
-                f"{owner}: errors[{index}] must be an ErrorContract or a dict, got {type(entry).__name__}"
-            )
+            raise TypeError(f"{owner}: errors[{index}] must be an ErrorContract or a dict, got {type(entry).__name__}")
         try:
             entries.append(ErrorContract.model_validate(dict(entry)))
         except ValidationError as exc:

@@ -4,6 +4,7 @@ The linter imports these (DESIGN §2.1: its tables come from the runtime) on eve
 apart from ``ErrorContract``'s pydantic model; ``contract.py`` checks at import that the model's
 fields are exactly these, so the two cannot drift.
 """
+
 from __future__ import annotations
 
 from typing import Literal, get_args

@@ -15,13 +15,14 @@ runs the failure boundary of ``FusionServer`` (DESIGN §3.5) around each call. A
 untouched (the framework converts it as it always did); a failure or a warning comes back as the
 running framework's own result type, in the bytes ``FusionServer`` sends (:mod:`.frameworks`).
 """
+
 from __future__ import annotations
 
 import functools
 import inspect
 import sys
-from collections.abc import Mapping, Sequence
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from .boundary import outcome_of_exception, outcome_of_return
 from .builder import ToolErrorBuilder
@@ -120,9 +121,7 @@ def call_arguments(kwargs: Mapping[str, Any]) -> dict[str, Any]:
     return kwargs  # nothing injected: the wrapper's own fresh dict, which the boundary only reads
 
 
-def contract(
-    errors: ContractEntries | None = None, *, name: str | None = None
-) -> Callable[[HandlerT], HandlerT]:
+def contract(errors: ContractEntries | None = None, *, name: str | None = None) -> Callable[[HandlerT], HandlerT]:
     """Declare a handler's error contract under any framework: ``@contract(errors=[...])`` below ``@app.tool()``.
 
     ``errors`` takes ``ErrorContract`` entries or dicts with the same keys (validated now, like
@@ -196,7 +195,9 @@ def _refuse_registered_tool(handler: Any) -> None:
     """
     kind = type(handler)
     module = kind.__module__ or ""
-    tool_object = module.split(".")[0] in ("fastmcp", "mcp") and hasattr(handler, "fn") and not inspect.isroutine(handler)
+    tool_object = (
+        module.split(".")[0] in ("fastmcp", "mcp") and hasattr(handler, "fn") and not inspect.isroutine(handler)
+    )
     if tool_object or (inspect.isroutine(handler) and getattr(handler, "__fastmcp__", None) is not None):
         name = getattr(handler, "name", None) or getattr(handler, "__name__", "?")
         raise TypeError(

@@ -5,12 +5,14 @@ The result is a definition object that stays callable (``fetch_articles(...)`` s
 handler, handy in tests) and carries what serving needs: the validated contract, the argument
 model and the JSON schemas. Definition time validates types only; style is the linter's job.
 """
+
 from __future__ import annotations
 
 import functools
 import inspect
 import re
-from typing import Any, Callable, Generic, Mapping, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, TypeVar
 
 from .context import Context
 from .contract import ErrorContract, coerce_contract
@@ -201,9 +203,7 @@ def resource(
             if argument not in variables and fields[argument_field_name(argument)].is_required()
         ]
         if required_extra:
-            raise TypeError(
-                f"{owner}: handler parameters {required_extra} are required but not template variables"
-            )
+            raise TypeError(f"{owner}: handler parameters {required_extra} are required but not template variables")
         return ResourceDefinition(
             uri_template,
             handler,
@@ -230,7 +230,7 @@ def prompt(name: str, *, description: str | None = None) -> Callable[[HandlerT],
 
 def _require_name(kind: str, name: Any) -> None:
     if callable(name) and not isinstance(name, str):
-        raise TypeError(f"@{kind} needs a name: write @{kind}(\"name\", ...), not a bare @{kind}")
+        raise TypeError(f'@{kind} needs a name: write @{kind}("name", ...), not a bare @{kind}')
     if not isinstance(name, str) or not name.strip():
         raise TypeError(f"{kind}: the name must be a non-empty string, got {name!r}")
 

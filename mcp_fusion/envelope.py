@@ -26,6 +26,7 @@ message, recovery, actions and details are bounded and sanitised (``mcp_fusion.b
 named like credentials are dropped at any depth, and ``data`` can never set the envelope's
 severity. So every rendering is valid XML / strict JSON of a bounded size.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,7 +35,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice
-from typing import TYPE_CHECKING, Any, Literal, Optional
+from typing import TYPE_CHECKING, Any, Literal
 
 from .bounding import (
     MAX_ITEMS,
@@ -46,7 +47,7 @@ from .bounding import (
     is_plain_and_small,
     strict_compact_json,
 )
-from .errors import Code, JsonRpcErrorCode, McpError, code_name, code_value, coerce_code
+from .errors import Code, McpError, code_name, code_value, coerce_code
 
 if TYPE_CHECKING:  # pragma: no cover
     from .lockfile import Delta
@@ -178,7 +179,7 @@ class ToolErrorEnvelope:
         return code_name(self.code)
 
     @property
-    def code_value(self) -> Optional[int]:
+    def code_value(self) -> int | None:
         """The JSON-RPC number of the mirror's ``code``: ``None`` for ``DEPRECATED`` or a custom code."""
         return code_value(self.code)
 
@@ -212,7 +213,9 @@ class ToolErrorEnvelope:
             message=error.message,
             severity=severity,
             recovery=recovery_hint(data.get("recovery")) or default_recovery,
-            available_actions=_coerce_actions(actions) if (actions := data.get("available_actions")) is not None else (),
+            available_actions=_coerce_actions(actions)
+            if (actions := data.get("available_actions")) is not None
+            else (),
             details=data,
             retry_after=coerce_seconds(data.get("retry_after")),
         )
@@ -263,7 +266,9 @@ class ToolErrorEnvelope:
         if self.contract_awareness:
             data["contract_awareness"] = [delta.to_wire() for delta in self.contract_awareness]
         code = self.code
-        return {"error": {"code": code_value(code), "code_name": code_name(code), "message": self.message, "data": data}}
+        return {
+            "error": {"code": code_value(code), "code_name": code_name(code), "message": self.message, "data": data}
+        }
 
     def to_json_text(self) -> str:
         """The integrators' JSON text envelope (issue 11), same content as the XML one."""
@@ -365,5 +370,3 @@ def normalize_details(data: Mapping[str, Any]) -> dict[str, Any]:
         return details  # our own copy, and bounding it would change nothing
     bounded = bound_value(details, source=data)
     return bounded if isinstance(bounded, dict) else {}
-
-

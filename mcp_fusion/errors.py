@@ -6,13 +6,14 @@ Codes are closed-then-open: a code is a ``JsonRpcErrorCode`` member, one of MCP 
 string codes (``CANONICAL_CODES``, each with the JSON-RPC number it mirrors as) or any custom
 ``UPPER_SNAKE_CASE`` string (mirrored as ``null``). Anything else is refused where it is written.
 """
+
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
 from enum import IntEnum
 from types import MappingProxyType
-from typing import Any, Optional, Union
+from typing import Any
 
 from .bounding import CREDENTIAL_KEYS, as_text, drop_credentials
 
@@ -55,7 +56,7 @@ BASELINE_CODES: frozenset[JsonRpcErrorCode] = frozenset(
 
 #: MCP Fusion's canonical string codes and the JSON-RPC number each mirrors as (``None``: the name only).
 #: A name that is also a ``JsonRpcErrorCode`` member always mirrors as that member.
-CANONICAL_CODES: Mapping[str, Optional[JsonRpcErrorCode]] = MappingProxyType(
+CANONICAL_CODES: Mapping[str, JsonRpcErrorCode | None] = MappingProxyType(
     {
         "MISSING_DISCRIMINATOR": JsonRpcErrorCode.INVALID_PARAMS,
         "UNKNOWN_ACTION": JsonRpcErrorCode.INVALID_PARAMS,
@@ -81,11 +82,11 @@ CANONICAL_CODES: Mapping[str, Optional[JsonRpcErrorCode]] = MappingProxyType(
 CUSTOM_CODE_PATTERN = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
 
 #: A code as the runtime holds it: a member, or a canonical/custom name that is not a member.
-Code = Union[JsonRpcErrorCode, str]
+Code = JsonRpcErrorCode | str
 
 CODE_EXPECTATION = (
     "a JsonRpcErrorCode member (e.g. JsonRpcErrorCode.NOT_FOUND) or its int value, one of the canonical "
-    "codes (e.g. \"SERVER_BUSY\", \"DEPRECATED\") or a custom UPPER_SNAKE_CASE string"
+    'codes (e.g. "SERVER_BUSY", "DEPRECATED") or a custom UPPER_SNAKE_CASE string'
 )
 
 
@@ -124,7 +125,7 @@ def code_name(code: Code) -> str:
     return code._name_ if type(code) is JsonRpcErrorCode else code  # type: ignore[return-value]
 
 
-def code_value(code: Code) -> Optional[int]:
+def code_value(code: Code) -> int | None:
     """The JSON-RPC number a code mirrors as: the member's value, the canonical mirror, else ``None``."""
     if isinstance(code, JsonRpcErrorCode):
         return int(code)
@@ -165,7 +166,7 @@ class McpError(Exception):
         return code_name(self.code)
 
     @property
-    def code_value(self) -> Optional[int]:
+    def code_value(self) -> int | None:
         """The JSON-RPC number the mirror carries (``None`` for a custom code or ``DEPRECATED``)."""
         return code_value(self.code)
 

@@ -2,6 +2,7 @@
 
 No SDK needed. ``mcp_fusion.client`` parses results into it and re-exports both names.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -85,7 +86,10 @@ class ToolFailure(Exception):
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Exceptions pickle as cls(*args); a dataclass needs its fields back (multiprocessing, caches).
-        return (_restore_failure, (type(self), {item.name: getattr(self, item.name) for item in dataclass_fields(self)}))
+        return (
+            _restore_failure,
+            (type(self), {item.name: getattr(self, item.name) for item in dataclass_fields(self)}),
+        )
 
     def __str__(self) -> str:
         text = f"{self.code}: {self.message}"

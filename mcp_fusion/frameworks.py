@@ -21,14 +21,16 @@ Whether the tool has an output schema (the mirror then travels in ``_meta``) is 
 itself derives from the function, asked once per framework; an integration that sees the
 framework's tool object tells it exactly (:func:`serving_tool`).
 """
+
 from __future__ import annotations
 
 import functools
 import inspect
 import sys
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, NoReturn, Optional
+from typing import Any, NoReturn
 
 from .boundary import BoundaryTarget, HandlerSuccess, Outcome
 from .envelope import ERROR_META_KEY
@@ -42,11 +44,11 @@ class FrameworkView:
 
     has_output_schema: bool
     #: ``value -> (content dicts, structured content)`` as the framework converts a success.
-    convert: Optional[Callable[[Any], tuple[list[dict[str, Any]], Optional[dict[str, Any]]]]] = None
+    convert: Callable[[Any], tuple[list[dict[str, Any]], dict[str, Any] | None]] | None = None
 
 
 def render_outcome(
-    target: Any, outcome: Outcome, served: Optional[ServedTool] = None, framework: Optional[Framework] = None
+    target: Any, outcome: Outcome, served: ServedTool | None = None, framework: Framework | None = None
 ) -> Any:
     """The framework's result for ``outcome`` (a failure, or a success carrying a warning).
 
@@ -86,7 +88,9 @@ def _raise_protocol_error(code: int, message: str, data: dict[str, Any]) -> NoRe
     raise McpError(ErrorData(code=code, message=message, data=data))
 
 
-def _warning_with_output_schema(target: BoundaryTarget, outcome: HandlerSuccess, view: FrameworkView) -> ToolResultParts:
+def _warning_with_output_schema(
+    target: BoundaryTarget, outcome: HandlerSuccess, view: FrameworkView
+) -> ToolResultParts:
     # The payload must match the schema the framework advertised: the framework converts it.
     assert outcome.warning is not None and view.convert is not None
     try:
@@ -94,7 +98,9 @@ def _warning_with_output_schema(target: BoundaryTarget, outcome: HandlerSuccess,
     except Exception:  # noqa: BLE001 - a payload the framework refuses is the malformed result of §3.5
         return tool_result(target, HandlerSuccess(None, outcome.warning, has_value=False), has_output_schema=True)
     text, mirror = render_failure(outcome.warning)
-    return ToolResultParts([{"type": "text", "text": text}, *content], structured, False, {ERROR_META_KEY: mirror["error"]})
+    return ToolResultParts(
+        [{"type": "text", "text": text}, *content], structured, False, {ERROR_META_KEY: mirror["error"]}
+    )
 
 
 def _view(target: Any, framework: Framework) -> FrameworkView:
@@ -132,7 +138,7 @@ class McpServer2(Framework):
 
         metadata = func_metadata(fn, skip_names=_parameter_names(fn))
 
-        def convert(value: Any) -> tuple[list[dict[str, Any]], Optional[dict[str, Any]]]:
+        def convert(value: Any) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
             converted = metadata.convert_result(value)
             return _dump_blocks(converted.content), converted.structured_content
 
@@ -142,7 +148,7 @@ class McpServer2(Framework):
         return _sdk_result()(parts)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _sdk_result() -> Callable[[ToolResultParts], Any]:
     """``server.sdk_result``, imported once (the server module needs mcp 2.x)."""
     from .server import sdk_result
@@ -160,7 +166,7 @@ class FastMcp1(Framework):
 
         metadata = func_metadata(fn, skip_names=_parameter_names(fn))
 
-        def convert(value: Any) -> tuple[list[dict[str, Any]], Optional[dict[str, Any]]]:
+        def convert(value: Any) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
             converted = metadata.convert_result(value)
             if isinstance(converted, tuple):
                 content, structured = converted
@@ -185,15 +191,16 @@ class FastMcp1(Framework):
             # Text blocks (every envelope) are built directly: cheaper than validating the dump.
             content.append(text_content(type="text", text=block["text"]))
         else:
-            result = result_class(content=content, structuredContent=parts.structured_content,
-                                  isError=parts.is_error, _meta=parts.meta)
+            result = result_class(
+                content=content, structuredContent=parts.structured_content, isError=parts.is_error, _meta=parts.meta
+            )
         return _mark_own_error_result(result) if parts.is_error else result
 
 
 _TEXT_BLOCK_KEYS = frozenset({"type", "text"})
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _mcp1_result_classes() -> tuple[type, type]:
     """mcp 1.x's result type (ours, see :func:`_mcp1_result_class`) and ``TextContent``, imported once."""
     from mcp.types import TextContent
@@ -205,7 +212,7 @@ def _mcp1_result_classes() -> tuple[type, type]:
 OLDEST_MCP1 = (1, 19)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _mcp_version() -> tuple[int, ...]:
     from importlib.metadata import version
 
@@ -229,7 +236,7 @@ class FastMcpPackage(Framework):
         if not callable(convert_result):  # fastmcp 2.x converts inside run(), as below
             convert_result = functools.partial(_fastmcp2_convert, tool)
 
-        def convert(value: Any) -> tuple[list[dict[str, Any]], Optional[dict[str, Any]]]:
+        def convert(value: Any) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
             converted = convert_result(value)
             return _dump_blocks(converted.content), converted.structured_content
 
@@ -238,8 +245,9 @@ class FastMcpPackage(Framework):
     def result(self, parts: ToolResultParts) -> Any:
         content = _content_models(parts.content)
         result_class = _fastmcp_result_class()
-        return result_class(content=content, structured_content=parts.structured_content, meta=parts.meta,
-                            is_error=parts.is_error)
+        return result_class(
+            content=content, structured_content=parts.structured_content, meta=parts.meta, is_error=parts.is_error
+        )
 
 
 def _fastmcp2_convert(tool: Any, value: Any) -> Any:
@@ -266,7 +274,7 @@ def current_framework() -> Framework:
     return _installed_sdk()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _installed_sdk() -> Framework:
     try:
         import mcp_types  # noqa: F401 - mcp 2.x ships its wire types apart
@@ -283,7 +291,7 @@ def _installed_sdk() -> Framework:
     return FastMcp1()
 
 
-def sdk_major() -> Optional[int]:
+def sdk_major() -> int | None:
     """2 or 1 for the installed mcp SDK, ``None`` without one."""
     return {"mcp2": 2, "mcp1": 1}.get(_installed_sdk().key)
 
@@ -312,7 +320,7 @@ def _content_models(content: list[dict[str, Any]]) -> list[Any]:
     return blocks
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _sdk_types() -> Any:
     """The installed SDK's wire types module (``mcp_types`` in 2.x, ``mcp.types`` in 1.x), imported once."""
     if sdk_major() == 2:
@@ -327,7 +335,7 @@ def _sdk_types() -> Any:
 #: with the same id is not mistaken for it) and dead entries are dropped in batches. (They used to be
 #: marked by a subclass of ``CallToolResult``; pydantic serialises a subclass inside the SDK's
 #: ``ServerResult`` union through a slower fallback, about 5 µs per failed call.)
-_OWN_ERROR_RESULTS: dict[int, "weakref.ref[Any]"] = {}
+_OWN_ERROR_RESULTS: dict[int, weakref.ref[Any]] = {}
 _OWN_RESULTS_LIMIT = [1024]
 
 
@@ -346,7 +354,7 @@ def _is_own_error_result(result: Any) -> bool:
     return ref is not None and ref() is result
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _mcp1_result_class() -> type:
     """mcp 1.x's ``CallToolResult``, with FastMCP told not to schema-check our own error results as a success."""
     from mcp.server.fastmcp.utilities.func_metadata import FuncMetadata
@@ -366,7 +374,7 @@ def _mcp1_result_class() -> type:
     return CallToolResult
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _fastmcp_result_class() -> type:
     try:
         from fastmcp.tools import ToolResult
@@ -390,7 +398,9 @@ def _fastmcp_result_class() -> type:
 
         def to_mcp_result(self) -> Any:
             return CallToolResult(
-                content=self.content, structuredContent=self.structured_content, isError=self.is_error,
+                content=self.content,
+                structuredContent=self.structured_content,
+                isError=self.is_error,
                 _meta=self.meta,
             )
 

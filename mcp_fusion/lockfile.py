@@ -28,15 +28,17 @@ The document (keys sorted, two-space indent, trailing newline; rewriting it give
       "version": 1
     }
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Literal, Mapping, Sequence
+from typing import Any, Literal
 
 from .errors import CANONICAL_CODES, JsonRpcErrorCode
 from .errors import code_name as name_of_code
@@ -245,7 +247,7 @@ def loads_lock(text: str, source: str = "<lockfile>") -> dict[str, Any]:
     if not isinstance(document, dict):
         raise LockfileError(f"{source}: expected a JSON object at the top level, got {type(document).__name__}")
     if document.get("format") != LOCK_FORMAT:
-        raise LockfileError(f"{source}: \"format\" must be {LOCK_FORMAT!r}, got {document.get('format')!r}")
+        raise LockfileError(f'{source}: "format" must be {LOCK_FORMAT!r}, got {document.get("format")!r}')
     if document.get("version") != LOCK_VERSION:
         raise LockfileError(
             f"{source}: unsupported lockfile version {document.get('version')!r} (this fusion-lint reads {LOCK_VERSION})"
@@ -253,11 +255,11 @@ def loads_lock(text: str, source: str = "<lockfile>") -> dict[str, Any]:
     for section in SECTIONS.values():
         definitions = document.get(section)
         if not isinstance(definitions, dict):
-            raise LockfileError(f"{source}: \"{section}\" must be an object")
+            raise LockfileError(f'{source}: "{section}" must be an object')
         for name, body in definitions.items():
             where = f"{source}: {section}.{name}"
             if not isinstance(body, dict) or not isinstance(body.get("errors"), dict):
-                raise LockfileError(f"{where}: expected an object with an \"errors\" object")
+                raise LockfileError(f'{where}: expected an object with an "errors" object')
             for reason, entry in body["errors"].items():
                 _check_entry(f"{where}.errors.{reason}", entry)
     return document
@@ -342,7 +344,8 @@ _MESSAGES = {
     "definition_removed": lambda d: f"{d.definition_kind} was removed",
     "definition_added": lambda d: (
         f"new {d.definition_kind} with an error contract (reasons: {', '.join(d.new)})"
-        if d.new else f"new {d.definition_kind} without an error contract"
+        if d.new
+        else f"new {d.definition_kind} without an error contract"
     ),
     "reason_removed": lambda d: f"reason '{d.reason}' ({d.old}) was removed",
     "reason_added": lambda d: f"new reason '{d.reason}' ({d.new}): a new failure mode",
@@ -355,7 +358,9 @@ _MESSAGES = {
     "severity_changed": lambda d: (
         f"the log severity of reason '{d.reason}' changed from {d.old or 'error'} to {d.new or 'error'}"
     ),
-    "thrown_by_changed": lambda d: f"the thrown_by marker of reason '{d.reason}' changed from {_json(d.old)} to {_json(d.new)}",
+    "thrown_by_changed": lambda d: (
+        f"the thrown_by marker of reason '{d.reason}' changed from {_json(d.old)} to {_json(d.new)}"
+    ),
 }
 
 
@@ -384,7 +389,9 @@ def diff_locks(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Delta]:
             impact: Impact = "RISKY" if reasons else "SAFE"
             deltas.append(Delta(impact, "definition_added", kind, name, new=tuple(reasons)))  # type: ignore[arg-type]
         for name in sorted(set(before) & set(after)):
-            deltas.extend(_diff_definition(kind, name, before[name].get("errors") or {}, after[name].get("errors") or {}))
+            deltas.extend(
+                _diff_definition(kind, name, before[name].get("errors") or {}, after[name].get("errors") or {})
+            )
     return sorted(deltas, key=Delta.sort_key)
 
 
@@ -422,7 +429,9 @@ def _diff_definition(
     return deltas
 
 
-def deltas_by_definition(deltas: Sequence[Delta], impacts: Iterable[str] = IMPACTS) -> dict[tuple[str, str], list[Delta]]:
+def deltas_by_definition(
+    deltas: Sequence[Delta], impacts: Iterable[str] = IMPACTS
+) -> dict[tuple[str, str], list[Delta]]:
     """Group ``deltas`` of the given impacts by ``(definition kind, name)``, keeping their order."""
     wanted = set(impacts)
     grouped: dict[tuple[str, str], list[Delta]] = {}

@@ -9,6 +9,7 @@ JSON-RPC error is sent only for protocol conditions, with ``-32602`` (an unknown
 or prompt; invalid prompt arguments; a missing resource) or ``-32603`` (any other resource or
 prompt failure), the envelope in its ``data``.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -16,8 +17,9 @@ import difflib
 import inspect
 import logging
 import os
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Callable, Literal, Sequence
+from typing import Any, Literal
 
 import anyio
 import mcp_types as types
@@ -30,8 +32,8 @@ from .definitions import Definition, PromptDefinition, ResourceDefinition, ToolD
 from .envelope import ENVELOPE_FORMATS, EnvelopeFormat, ToolErrorEnvelope
 from .errors import JsonRpcErrorCode
 from .lockfile import Delta, build_lock, deltas_by_definition, diff_locks, load_lock, records_from_definitions
-from .stdio import fusion_stdio_server
 from .server_content import advertised_errors, index_definitions, prompt_messages, resource_contents
+from .stdio import fusion_stdio_server
 from .wire import (
     DEFAULT_MAX_RESULT_CHARS,
     ERROR_META_KEY,
@@ -125,7 +127,12 @@ class FusionServer:
     # -- running ------------------------------------------------------------------------------
 
     def run(
-        self, transport: Transport = "stdio", *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp",
+        self,
+        transport: Transport = "stdio",
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        path: str = "/mcp",
         **http_options: Any,
     ) -> None:
         """Serve until the client disconnects (stdio) or the process is stopped (HTTP). Blocking.
@@ -139,6 +146,7 @@ class FusionServer:
                 raise TypeError(f"stdio takes no HTTP options, got {sorted(http_options)}")
             runner: Callable[[], Any] = self.run_stdio_async
         elif transport == "streamable-http":
+
             def runner() -> Any:
                 return self.run_http_async(host=host, port=port, path=path, **http_options)
         else:
@@ -154,7 +162,12 @@ class FusionServer:
             await self.sdk_server.run(read_stream, write_stream, self.sdk_server.create_initialization_options())
 
     async def run_http_async(
-        self, *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp", log_level: str = "info",
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        path: str = "/mcp",
+        log_level: str = "info",
         **options: Any,
     ) -> None:
         """Serve Streamable HTTP with uvicorn until cancelled."""
@@ -198,7 +211,9 @@ class FusionServer:
         if moved:
             logger.warning(
                 "%s: the contracts moved since %s: %s",
-                self.name, contract_lock, "; ".join(delta.describe() for delta in moved),
+                self.name,
+                contract_lock,
+                "; ".join(delta.describe() for delta in moved),
             )
         return deltas
 
@@ -236,7 +251,9 @@ class FusionServer:
     ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=self.list_tool_models())
 
-    async def _call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
         definition = self.tools.get(params.name)
         if definition is None:
             raise self._unknown("tool", params.name, list(self.tools), "Call one of the tools this server lists.")
@@ -284,7 +301,15 @@ class FusionServer:
             if is_fatal(exc):
                 raise
             failure = unexpected_failure(definition)
-            log_failure(definition, logging.ERROR, failure.code_name, failure.reason, "the result could not be rendered", None, exc=exc)
+            log_failure(
+                definition,
+                logging.ERROR,
+                failure.code_name,
+                failure.reason,
+                "the result could not be rendered",
+                None,
+                exc=exc,
+            )
             raise self._protocol_failure(failure) from None
 
     # -- resources ----------------------------------------------------------------------------
@@ -338,7 +363,9 @@ class FusionServer:
         matched = self._match_resource(uri)
         if matched is None:
             raise self._unknown(
-                "resource", uri, [d.uri_template for d in self.resources.values()],
+                "resource",
+                uri,
+                [d.uri_template for d in self.resources.values()],
                 "List the resources and resource templates of this server, then read one of those URIs.",
             )
         definition, variables = matched
@@ -368,11 +395,16 @@ class FusionServer:
             prompts.append(types.Prompt(name=definition.name, description=definition.description, arguments=arguments))
         return types.ListPromptsResult(prompts=prompts)
 
-    async def _get_prompt(self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    async def _get_prompt(
+        self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
         definition = self.prompts.get(params.name)
         if definition is None:
             raise self._unknown(
-                "prompt", params.name, list(self.prompts), "List the prompts of this server, then request one of those names."
+                "prompt",
+                params.name,
+                list(self.prompts),
+                "List the prompts of this server, then request one of those names.",
             )
         outcome = await run_handler(definition, params.arguments, ctx)
         if not isinstance(outcome, HandlerSuccess):

@@ -2,10 +2,12 @@
 
 Only ``FusionServer`` uses this module; it imports the SDK's types.
 """
+
 from __future__ import annotations
 
 import base64
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import mcp_types as types
 
@@ -18,8 +20,10 @@ from .wire import MALFORMED_REASON, ResultProblem, json_data
 def resource_contents(uri: str, value: Any) -> list[Any]:
     if isinstance(value, (types.TextResourceContents, types.BlobResourceContents)):
         value = [value]
-    if isinstance(value, (list, tuple)) and value and all(
-        isinstance(item, (types.TextResourceContents, types.BlobResourceContents)) for item in value
+    if (
+        isinstance(value, (list, tuple))
+        and value
+        and all(isinstance(item, (types.TextResourceContents, types.BlobResourceContents)) for item in value)
     ):
         dumped, _ = json_data([item.model_dump(by_alias=True, mode="json", exclude_none=True) for item in value])
         return [_contents_model(item) for item in dumped]
@@ -59,7 +63,8 @@ def _prompt_message(item: Any) -> types.PromptMessage:
             content = types.TextContent(type="text", text=content)
         return types.PromptMessage(role=item.get("role", "user"), content=content)
     raise ResultProblem(
-        MALFORMED_REASON, f"is of type {type(item).__name__!r}; a prompt returns text, messages or dicts with role/content"
+        MALFORMED_REASON,
+        f"is of type {type(item).__name__!r}; a prompt returns text, messages or dicts with role/content",
     )
 
 
@@ -75,9 +80,7 @@ def index_definitions(server: str, kind: str, definitions: Iterable[Any], expect
     indexed: dict[str, Any] = {}
     for definition in definitions:
         if not isinstance(definition, expected):
-            raise TypeError(
-                f"FusionServer {server!r}: {kind}s= takes objects made by @{kind}(...), got {definition!r}"
-            )
+            raise TypeError(f"FusionServer {server!r}: {kind}s= takes objects made by @{kind}(...), got {definition!r}")
         if definition.name in indexed:
             raise ValueError(f"FusionServer {server!r}: two {kind}s are named {definition.name!r}")
         indexed[definition.name] = definition

@@ -6,12 +6,14 @@ context variable; without one, what can be read off the stack is used: under mcp
 framework a resource read in progress. A sync handler the framework runs in a worker thread has no
 such stack: there only an integration can tell.
 """
+
 from __future__ import annotations
 
 import contextvars
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator, NamedTuple, Optional
+from typing import Any, NamedTuple
 
 #: Frames of a framework's resource read (mcp 1.x/2.x ``FastMCP``/``MCPServer``, fastmcp 2.x-4.x).
 _RESOURCE_FRAMES = frozenset({"read", "read_resource", "_read_resource", "_read_resource_mcp", "create_resource"})
@@ -25,16 +27,16 @@ class ServedTool(NamedTuple):
     A named tuple, not a dataclass: one is made per failed call, and a tuple is made several times faster.
     """
 
-    name: Optional[str]
+    name: str | None
     has_output_schema: bool
     kind: str = "tool"
 
 
-_serving: contextvars.ContextVar[Optional[ServedTool]] = contextvars.ContextVar("mcp_fusion_serving", default=None)
+_serving: contextvars.ContextVar[ServedTool | None] = contextvars.ContextVar("mcp_fusion_serving", default=None)
 
 
 @contextmanager
-def serving_tool(name: Optional[str], has_output_schema: bool, kind: str = "tool") -> Iterator[None]:
+def serving_tool(name: str | None, has_output_schema: bool, kind: str = "tool") -> Iterator[None]:
     """While a framework serves ``name``: contracted handlers use this name, output-schema fact and kind."""
     token = _serving.set(ServedTool(name, has_output_schema, kind))
     try:
@@ -43,7 +45,7 @@ def serving_tool(name: Optional[str], has_output_schema: bool, kind: str = "tool
         _serving.reset(token)
 
 
-def served_tool(mcp1: bool, caller: Any = None) -> Optional[ServedTool]:
+def served_tool(mcp1: bool, caller: Any = None) -> ServedTool | None:
     """The framework's own name and output-schema fact for the tool being served, when it can be seen.
 
     An integration tells it (:func:`serving_tool`); under mcp 1.x ``FastMCP``, which has no hook, the
@@ -57,7 +59,7 @@ def served_tool(mcp1: bool, caller: Any = None) -> Optional[ServedTool]:
     return served
 
 
-def _from_the_stack(mcp1: bool, frame: Any) -> Optional[ServedTool]:
+def _from_the_stack(mcp1: bool, frame: Any) -> ServedTool | None:
     tool_class = getattr(sys.modules.get("mcp.server.fastmcp.tools.base"), "Tool", None) if mcp1 else None
     for _ in range(_MAX_FRAMES):
         if frame is None:
@@ -75,7 +77,7 @@ def _from_the_stack(mcp1: bool, frame: Any) -> Optional[ServedTool]:
     return None
 
 
-def _resource_uri(resource: Any) -> Optional[str]:
+def _resource_uri(resource: Any) -> str | None:
     """The URI a framework's resource object is registered under (a template's, else a static one's).
 
     mcp 1.x ``FastMCP`` has no hook: its ``ResourceTemplate.create_resource`` (``uri_template``) or

@@ -4,14 +4,16 @@ A handler's parameters are the tool's arguments (plain typed params or pydantic 
 official SDK) plus at most one parameter annotated ``Context``, found by annotation under any name,
 also when annotations are strings (``from __future__ import annotations``).
 """
+
 from __future__ import annotations
 
 import dataclasses
 import inspect
 import re
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Union, get_args, get_origin
+from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 

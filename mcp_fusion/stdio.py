@@ -7,14 +7,16 @@ blocked read and the process exits at once. As the SDK does, the wire gets priva
 fd 0 and fd 1 while serving: fd 0 reads EOF and fd 1 goes to stderr, so a handler's ``print()``,
 ``input()`` or child process can never write into (or read from) the protocol stream.
 """
+
 from __future__ import annotations
 
 import io
 import os
 import sys
 import threading
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator
+from typing import Any
 
 import anyio
 import anyio.from_thread

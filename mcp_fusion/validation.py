@@ -8,11 +8,13 @@ per problem, saying what it sent (bounded) and what was expected, and a fixed re
       <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>
     </validation_error>
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .bounding import MAX_ITEMS, bound_text, render_bounded
 from .envelope import escape_attribute, escape_text, render_awareness_xml
@@ -344,10 +346,22 @@ def describe_schema(schema: Mapping[str, Any] | None, root: Mapping[str, Any]) -
 
 
 _SINGULAR = {"integer": "an integer", "number": "a number", "boolean": "a boolean (true or false)", "null": "null"}
-_PLURAL = {"string": "strings", "integer": "integers", "number": "numbers", "boolean": "booleans",
-           "object": "objects", "array": "lists", "null": "nulls"}
-_STRING_FORMATS = {"date": "a date (YYYY-MM-DD)", "date-time": "a date-time (ISO 8601)", "uuid": "a UUID",
-                   "uri": "a URL", "email": "an email address"}
+_PLURAL = {
+    "string": "strings",
+    "integer": "integers",
+    "number": "numbers",
+    "boolean": "booleans",
+    "object": "objects",
+    "array": "lists",
+    "null": "nulls",
+}
+_STRING_FORMATS = {
+    "date": "a date (YYYY-MM-DD)",
+    "date-time": "a date-time (ISO 8601)",
+    "uuid": "a UUID",
+    "uri": "a URL",
+    "email": "an email address",
+}
 
 
 def _plural(schema: Mapping[str, Any], root: Mapping[str, Any]) -> str | None:

@@ -16,6 +16,7 @@ Guarantees, whatever the handler returned:
   ``MAX_RESULT_DEPTH``, a 5,000-digit integer, an unknown object, more than ``max_chars``) is a
   ``SERIALIZATION_ERROR`` envelope; what went wrong is logged, never sent.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -29,11 +30,10 @@ import uuid
 from collections.abc import Iterable, Mapping, Set
 from itertools import islice
 from pathlib import PurePath
-from typing import Any, NamedTuple, Optional
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from .bounding import bound_text, clean_text, describe_integer, integer_digits
 from .boundary import (
     BoundaryTarget,
     Failure,
@@ -43,6 +43,7 @@ from .boundary import (
     log_failure,
     unexpected_failure,
 )
+from .bounding import bound_text, clean_text, describe_integer, integer_digits
 from .envelope import ERROR_META_KEY, EnvelopeFormat, ToolErrorEnvelope
 from .errors import JsonRpcErrorCode
 
@@ -79,9 +80,9 @@ class ToolResultParts(NamedTuple):
     """
 
     content: list[dict[str, Any]]
-    structured_content: Optional[dict[str, Any]]
+    structured_content: dict[str, Any] | None
     is_error: bool
-    meta: Optional[dict[str, Any]] = None
+    meta: dict[str, Any] | None = None
 
     def to_wire(self) -> dict[str, Any]:
         """The ``tools/call`` result object, as MCP spells it (``structuredContent``, ``isError``, ``_meta``)."""
@@ -183,7 +184,15 @@ def tool_result(
         if is_fatal(exc):
             raise
         envelope = unexpected_failure(target)
-        log_failure(target, logging.ERROR, envelope.code_name, envelope.reason, "the result could not be rendered", None, exc=exc)
+        log_failure(
+            target,
+            logging.ERROR,
+            envelope.code_name,
+            envelope.reason,
+            "the result could not be rendered",
+            None,
+            exc=exc,
+        )
         return failure_parts(envelope, envelope_format, has_output_schema=has_output_schema)
 
 
@@ -198,7 +207,9 @@ def _success_parts(
     if has_output_schema and (not outcome.has_value or outcome.value is None):
         what = "a warning without the result" if warning else "nothing, not the result"
         raise ResultProblem(MALFORMED_REASON, f"was {what} the output schema requires (attach it with .result(value))")
-    content, structured, is_error = success_payload(outcome.value if outcome.has_value else None, output_adapter, max_chars)
+    content, structured, is_error = success_payload(
+        outcome.value if outcome.has_value else None, output_adapter, max_chars
+    )
     if warning is None:
         return ToolResultParts(content, structured, is_error)
     # A warning is guidance on the success path: the envelope leads, the payload follows.
@@ -217,7 +228,9 @@ def success_payload(value: Any, output_adapter: Any, max_chars: int | None) -> t
         try:
             validated = output_adapter.validate_python(value)
         except ValidationError as exc:
-            raise ResultProblem(MALFORMED_REASON, f"does not match the output schema ({exc.error_count()} problems)") from None
+            raise ResultProblem(
+                MALFORMED_REASON, f"does not match the output schema ({exc.error_count()} problems)"
+            ) from None
         structured, text = json_data(output_adapter.dump_python(validated, mode="json"), max_chars)
         if not isinstance(structured, dict):
             raise ResultProblem(MALFORMED_REASON, "is not an object, as the output schema requires")
@@ -229,7 +242,9 @@ def success_payload(value: Any, output_adapter: Any, max_chars: int | None) -> t
         return list(dumped.get("content", [])), dumped.get("structuredContent"), bool(dumped.get("isError", False))
     blocks = value if isinstance(value, (list, tuple)) and value else [value]
     if all(_is_content_block(block) for block in blocks):
-        dumped, _ = json_data([block.model_dump(by_alias=True, mode="json", exclude_none=True) for block in blocks], max_chars)
+        dumped, _ = json_data(
+            [block.model_dump(by_alias=True, mode="json", exclude_none=True) for block in blocks], max_chars
+        )
         return dumped, None, False
     if hasattr(type(value), "model_fields") and callable(getattr(value, "model_dump", None)):
         value = value.model_dump(mode="json")

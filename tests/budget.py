@@ -1,6 +1,7 @@
 """The fixed budget of every property test: derandomized, no example database, no deadline, so a
 run is the same run every time. ``FUSION_LINT_FUZZ_EXAMPLES=5000`` turns every one of them into a
 longer, randomized search (see CONTRIBUTING.md)."""
+
 from __future__ import annotations
 
 import os

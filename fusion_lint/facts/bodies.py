@@ -4,15 +4,18 @@ Nested functions and lambdas belong to the function around them too (a handler's
 is part of the handler). The walk looks only at the fields that can hold an expression or a
 statement, which keeps it at a few percent of the parse.
 """
+
 from __future__ import annotations
 
 import ast
-from typing import Optional, Protocol, Union
+from typing import Protocol
 
 from mcp_fusion import FACTORY_CODES
 
 from ..positions import Cursor, SpanRegistry
 from .definitions import Definitions
+from .expressions import data_reason, literal_text, uses
+from .expressions import shape as value_shape
 from .model import (
     Assumptions,
     Construction,
@@ -23,29 +26,51 @@ from .model import (
     Raise,
     Return,
     ServerRef,
-    Suppressing,
     Shape,
+    Suppressing,
     Try,
-    Uses,
     Usage,
+    Uses,
 )
-from .expressions import data_reason, literal_text, shape as value_shape, uses
 from .names import Names, Scope
 from .parameters import ParameterReading
 from .raised import Raised
-from .values import Values
 from .syntax import (
-    LEAF_TYPES, args_of, argument, argument_value, children, contains_raise, dotted, if_branches, is_name_or_attribute,
-    keyword_argument, name_value, rethrows, string_value,
-)  # fmt: skip
-
+    LEAF_TYPES,
+    args_of,
+    argument,
+    argument_value,
+    children,
+    contains_raise,
+    dotted,
+    if_branches,
+    is_name_or_attribute,
+    keyword_argument,
+    name_value,
+    rethrows,
+    string_value,
+)
+from .values import Values
 
 LEAF_SET = frozenset(LEAF_TYPES)
 FACTORY_FOR_CODE = {code.name: name for name, code in FACTORY_CODES.items()}
 RUNTIME_RAISES = ("fail", "mcp_error", "factory", "tool_error")
 TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
-COMPOUND = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
-                      ast.With, ast.AsyncWith, *TRY, *((ast.Match,) if hasattr(ast, "Match") else ())})  # fmt: skip
+COMPOUND = frozenset(
+    {
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        ast.If,
+        ast.For,
+        ast.AsyncFor,
+        ast.While,
+        ast.With,
+        ast.AsyncWith,
+        *TRY,
+        *((ast.Match,) if hasattr(ast, "Match") else ()),
+    }
+)
 
 
 class Module(Protocol):
@@ -58,12 +83,13 @@ class Module(Protocol):
     needs_names: bool
     facts: FileFacts
 
-    def function(self, node: ast.FunctionDef, prefix: str, outer: Optional["FunctionWalker"], at: Cursor,
-                 top: bool = False) -> None: ...  # fmt: skip
+    def function(
+        self, node: ast.FunctionDef, prefix: str, outer: FunctionWalker | None, at: Cursor, top: bool = False
+    ) -> None: ...
 
 
 class FunctionWalker(ParameterReading):
-    def __init__(self, ex: Module, node: ast.FunctionDef, facts: FunctionFacts, outer: Optional["FunctionWalker"]):
+    def __init__(self, ex: Module, node: ast.FunctionDef, facts: FunctionFacts, outer: FunctionWalker | None):
         self.ex = ex
         self.names = ex.names
         self.spans = ex.spans
@@ -234,7 +260,7 @@ class FunctionWalker(ParameterReading):
             return
         self.expression(small, at)
 
-    def _assignment(self, small: Union[ast.Assign, ast.AnnAssign], at: Cursor) -> None:
+    def _assignment(self, small: ast.Assign | ast.AnnAssign, at: Cursor) -> None:
         value = small.value
         targets = small.targets if type(small) is ast.Assign else [small.target]  # type: ignore[union-attr]
         names = [t.id for t in targets if type(t) is ast.Name]  # type: ignore[attr-defined]
@@ -280,7 +306,7 @@ class FunctionWalker(ParameterReading):
             return
         self._raise(node, node.exc, at)
 
-    def _raise(self, node: ast.Raise, exc: Optional[ast.expr], at: Cursor) -> None:
+    def _raise(self, node: ast.Raise, exc: ast.expr | None, at: Cursor) -> None:
         in_except = bool(self.clauses)
         caught = {clause.name for clause in self.clauses if clause.name}
         raised: Raised
@@ -354,7 +380,7 @@ class FunctionWalker(ParameterReading):
                 self.awaits += 1
             stack.extend(reversed(list(children(current))))
 
-    def _fail_method(self, func: ast.AST) -> Optional[str]:
+    def _fail_method(self, func: ast.AST) -> str | None:
         """``fail``/``recovery_for`` when ``func`` is ``ctx.fail``, ``ctx.recovery_for`` or an alias."""
         kind = type(func)
         if kind is ast.Attribute:
@@ -375,9 +401,11 @@ class FunctionWalker(ParameterReading):
             if api in ("fail", "recovery_for"):
                 return api
         if (
-            self.ctx_attributes and kind is ast.Attribute and func.attr in ("fail", "recovery_for")  # type: ignore[attr-defined]
+            self.ctx_attributes
+            and kind is ast.Attribute
+            and func.attr in ("fail", "recovery_for")  # type: ignore[attr-defined]
             and dotted(func.value) in self.ctx_attributes  # type: ignore[attr-defined]
-        ):  # fmt: skip
+        ):
             return func.attr  # type: ignore[attr-defined]
         return None
 
@@ -392,8 +420,12 @@ class FunctionWalker(ParameterReading):
         method = self._fail_method(call.func)
         cause = keyword_argument(call, "cause") is not None
         if method == "fail":
-            return Raised("fail", has_cause=cause, message=argument_value(call, 1, "message"),
-                          data=argument_value(call, 2, "data"))  # fmt: skip
+            return Raised(
+                "fail",
+                has_cause=cause,
+                message=argument_value(call, 1, "message"),
+                data=argument_value(call, 2, "data"),
+            )
         root = call
         while type(root.func) is ast.Attribute and type(root.func.value) is ast.Call:  # type: ignore[attr-defined]
             root = root.func.value  # type: ignore[attr-defined]  # ``tool_error(...).suggest(...)`` chains
@@ -402,14 +434,29 @@ class FunctionWalker(ParameterReading):
         if api == "McpError":
             code, code_assumes = self.ex.values.code_of(argument_value(call, 0, "code"), self.scope)
             data = argument_value(call, 2, "data")
-            return Raised("mcp_error", exception=qname, code=code, data_reason=data_reason(data),
-                          has_cause=cause, message=argument_value(call, 1, "message"), data=data,
-                          assumes=assumes + code_assumes)  # fmt: skip
+            return Raised(
+                "mcp_error",
+                exception=qname,
+                code=code,
+                data_reason=data_reason(data),
+                has_cause=cause,
+                message=argument_value(call, 1, "message"),
+                data=data,
+                assumes=assumes + code_assumes,
+            )
         if api in FACTORY_CODES:
             data = argument_value(call, 1, "data")
-            return Raised("factory", exception=qname, code=FACTORY_CODES[api].name, factory=api,
-                          data_reason=data_reason(data), has_cause=cause,
-                          message=argument_value(call, 0, "message"), data=data, assumes=assumes)  # fmt: skip
+            return Raised(
+                "factory",
+                exception=qname,
+                code=FACTORY_CODES[api].name,
+                factory=api,
+                data_reason=data_reason(data),
+                has_cause=cause,
+                message=argument_value(call, 0, "message"),
+                data=data,
+                assumes=assumes,
+            )
         if api == "tool_error":
             code, code_assumes = self.ex.values.code_of(argument_value(root, 0, "code"), self.scope)
             return Raised("tool_error", exception=qname, code=code, assumes=assumes + code_assumes)
@@ -464,7 +511,7 @@ class FunctionWalker(ParameterReading):
         else:
             facts.unguarded_calls.add(qname)
 
-    def _method_of_instance(self, func: ast.expr) -> Optional[str]:
+    def _method_of_instance(self, func: ast.expr) -> str | None:
         """``Lookup(ctx).find``: the method ``find`` of the class instantiated (followed like ``x.find``
         after ``x = Lookup(ctx)``); ``super().find`` in a method: ``find`` of the class's first base
         (looked up through that base's MRO; exact for single inheritance)."""

@@ -4,29 +4,42 @@ The project view follows a method call (``self.helper()``, ``svc.handle``) throu
 bases in MRO order, across files; ``self.ctx.fail(...)`` counts as ``ctx.fail`` in a class that
 stores its context as ``self.ctx = ctx``.
 """
+
 from __future__ import annotations
 
 import ast
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
-from .parameters import CONTEXT_NAMES
 from .model import ClassFacts
 from .names import Names
+from .parameters import CONTEXT_NAMES
 from .syntax import children, dotted, string_value
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # Statements whose blocks are searched (a ``match`` is not); their expressions never are.
-_BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.ExceptHandler,
-           *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))  # fmt: skip
+_BLOCKS = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.ExceptHandler,
+    *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),
+)
 
 
-def class_facts(node: ast.ClassDef, methods: list[ast.FunctionDef], names: Names, known: dict[str, ClassFacts]) -> ClassFacts:
+def class_facts(
+    node: ast.ClassDef, methods: list[ast.FunctionDef], names: Names, known: dict[str, ClassFacts]
+) -> ClassFacts:
     """The facts of a module-level class; ``known`` are the classes of the module read before it,
     whose stored context a subclass inherits."""
     bases = tuple(
         names.qualify(base.value if type(base) is ast.Subscript else base) or ""  # type: ignore[attr-defined]
-        for base in node.bases if type(base) is not ast.Starred
-    )  # fmt: skip
+        for base in node.bases
+        if type(base) is not ast.Starred
+    )
     stored = list(stored_context(methods))
     prefix = names.module_name + "."
     for base in bases:
@@ -57,8 +70,12 @@ def stored_context(methods: Iterable[ast.FunctionDef]) -> Iterator[str]:
             kind = type(current)
             if kind is ast.Assign and type(current.value) is ast.Name and current.value.id in contexts:  # type: ignore[attr-defined]
                 for attribute in current.targets:  # type: ignore[attr-defined]
-                    if (type(attribute) is ast.Attribute and type(attribute.value) is ast.Name
-                            and attribute.value.id == receiver and attribute.attr not in seen):  # fmt: skip
+                    if (
+                        type(attribute) is ast.Attribute
+                        and type(attribute.value) is ast.Name
+                        and attribute.value.id == receiver
+                        and attribute.attr not in seen
+                    ):
                         seen.add(attribute.attr)
                         yield attribute.attr
             elif isinstance(current, _BLOCKS):

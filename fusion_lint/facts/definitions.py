@@ -3,31 +3,46 @@ and ``tool(...)(fn)``, and every framework's registrations — ``@server.tool()`
 (fastmcp), ``server.tool(name=...)(fn)``, ``server.tool(fn)``, ``server.add_tool(fn, ...)``,
 ``Tool.from_function(fn, ...)``, a low-level server's ``@server.call_tool()`` and ``Server(name,
 on_call_tool=fn)`` — on servers recognised by what they are, with ``@contract(errors=...)``."""
+
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-import ast
-from typing import Iterator, Optional, Protocol
+from typing import Protocol
+
+import fusion_lint.facts.helpers as helpers
 
 from ..positions import Cursor
-import fusion_lint.facts.helpers as helpers
+from .expressions import is_concatenated
 from .frameworks import TOOL_CLASSES, framework_of_class
 from .model import Assumptions, Definition, FileFacts, HelperCall, HelperTemplate, ServerRef
-from .expressions import is_concatenated
 from .names import DEFINERS, Names, Scope
 from .syntax import (
-    args_of, argument_value, children, describe, dotted, is_name_or_attribute, is_string, keyword_argument, name_value,
+    args_of,
+    argument_value,
+    children,
+    describe,
+    dotted,
+    is_name_or_attribute,
+    is_string,
+    keyword_argument,
+    name_value,
     string_value,
-)  # fmt: skip
+)
 from .values import Values
 
 LISTED_TOOL_CLASSES = frozenset({"mcp.types.Tool", "mcp_types.Tool"})
 STANDALONE = {
-    "fastmcp.tools.tool": "tool", "fastmcp.tools.tool.tool": "tool", "fastmcp.tools.function_tool.tool": "tool",
-    "fastmcp.resources.resource": "resource", "fastmcp.resources.function_resource.resource": "resource",
-    "fastmcp.prompts.prompt": "prompt", "fastmcp.prompts.function_prompt.prompt": "prompt",
-}  # fmt: skip
+    "fastmcp.tools.tool": "tool",
+    "fastmcp.tools.tool.tool": "tool",
+    "fastmcp.tools.function_tool.tool": "tool",
+    "fastmcp.resources.resource": "resource",
+    "fastmcp.resources.function_resource.resource": "resource",
+    "fastmcp.prompts.prompt": "prompt",
+    "fastmcp.prompts.function_prompt.prompt": "prompt",
+}
 
 
 class Enclosing(Protocol):
@@ -47,9 +62,9 @@ class Registration:
     kind: str
     server: ServerRef
     node: ast.expr  # the decorator expression or the registering call: what a diagnostic points at
-    call: Optional[ast.Call]  # its call, when it is one (``@server.tool`` is not)
+    call: ast.Call | None  # its call, when it is one (``@server.tool`` is not)
     dispatcher: bool = False
-    name_node: Optional[ast.expr] = None
+    name_node: ast.expr | None = None
     extra: dict = field(default_factory=dict)
 
 
@@ -63,7 +78,7 @@ class Definitions:
         self.contracted: dict[str, tuple[ast.Call, Cursor]] = {}
         # The variables of the enclosing ``for`` loops: the elements of a literal list or tuple it
         # runs over (registering the variable registers each, DESIGN §12.2), or None (dynamic).
-        self.loop_elements: dict[str, Optional[tuple[ast.expr, ...]]] = {}
+        self.loop_elements: dict[str, tuple[ast.expr, ...] | None] = {}
         self.wraps_kept: set[str] = set()  # functions under ``@functools.wraps(...)``: they keep a name
 
     @contextmanager
@@ -92,7 +107,7 @@ class Definitions:
 
     # ----- the runtime's definers -----------------------------------------------------------------
 
-    def definer(self, node: ast.AST, scope: Optional[Scope] = None) -> tuple[Optional[str], Assumptions]:
+    def definer(self, node: ast.AST, scope: Scope | None = None) -> tuple[str | None, Assumptions]:
         """``tool``/``resource``/``prompt`` when ``node`` is a call to one, and what that assumed."""
         if type(node) is ast.Call:
             api, assumes = self.names.api_of(self.names.qualify(node.func, scope))
@@ -100,7 +115,7 @@ class Definitions:
                 return api, assumes
         return None, ()
 
-    def contract_call(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[ast.Call]:
+    def contract_call(self, node: ast.AST, scope: Scope | None = None) -> ast.Call | None:
         """``contract(errors=...)``, the runtime's decorator for a framework handler."""
         if type(node) is ast.Call and self.names.api_of(self.names.qualify(node.func, scope))[0] == "contract":
             return node
@@ -108,7 +123,7 @@ class Definitions:
 
     # ----- servers and their registrations ---------------------------------------------------------
 
-    def receiver(self, node: ast.AST, walker: Optional[Enclosing]) -> Optional[ServerRef]:
+    def receiver(self, node: ast.AST, walker: Enclosing | None) -> ServerRef | None:
         """The server ``node`` (what ``.tool`` is called on) is, if it is one."""
         scope = walker.scope if walker is not None else None
         name = name_value(node)
@@ -135,11 +150,16 @@ class Definitions:
             if local in self.names.server_classes:  # ``self`` in a method of a server subclass
                 return ServerRef(self.names.server_classes[local])
             return None
-        if name is not None and qname is not None and "." in qname and self.names.may_reexport_runtime(qname.rpartition(".")[0]):
+        if (
+            name is not None
+            and qname is not None
+            and "." in qname
+            and self.names.may_reexport_runtime(qname.rpartition(".")[0])
+        ):
             return ServerRef("unknown", ref=qname)  # a server imported from another module of the project
         return None
 
-    def registration(self, node: ast.expr, walker: Optional[Enclosing]) -> Optional[Registration]:
+    def registration(self, node: ast.expr, walker: Enclosing | None) -> Registration | None:
         """``server.tool(...)``, ``server.tool`` (bare), ``server.resource(uri)``, ``server.prompt()``,
         ``server.call_tool()``: what registers the function it decorates or is called with."""
         call = node if type(node) is ast.Call else None
@@ -147,9 +167,14 @@ class Definitions:
         standalone = STANDALONE.get(self.names.qualify(func, walker.scope if walker else None) or "")
         if standalone is not None:  # fastmcp 3's ``@tool`` (``fastmcp.tools``), found by a provider
             name = keyword_argument(call, "name") if call is not None else None
-            first = args_of(call)[0].value if call is not None and args_of(call) and args_of(call)[0].keyword is None else None
-            return Registration(standalone, ServerRef("fastmcp"), node, call,
-                                name_node=name.value if name is not None else first)  # fmt: skip
+            first = (
+                args_of(call)[0].value
+                if call is not None and args_of(call) and args_of(call)[0].keyword is None
+                else None
+            )
+            return Registration(
+                standalone, ServerRef("fastmcp"), node, call, name_node=name.value if name is not None else first
+            )
         if type(func) is not ast.Attribute or func.attr not in ("tool", "resource", "prompt", "call_tool"):  # type: ignore[union-attr]
             return None
         server = self.receiver(func.value, walker)  # type: ignore[union-attr]
@@ -182,21 +207,21 @@ class Definitions:
     def record(
         self,
         kind: str,
-        call: Optional[ast.Call],
+        call: ast.Call | None,
         at: Cursor,
-        handler: Optional[str],
-        handler_ref: Optional[str],
+        handler: str | None,
+        handler_ref: str | None,
         assumes: Assumptions,
         *,
-        node: Optional[ast.expr] = None,
-        name_node: Optional[ast.expr] = None,
-        fallback_name: Optional[str] = None,
-        server: Optional[ServerRef] = None,
+        node: ast.expr | None = None,
+        name_node: ast.expr | None = None,
+        fallback_name: str | None = None,
+        server: ServerRef | None = None,
         dispatcher: bool = False,
-        contract: Optional[ast.Call] = None,
+        contract: ast.Call | None = None,
         contract_above: bool = False,
-        contract_at: Optional[Cursor] = None,
-        template: Optional[HelperTemplate] = None,
+        contract_at: Cursor | None = None,
+        template: HelperTemplate | None = None,
     ) -> None:
         """One definition. The runtime's own: ``call`` is ``tool(...)``. A framework's: ``server``
         is set, ``contract`` is its ``@contract(...)`` when it has one."""
@@ -243,8 +268,12 @@ class Definitions:
 
     # ----- call forms -------------------------------------------------------------------------------
 
-    def _handler_of(self, target: ast.expr, scope: Optional[Scope], walker: Optional[Enclosing] = None,
-                    ) -> tuple[Optional[str], Optional[str], Optional[str]]:  # fmt: skip
+    def _handler_of(
+        self,
+        target: ast.expr,
+        scope: Scope | None,
+        walker: Enclosing | None = None,
+    ) -> tuple[str | None, str | None, str | None]:
         """(qualname in this module, qualified name elsewhere, the name a framework gives it) of the
         function ``target`` names."""
         target = self.values.handler_target(target, scope)  # ``functools.partial(fn)`` is ``fn``
@@ -261,10 +290,16 @@ class Definitions:
                 handler = qname[len(module) + 1 :]
             else:
                 handler_ref = qname
-        shown = name_value(target) if name_value(target) is not None else target.attr if type(target) is ast.Attribute else None  # type: ignore[attr-defined]
+        shown = (
+            name_value(target)
+            if name_value(target) is not None
+            else target.attr
+            if type(target) is ast.Attribute
+            else None
+        )  # type: ignore[attr-defined]
         return handler, handler_ref, shown
 
-    def _nested_def(self, target: ast.AST, scope: Optional[Scope], walker: Optional[Enclosing]) -> Optional[str]:
+    def _nested_def(self, target: ast.AST, scope: Scope | None, walker: Enclosing | None) -> str | None:
         """The qualname of the nested ``def`` a name registered inside a function means: the
         innermost enclosing function defining it (``build_server.call_tool`` for ``Server(...,
         on_call_tool=call_tool)`` in ``build_server``), as Python looks the name up."""
@@ -287,7 +322,7 @@ class Definitions:
             target = target.value  # type: ignore[attr-defined]
         return name_value(target) in self.names.import_bound
 
-    def call_form(self, node: ast.Call, at: Cursor, scope: Optional[Scope], walker: Optional[Enclosing] = None) -> bool:
+    def call_form(self, node: ast.Call, at: Cursor, scope: Scope | None, walker: Enclosing | None = None) -> bool:
         """A registering call: ``tool("x", ...)(handler)``, ``server.tool(...)(fn)``, ``server.tool(fn)``,
         ``server.add_tool(fn, ...)``, ``Tool.from_function(fn, ...)``, ``Server(..., on_call_tool=fn)``;
         record it (True when ``node`` was one). Also notes low-level tool listings and mount prefixes."""
@@ -303,7 +338,7 @@ class Definitions:
             return True
         return False
 
-    def _framework_call(self, node: ast.Call, at: Cursor, scope: Optional[Scope], walker: Optional[Enclosing]) -> bool:
+    def _framework_call(self, node: ast.Call, at: Cursor, scope: Scope | None, walker: Enclosing | None) -> bool:
         func = node.func
         found = args_of(node)
         # ``server.tool(...)(fn)``, ``server.resource(uri)(fn)``, ``server.prompt()(fn)``
@@ -325,17 +360,26 @@ class Definitions:
                         if self._tool_object(target, scope) is not None:
                             return False  # ``add_tool(Tool.from_function(...))``: the inner call is the definition
                         name_node = keyword_argument(node, "name")
-                        name = name_node.value if name_node is not None else (
-                            found[1].value if method == "add_tool" and len(found) > 1 and found[1].keyword is None else None
-                        )  # fmt: skip
+                        name = (
+                            name_node.value
+                            if name_node is not None
+                            else (
+                                found[1].value
+                                if method == "add_tool" and len(found) > 1 and found[1].keyword is None
+                                else None
+                            )
+                        )
                         kind = "prompt" if method == "prompt" else "tool"
-                        self._register(Registration(kind, server, node, node, name_node=name), target, at, scope, node,
-                                       walker)  # fmt: skip
+                        self._register(
+                            Registration(kind, server, node, node, name_node=name), target, at, scope, node, walker
+                        )
                         return True
             if method == "from_function" and self._tool_object(node, scope) is not None and found:
                 framework = framework_of_tool(self.names.qualify(func.value, scope))  # type: ignore[attr-defined]
                 name = keyword_argument(node, "name")
-                registration = Registration("tool", ServerRef(framework), node, node, name_node=name.value if name else None)
+                registration = Registration(
+                    "tool", ServerRef(framework), node, node, name_node=name.value if name else None
+                )
                 self._register(registration, found[0].value, at, scope, node, walker)
                 return True
             if method == "mount":
@@ -358,15 +402,22 @@ class Definitions:
                 self._register(registration, dispatch.value, at, scope, node, walker)
         return False
 
-    def _tool_object(self, node: ast.AST, scope: Optional[Scope]) -> Optional[str]:
+    def _tool_object(self, node: ast.AST, scope: Scope | None) -> str | None:
         """The Tool class when ``node`` is ``Tool.from_function(...)``."""
         if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "from_function":  # type: ignore[attr-defined]
             owner = self.names.qualify(node.func.value, scope)  # type: ignore[attr-defined]
             return owner if owner in TOOL_CLASSES else None
         return None
 
-    def _register(self, registration: Registration, target: ast.expr, at: Cursor, scope: Optional[Scope],
-                  node: ast.expr, walker: Optional[Enclosing]) -> bool:  # fmt: skip
+    def _register(
+        self,
+        registration: Registration,
+        target: ast.expr,
+        at: Cursor,
+        scope: Scope | None,
+        node: ast.expr,
+        walker: Enclosing | None,
+    ) -> bool:
         """A framework registration of ``target`` (the handler, maybe wrapped by ``contract(...)``);
         False when it is none after all (a parameter's ``.tool`` that no helper template explains)."""
         contract = None
@@ -391,18 +442,40 @@ class Definitions:
             contract, contract_at = self.contracted[handler]
         if type(target) is ast.Name and walker is not None and target.id in walker.param_names:  # type: ignore[attr-defined]
             shown = None  # ``Tool.from_function(fn)`` on a parameter: the tool's name is fn's, unknown here
-        self.record(registration.kind, registration.call, at, handler, handler_ref, (), node=registration.node,
-                    name_node=registration.name_node, fallback_name=shown, server=registration.server,
-                    dispatcher=registration.dispatcher, contract=contract,
-                    contract_at=contract_at, template=template)  # fmt: skip
+        self.record(
+            registration.kind,
+            registration.call,
+            at,
+            handler,
+            handler_ref,
+            (),
+            node=registration.node,
+            name_node=registration.name_node,
+            fallback_name=shown,
+            server=registration.server,
+            dispatcher=registration.dispatcher,
+            contract=contract,
+            contract_at=contract_at,
+            template=template,
+        )
         if handler is None and handler_ref is None:  # FL190 names it
             self.facts.definitions[-1].handler_unresolved = describe(target)
         return True
 
-    def helper_call(self, call: ast.Call, target: Optional[ast.expr], at: Cursor, scope: Optional[Scope],
-                    walker: Optional[Enclosing], *, handler: Optional[str] = None, shown: Optional[str] = None,
-                    contract: Optional[ast.Call] = None, contract_above: bool = False,
-                    decorated_at: Optional[Cursor] = None) -> None:  # fmt: skip
+    def helper_call(
+        self,
+        call: ast.Call,
+        target: ast.expr | None,
+        at: Cursor,
+        scope: Scope | None,
+        walker: Enclosing | None,
+        *,
+        handler: str | None = None,
+        shown: str | None = None,
+        contract: ast.Call | None = None,
+        contract_above: bool = False,
+        decorated_at: Cursor | None = None,
+    ) -> None:
         """``helper(server, ...)(target)`` or ``@helper(server, ...)`` over the def ``handler``: a
         ``HelperCall`` when an argument may be a server (the project view decides whether
         ``helper`` registers)."""
@@ -415,8 +488,19 @@ class Definitions:
         if target is not None:
             self._register(pending, target, at, scope, call, walker)
         else:
-            self.record("tool", call, decorated_at or at, handler, None, (), node=call, fallback_name=shown,
-                        server=pending.server, contract=contract, contract_above=contract_above)  # fmt: skip
+            self.record(
+                "tool",
+                call,
+                decorated_at or at,
+                handler,
+                None,
+                (),
+                node=call,
+                fallback_name=shown,
+                server=pending.server,
+                contract=contract,
+                contract_above=contract_above,
+            )
         for definition in self.facts.definitions[count:]:
             self.facts.helper_calls.append(HelperCall(callee, arguments, definition))
         del self.facts.definitions[count:]
@@ -442,7 +526,7 @@ class Definitions:
             stack.extend(reversed(list(children(current))))
 
 
-def framework_of_tool(qname: Optional[str]) -> str:
+def framework_of_tool(qname: str | None) -> str:
     """The framework a ``Tool`` class belongs to."""
     if qname is None:
         return "unknown"

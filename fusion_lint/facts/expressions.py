@@ -1,9 +1,10 @@
 """What an expression is made of, as facts: the reason in a raise's data, what a value is built
 from (``Uses``), and its shape one or two levels deep (``Shape``)."""
+
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from .model import Shape, Uses
 from .names import Names, Scope
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 TEXT_LIMIT = 200  # characters of a string's text kept as a fact
 
 
-def data_reason(node: Optional[ast.AST]) -> Optional[str]:
+def data_reason(node: ast.AST | None) -> str | None:
     """The literal ``reason`` of a data argument: ``{"reason": "x", ...}`` or ``dict(reason="x")``."""
     if type(node) is ast.Dict:
         for key, value in zip(node.keys, node.values):  # type: ignore[union-attr]
@@ -29,7 +30,7 @@ def data_reason(node: Optional[ast.AST]) -> Optional[str]:
     return None
 
 
-def uses(node: ast.AST, names: Names, scope: Optional[Scope]) -> Uses:
+def uses(node: ast.AST, names: Names, scope: Scope | None) -> Uses:
     """What ``node`` is built from (``model.Uses``), met in a fixed order."""
     parts: list = []
     stack = [node]
@@ -62,7 +63,9 @@ def uses(node: ast.AST, names: Names, scope: Optional[Scope]) -> Uses:
     return Uses(tuple(parts))
 
 
-def literal_text(node: Optional[ast.expr], names: Names, scope: Optional[Scope], spans: Optional["SpanRegistry"] = None) -> Optional[str]:
+def literal_text(
+    node: ast.expr | None, names: Names, scope: Scope | None, spans: SpanRegistry | None = None
+) -> str | None:
     """A message's literal text (an f-string's up to its first placeholder), or None."""
     if node is None:
         return None
@@ -70,7 +73,7 @@ def literal_text(node: Optional[ast.expr], names: Names, scope: Optional[Scope],
     return found.text if found.kind in ("str", "fstring") else None
 
 
-def shape(node: ast.expr, depth: int, names: Names, scope: Optional[Scope], spans: Optional["SpanRegistry"] = None) -> Shape:
+def shape(node: ast.expr, depth: int, names: Names, scope: Scope | None, spans: SpanRegistry | None = None) -> Shape:
     """``model.Shape`` of ``node``, ``depth`` levels deep."""
     while type(node) is ast.Await:
         node = node.value  # type: ignore[attr-defined]
@@ -97,17 +100,23 @@ def shape(node: ast.expr, depth: int, names: Names, scope: Optional[Scope], span
                     keys.append((literal, shape(value, depth - 1, names, scope, spans)))
         return Shape("dict", keys=tuple(keys))
     if kind is ast.List or kind is ast.Tuple:
-        return Shape("list", items=tuple(shape(e.value if type(e) is ast.Starred else e, depth - 1, names, scope, spans)
-                                         for e in node.elts))  # type: ignore[attr-defined]  # fmt: skip
+        return Shape(
+            "list",
+            items=tuple(
+                shape(e.value if type(e) is ast.Starred else e, depth - 1, names, scope, spans) for e in node.elts
+            ),
+        )  # type: ignore[attr-defined]
     if kind is ast.Call:
         found = args_of(node)  # type: ignore[arg-type]
-        positional = tuple(shape(a.value, depth - 1, names, scope, spans) for a in found if a.keyword is None and not a.star)
+        positional = tuple(
+            shape(a.value, depth - 1, names, scope, spans) for a in found if a.keyword is None and not a.star
+        )
         keywords = tuple((a.keyword, shape(a.value, depth - 1, names, scope, spans)) for a in found if a.keyword)
         return Shape("call", callee=names.qualify(node.func, scope), items=positional, keys=keywords)  # type: ignore[attr-defined]
     return Shape("other")
 
 
-def fstring_start(node: ast.JoinedStr, spans: Optional["SpanRegistry"]) -> object:
+def fstring_start(node: ast.JoinedStr, spans: SpanRegistry | None) -> object:
     """The literal text an f-string starts with as written (``f"Error: {e}"`` starts with
     ``Error: ``; escapes and ``{{`` kept as written); for a concatenation, its first piece's: a
     plain string's value (False for bytes), an f-string's start."""
@@ -146,14 +155,14 @@ def fstring_start(node: ast.JoinedStr, spans: Optional["SpanRegistry"]) -> objec
     return "".join(text)
 
 
-def is_concatenated(node: ast.JoinedStr, spans: "SpanRegistry") -> bool:
+def is_concatenated(node: ast.JoinedStr, spans: SpanRegistry) -> bool:
     """Whether an f-string is an implicit concatenation (``"a" f"{b}"``), not one literal."""
     start = spans.offset(node.lineno, node.col_offset)
     piece = _first_piece(spans.text, start)
     return piece is not None and piece[2] < spans.offset(node.end_lineno, node.end_col_offset)  # type: ignore[arg-type]
 
 
-def _first_piece(source: str, start: int) -> Optional[tuple[str, str, int]]:
+def _first_piece(source: str, start: int) -> tuple[str, str, int] | None:
     """(prefix, text between the quotes, end) of the string literal at ``start``."""
     index = start
     while index < len(source) and source[index].isalpha():
@@ -169,7 +178,7 @@ def _first_piece(source: str, start: int) -> Optional[tuple[str, str, int]]:
     return prefix, source[body_start : end - len(quote)], end
 
 
-def _string_end(source: str, index: int, quote: str, formatted: bool) -> Optional[int]:
+def _string_end(source: str, index: int, quote: str, formatted: bool) -> int | None:
     """Where the literal whose text starts at ``index`` ends (after its closing quote)."""
     while index < len(source):
         char = source[index]

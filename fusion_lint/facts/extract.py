@@ -6,12 +6,13 @@ the one the gate built (``source.gate_tree``): the file is parsed once. Spans ar
 are handed out (``positions``). The extractor records what the code is; the rules decide what it
 means.
 """
+
 from __future__ import annotations
 
 import ast
 import re
 from collections import Counter
-from typing import Iterator, Optional, Sequence
+from collections.abc import Iterator, Sequence
 
 from ..positions import Cursor, SpanRegistry
 from .bodies import FACTORY_FOR_CODE, FunctionWalker
@@ -30,8 +31,15 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 class ModuleExtractor:
     """Builds ``FileFacts`` for one module; see ``extract``."""
 
-    def __init__(self, path: str, module_name: str, is_package: bool, runtime_modules: Sequence[str], source: str,
-                 light: bool = False):  # fmt: skip
+    def __init__(
+        self,
+        path: str,
+        module_name: str,
+        is_package: bool,
+        runtime_modules: Sequence[str],
+        source: str,
+        light: bool = False,
+    ):
         self.facts = FileFacts(path=path, module=module_name)
         self.light = light  # skip the bodies that cannot add to the module's facts (``_inert``)
         self.spans = SpanRegistry(source)
@@ -67,8 +75,11 @@ class ModuleExtractor:
         body = list(self._flatten(stmt.body)) if not self.spans.is_suite(stmt.body) else []
         methods = [inner for inner, _ in body if isinstance(inner, _FUNCTIONS)]
         self.facts.classes[name] = class_facts(stmt, methods, self.names, self.facts.classes)  # type: ignore[arg-type]
-        scope = {target: f"{self.names.module_name}.{name}.{target}"
-                 for inner, _ in body for target in _assigned_names(inner)}  # fmt: skip
+        scope = {
+            target: f"{self.names.module_name}.{name}.{target}"
+            for inner, _ in body
+            for target in _assigned_names(inner)
+        }
         self.values.scope = scope or None
         try:
             for inner, line in body:
@@ -108,7 +119,7 @@ class ModuleExtractor:
         if value is not None:
             self.definitions.scan_module_expression(value, at)
 
-    def function(self, node: ast.FunctionDef, prefix: str, outer: Optional[FunctionWalker], at: Cursor) -> None:
+    def function(self, node: ast.FunctionDef, prefix: str, outer: FunctionWalker | None, at: Cursor) -> None:
         qualname = prefix + node.name
         here = self.spans.line_of(node)
         facts = FunctionFacts(qualname=qualname, span=self.spans.def_name(node, here))
@@ -124,15 +135,17 @@ class ModuleExtractor:
         finally:
             self.values.scope = class_scope
 
-    def _decorators(self, node: ast.FunctionDef, qualname: str, outer: Optional[FunctionWalker]) -> None:
+    def _decorators(self, node: ast.FunctionDef, qualname: str, outer: FunctionWalker | None) -> None:
         """The definitions a function's decorators make: the runtime's ``@tool(...)``, a framework's
         ``@server.tool(...)`` (with the ``@contract(...)`` among them, above or below it)."""
         scope = outer.scope if outer else None
         registrations = []
         helper_calls = []  # ``@helper(server, "x")``: maybe a registration helper (``facts.helpers``)
         contract = None
-        if any(type(d) is ast.Call and self.names.qualify(d.func, scope) == "functools.wraps"  # type: ignore[attr-defined]
-               for d in node.decorator_list):  # fmt: skip
+        if any(
+            type(d) is ast.Call and self.names.qualify(d.func, scope) == "functools.wraps"  # type: ignore[attr-defined]
+            for d in node.decorator_list
+        ):
             self.definitions.wraps_kept.add(qualname)
         for index, expression in enumerate(node.decorator_list):
             decorated_at = self.spans.line_of(expression)  # the decorator's own line (``@`` is on it)
@@ -162,22 +175,40 @@ class ModuleExtractor:
         self._wrappers(node, qualname, scope, registrations[0][0] if registrations else -1)
         for index, registration, decorated_at in registrations:
             call = contract[1] if contract is not None else None
-            self.definitions.record(registration.kind, registration.call, decorated_at, qualname, None, (),
-                                    node=registration.node, name_node=registration.name_node,
-                                    fallback_name=node.name, server=registration.server,
-                                    dispatcher=registration.dispatcher, contract=call,  # type: ignore[arg-type]
-                                    contract_above=contract is not None and contract[0] < index,
-                                    template=registration.extra["template"])  # fmt: skip
+            self.definitions.record(
+                registration.kind,
+                registration.call,
+                decorated_at,
+                qualname,
+                None,
+                (),
+                node=registration.node,
+                name_node=registration.name_node,
+                fallback_name=node.name,
+                server=registration.server,
+                dispatcher=registration.dispatcher,
+                contract=call,  # type: ignore[arg-type]
+                contract_above=contract is not None and contract[0] < index,
+                template=registration.extra["template"],
+            )
         for index, expression, decorated_at in helper_calls if not registrations else ():
-            self.definitions.helper_call(expression, None, decorated_at, scope, outer, handler=qualname,
-                                         shown=node.name, contract=contract[1] if contract else None,  # type: ignore[arg-type]
-                                         contract_above=contract is not None and contract[0] < index)  # fmt: skip
+            self.definitions.helper_call(
+                expression,
+                None,
+                decorated_at,
+                scope,
+                outer,
+                handler=qualname,
+                shown=node.name,
+                contract=contract[1] if contract else None,  # type: ignore[arg-type]
+                contract_above=contract is not None and contract[0] < index,
+            )
 
     def _wrappers(self, node: ast.FunctionDef, qualname: str, scope, registered_at: int) -> None:
         """The plain decorators (``@name``, ``@module.name``) below the registering one, or all of
         them when the function is registered elsewhere: what the framework calls wraps them."""
         facts = self.facts.functions[qualname]
-        for decorator in node.decorator_list[registered_at + 1:]:
+        for decorator in node.decorator_list[registered_at + 1 :]:
             if type(decorator) is ast.Attribute or name_value(decorator) is not None:
                 qname = self.names.qualify(decorator, scope)
                 if qname is not None:
@@ -201,18 +232,25 @@ class ModuleExtractor:
         listed = [local for local, qname in self.names.aliases.items() if qname in LISTED_TOOL_CLASSES]
         return not any(re.search(rf"(?<!\w){re.escape(local)}(?!\w)", body) for local in listed)
 
-    def file_names(self, tree: ast.Module, text: str) -> Optional[FileNames]:
+    def file_names(self, tree: ast.Module, text: str) -> FileNames | None:
         """``FileNames`` from CPython's tree, for a file a fix may add a name to: the factories its
         ``McpError(...)`` calls would become, and the names it imports from the runtime (how a fix
         would name the factory)."""
         if not self.needs_names:
             return None
-        factories = {FACTORY_FOR_CODE[made.code] for facts in self.facts.functions.values() for made in facts.constructions}
+        factories = {
+            FACTORY_FOR_CODE[made.code] for facts in self.facts.functions.values() for made in facts.constructions
+        }
         modules = {m for name in self.names.runtime_modules for m in (name, f"{name}.errors")}
-        wanted = factories | set(DRAFT_NAMES) | {
-            local for local, qname in self.names.aliases.items()
-            if qname in modules or (qname.rpartition(".")[2] in factories and self.names.is_runtime(qname))
-        }  # fmt: skip
+        wanted = (
+            factories
+            | set(DRAFT_NAMES)
+            | {
+                local
+                for local, qname in self.names.aliases.items()
+                if qname in modules or (qname.rpartition(".")[2] in factories and self.names.is_runtime(qname))
+            }
+        )
         return file_names(tree, text, wanted)
 
     def _flatten(self, body: list[ast.stmt]) -> Iterator[tuple[ast.stmt, Cursor]]:
@@ -247,15 +285,38 @@ class ModuleExtractor:
 # ``on_call_tool``, ``.prompt``, ``.resource``, ``from_function``, ``.mount``), the ``Tool`` a
 # low-level server lists, or a call of a call (``x(...)(fn)``, comments and continuations between).
 # Substrings, not words: a false alarm only costs the walk.
-_ACTIVE_NEEDLES = ("def", "class", "lambda", "@", "tool", "Tool", "prompt", "resource", "from_function", "mount",
-                  "import")  # (a body's import is the module's too: ``Names.imported``, ``imports_framework``)
+_ACTIVE_NEEDLES = (
+    "def",
+    "class",
+    "lambda",
+    "@",
+    "tool",
+    "Tool",
+    "prompt",
+    "resource",
+    "from_function",
+    "mount",
+    "import",
+)  # (a body's import is the module's too: ``Names.imported``, ``imports_framework``)
 _CALL_OF_CALL = re.compile(r"\)[\s\\]*(?:#[^\n]*[\s\\]*)*\(")
 
 
 _TRY_TYPES = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
-_COMPOUND_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor,
-                             ast.While, ast.With, ast.AsyncWith, *_TRY_TYPES,
-                             *((ast.Match,) if hasattr(ast, "Match") else ())})  # fmt: skip
+_COMPOUND_TYPES = frozenset(
+    {
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        ast.If,
+        ast.For,
+        ast.AsyncFor,
+        ast.While,
+        ast.With,
+        ast.AsyncWith,
+        *_TRY_TYPES,
+        *((ast.Match,) if hasattr(ast, "Match") else ()),
+    }
+)
 
 
 def _is_elif(spans: SpanRegistry, node: ast.If) -> bool:
@@ -277,9 +338,20 @@ def _assigned_names(small: ast.stmt) -> Iterator[str]:
 
 # Only these node types bind names: the walk skips the type test for every other node.
 _BINDING_TYPES = (
-    ast.Name, ast.arg, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom,
-    ast.Global, ast.Nonlocal, ast.ExceptHandler, ast.MatchAs, ast.MatchStar, ast.MatchMapping,
-)  # fmt: skip
+    ast.Name,
+    ast.arg,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Import,
+    ast.ImportFrom,
+    ast.Global,
+    ast.Nonlocal,
+    ast.ExceptHandler,
+    ast.MatchAs,
+    ast.MatchStar,
+    ast.MatchMapping,
+)
 
 
 def _binding_names(node: ast.AST) -> Sequence[str]:
@@ -301,14 +373,18 @@ def _binding_names(node: ast.AST) -> Sequence[str]:
     return ()
 
 
-def file_names(tree: ast.Module, source: str, wanted: Optional[set[str]] = None) -> FileNames:
+def file_names(tree: ast.Module, source: str, wanted: set[str] | None = None) -> FileNames:
     """How often each of the ``wanted`` names (all, when None) is bound anywhere in the file, and its
     top-level ``from`` imports with the offsets of their names (CPython's tree, already built by the
     gate: no second parse). Every binding is a token spelling the name, so in an ASCII text where no
     wanted name stands as a word the counts are all 0 without walking the tree; elsewhere
     (non-ASCII identifiers are NFKC-normalized, so spelling proves nothing) the tree is walked."""
     bound: Counter = Counter()
-    if wanted is None or not source.isascii() or any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", source) for n in wanted):
+    if (
+        wanted is None
+        or not source.isascii()
+        or any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", source) for n in wanted)
+    ):
         for node in ast.walk(tree):
             if isinstance(node, _BINDING_TYPES):
                 for name in _binding_names(node):

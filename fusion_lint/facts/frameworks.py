@@ -1,9 +1,10 @@
 """The MCP frameworks as the extractor recognises them (DESIGN §12.2): by qualified name, never by a
 variable's spelling. What each framework sends the model for a raised exception is measured
 (``bench/framework_messages.py``, recorded in ``bench/corpus-survey.md`` §9)."""
+
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Literal
 
 # The framework a definition is registered with. ``mcp_fusion``: the runtime's own definitions.
 Framework = Literal["mcp_fusion", "mcp1", "mcp2", "fastmcp", "lowlevel1", "lowlevel2", "unknown"]
@@ -29,33 +30,54 @@ SERVER_CLASSES: dict[str, Framework] = {
 }
 
 #: ``Tool.from_function(fn, ...)``: a tool object (a definition wherever it then goes).
-TOOL_CLASSES = frozenset({
-    "mcp.server.fastmcp.tools.Tool", "mcp.server.fastmcp.tools.base.Tool", "mcp.server.mcpserver.tools.Tool",
-    "mcp.server.mcpserver.tools.base.Tool", "fastmcp.tools.Tool", "fastmcp.tools.tool.Tool",
-    "fastmcp.tools.function_tool.FunctionTool", "fastmcp.tools.FunctionTool",
-})  # fmt: skip
+TOOL_CLASSES = frozenset(
+    {
+        "mcp.server.fastmcp.tools.Tool",
+        "mcp.server.fastmcp.tools.base.Tool",
+        "mcp.server.mcpserver.tools.Tool",
+        "mcp.server.mcpserver.tools.base.Tool",
+        "fastmcp.tools.Tool",
+        "fastmcp.tools.tool.Tool",
+        "fastmcp.tools.function_tool.FunctionTool",
+        "fastmcp.tools.FunctionTool",
+    }
+)
 
 #: The frameworks' own error for a tool: its message reaches the model (DESIGN §12.2).
-TOOL_ERRORS = frozenset({
-    "mcp.server.fastmcp.exceptions.ToolError", "mcp.server.mcpserver.exceptions.ToolError",
-    "fastmcp.exceptions.ToolError",
-})  # fmt: skip
+TOOL_ERRORS = frozenset(
+    {
+        "mcp.server.fastmcp.exceptions.ToolError",
+        "mcp.server.mcpserver.exceptions.ToolError",
+        "fastmcp.exceptions.ToolError",
+    }
+)
 
 #: The SDK's JSON-RPC error, in both spellings (mcp 1.x ``McpError``, 2.x ``MCPError``).
-SDK_ERRORS = frozenset({
-    "mcp.McpError", "mcp.shared.exceptions.McpError", "mcp.MCPError", "mcp.shared.exceptions.MCPError",
-})  # fmt: skip
+SDK_ERRORS = frozenset(
+    {
+        "mcp.McpError",
+        "mcp.shared.exceptions.McpError",
+        "mcp.MCPError",
+        "mcp.shared.exceptions.MCPError",
+    }
+)
 
 #: What a handler's registering call is named on a server, by kind of definition.
-REGISTERING = {"tool": "tool", "resource": "resource", "prompt": "prompt", "add_tool": "tool",
-               "add_resource": "resource", "add_prompt": "prompt"}  # fmt: skip
+REGISTERING = {
+    "tool": "tool",
+    "resource": "resource",
+    "prompt": "prompt",
+    "add_tool": "tool",
+    "add_resource": "resource",
+    "add_prompt": "prompt",
+}
 
 #: Module prefixes whose import makes a module a framework module (the pre-scan's needles and the
 #: unannotated-receiver rule): import-precise, never the bare word ``mcp``.
 FRAMEWORK_MODULES = ("mcp.server", "mcp.types", "mcp_types", "fastmcp")
 
 
-def framework_of_class(qname: Optional[str]) -> Optional[Framework]:
+def framework_of_class(qname: str | None) -> Framework | None:
     return SERVER_CLASSES.get(qname) if qname is not None else None
 
 
@@ -77,8 +99,13 @@ def what_the_model_sees(framework: Framework, masked: bool, tool: str) -> str:
     }.get(framework, "its text (FastMCP and fastmcp send it; MCPServer masks it): no code, no reason, no recovery")
 
 
-FRAMEWORK_LABELS = {"mcp1": "mcp 1.x FastMCP", "mcp2": "MCPServer", "fastmcp": "fastmcp",
-                    "lowlevel1": "the low-level server", "lowlevel2": "the low-level server"}  # fmt: skip
+FRAMEWORK_LABELS = {
+    "mcp1": "mcp 1.x FastMCP",
+    "mcp2": "MCPServer",
+    "fastmcp": "fastmcp",
+    "lowlevel1": "the low-level server",
+    "lowlevel2": "the low-level server",
+}
 
 
 def what_the_client_reads(framework: Framework, masked: bool, kind: str) -> str:

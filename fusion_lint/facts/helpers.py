@@ -8,10 +8,11 @@ its parameters the server, the name and the handler come from), a call that hand
 some function and passes the result a function as a ``HelperCall``. Which calls reach which
 helper is for the project view to find (``project.helpers``): the helper is usually in another file.
 """
+
 from __future__ import annotations
 
 import ast
-from typing import Any, Optional
+from typing import Any
 
 from ..positions import Cursor
 from .model import HelperArgument, HelperTemplate, ServerRef
@@ -24,8 +25,13 @@ Definitions = Registration = Enclosing = Any
 _NOT_HELPERS = ("functools.", "contextlib.", "typing.", "dataclasses.", "pytest.", "unittest.")
 
 
-def template(definitions: Definitions, registration: Registration, target: Optional[ast.expr],
-             handler: Optional[str], walker: Optional[Enclosing]) -> Optional[HelperTemplate]:  # fmt: skip
+def template(
+    definitions: Definitions,
+    registration: Registration,
+    target: ast.expr | None,
+    handler: str | None,
+    walker: Enclosing | None,
+) -> HelperTemplate | None:
     """The helper template a registration inside a function is, when its server is a parameter of
     an enclosing function ``F`` and it registers, from a function ``F.D`` that ``F`` defines, ``D``'s
     first parameter or a function nested in ``D`` (the wrapper ``D`` returns around it)."""
@@ -48,13 +54,24 @@ def template(definitions: Definitions, registration: Registration, target: Optio
         return None
     name_node = registration.name_node
     name_param = name_value(name_node) if name_value(name_node) in outer.params else None
-    return HelperTemplate(function=owner, server_param=receiver, decorator=decorator, name_param=name_param,
-                          named=name_node is not None, handler_is_param=handler_is_param, keeps_name=keeps_name,
-                          param_only=bool(registration.extra.get("param_only")))  # fmt: skip
+    return HelperTemplate(
+        function=owner,
+        server_param=receiver,
+        decorator=decorator,
+        name_param=name_param,
+        named=name_node is not None,
+        handler_is_param=handler_is_param,
+        keeps_name=keeps_name,
+        param_only=bool(registration.extra.get("param_only")),
+    )
 
 
-def call_arguments(definitions: Definitions, call: ast.Call, walker: Optional[Enclosing], at: Cursor,
-                   ) -> Optional[tuple[str, tuple[HelperArgument, ...]]]:  # fmt: skip
+def call_arguments(
+    definitions: Definitions,
+    call: ast.Call,
+    walker: Enclosing | None,
+    at: Cursor,
+) -> tuple[str, tuple[HelperArgument, ...]] | None:
     """(the callee's qualified name, the arguments) of ``call`` when it may be a registration
     helper's: a call of a named function, one of whose arguments is a server or a parameter a
     server may arrive through; None otherwise."""
@@ -79,8 +96,11 @@ def call_arguments(definitions: Definitions, call: ast.Call, walker: Optional[En
         elif name_value(value) == "None":
             arguments.append(HelperArgument(span, keyword, is_none=True))
         elif is_name_or_attribute(value):
-            arguments.append(HelperArgument(span, keyword, ref=names.qualify(value, scope),
-                                            server=_server(definitions, value, walker)))  # fmt: skip
+            arguments.append(
+                HelperArgument(
+                    span, keyword, ref=names.qualify(value, scope), server=_server(definitions, value, walker)
+                )
+            )
         else:
             arguments.append(HelperArgument(span, keyword))
     if not any(argument.server is not None for argument in arguments):
@@ -88,7 +108,7 @@ def call_arguments(definitions: Definitions, call: ast.Call, walker: Optional[En
     return callee, tuple(arguments)
 
 
-def _server(definitions: Definitions, node: ast.expr, walker: Optional[Enclosing]) -> Optional[ServerRef]:
+def _server(definitions: Definitions, node: ast.expr, walker: Enclosing | None) -> ServerRef | None:
     """The server ``node`` is, or may be: a parameter of the enclosing function (whatever its
     annotation says: ``mcp: Any``) is the framework the module imports, if it imports one."""
     server = definitions.receiver(node, walker)

@@ -6,10 +6,12 @@ what any rule makes of it. Everything here is picklable data with no syntax-tree
 file's facts can cross a process boundary, sit in the cache, and meet other files' facts in the
 project view.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Optional, Sequence, Union
+from typing import Literal
 
 from ..diagnostics import Span
 
@@ -66,14 +68,14 @@ class Entry:
     span: Span
     fields: list[EntryField]
     opaque: list[str] = field(default_factory=list)  # ``**spread``, positional args: fields unknown
-    opaque_span: Optional[Span] = None  # the first of those (what FL190 points at)
+    opaque_span: Span | None = None  # the first of those (what FL190 points at)
     assumes: Assumptions = ()  # ``ErrorContract`` imported through a project module
     # ``**BASE`` spreads whose name is known: (its qualified name, its entry in ``opaque``, the
     # ``**BASE`` argument), so the project view can read the fields of a module-level dict literal.
     spreads: tuple[tuple[str, str, Span], ...] = ()
-    positional: Optional[Span] = None  # the first positional argument of ``ErrorContract(...)`` (FL102)
+    positional: Span | None = None  # the first positional argument of ``ErrorContract(...)`` (FL102)
 
-    def get(self, name: str) -> Optional[EntryField]:
+    def get(self, name: str) -> EntryField | None:
         for entry_field in self.fields:
             if entry_field.name == name:
                 return entry_field
@@ -83,7 +85,7 @@ class Entry:
 # A contract expression, as written; the project view resolves it once every file's facts are in.
 @dataclass(slots=True)
 class ListExpr:
-    items: list["Item"]
+    items: list[Item]
     span: Span
 
 
@@ -95,7 +97,7 @@ class RefExpr:
 
 @dataclass(slots=True)
 class ConcatExpr:  # ``A + [...]``
-    parts: list["ContractExpr"]
+    parts: list[ContractExpr]
     span: Span
 
 
@@ -108,7 +110,7 @@ class BadExpr:
     invalid: bool
 
 
-ContractExpr = Union[ListExpr, RefExpr, ConcatExpr, BadExpr]
+ContractExpr = ListExpr | RefExpr | ConcatExpr | BadExpr
 
 
 @dataclass(slots=True)
@@ -137,10 +139,10 @@ class BadItem:
     invalid: bool
 
 
-Item = Union[EntryItem, SpreadItem, RefItem, BadItem]
+Item = EntryItem | SpreadItem | RefItem | BadItem
 
 # Module-level bindings other files may import: a contract-ish expression, one entry, or a literal.
-Binding = Union[ListExpr, ConcatExpr, RefExpr, BadExpr, Entry, Value]
+Binding = ListExpr | ConcatExpr | RefExpr | BadExpr | Entry | Value
 
 
 # ----- calls as written (what a fix needs to rewrite one) ---------------------------------------
@@ -152,7 +154,7 @@ class Argument:
 
     span: Span
     value_span: Span
-    keyword: Optional[str] = None
+    keyword: str | None = None
     star: str = ""  # "", "*" or "**"
 
 
@@ -178,7 +180,7 @@ class Uses:
     ``("format", <dotted name formatted into an f-string>, <conversion: "r", "s", "a" or "">)`` or
     ``("name", <dotted name read>, None)``."""
 
-    parts: tuple[tuple[UseKind, str, Optional[str]], ...] = ()
+    parts: tuple[tuple[UseKind, str, str | None], ...] = ()
 
 
 FailMethod = Literal["fail", "recovery_for"]
@@ -191,12 +193,12 @@ class FailSite:
     runtime's module-level functions)."""
 
     method: FailMethod
-    reason: Optional[str]  # None: not a literal (dynamic)
+    reason: str | None  # None: not a literal (dynamic)
     span: Span  # the call
-    reason_span: Optional[Span]
+    reason_span: Span | None
     usage: Usage
     written: str = "ctx.fail"  # the callee as written: ``ctx.fail``, ``fail``, ``mcp_fusion.recovery_for``
-    reason_ref: Optional[str] = None  # the qualified name a non-literal reason reads (a constant, an enum member)
+    reason_ref: str | None = None  # the qualified name a non-literal reason reads (a constant, an enum member)
 
 
 RaiseKind = Literal["fail", "mcp_error", "factory", "tool_error", "call", "name", "reraise", "other"]
@@ -214,20 +216,20 @@ class Raise:
 
     span: Span  # the raise statement
     kind: RaiseKind
-    exception: Optional[str] = None  # qualified name of what is raised or called, when it is a name
-    code: Optional[str] = None  # JsonRpcErrorCode member name the raise carries, when known
-    factory: Optional[str] = None
-    data_reason: Optional[str] = None
-    clauses: tuple["Except", ...] = ()  # the except clauses around it in its function, innermost first
-    tries: tuple["Try", ...] = ()  # the try bodies around it, innermost first
+    exception: str | None = None  # qualified name of what is raised or called, when it is a name
+    code: str | None = None  # JsonRpcErrorCode member name the raise carries, when known
+    factory: str | None = None
+    data_reason: str | None = None
+    clauses: tuple[Except, ...] = ()  # the except clauses around it in its function, innermost first
+    tries: tuple[Try, ...] = ()  # the try bodies around it, innermost first
     has_cause: bool = False  # ``from x`` or ``cause=``
     cause_is_none: bool = False  # ``from None``: chaining switched off on purpose
-    call: Optional[CallLayout] = None  # the raised call as written (the runtime's raises)
-    message_span: Optional[Span] = None  # its message argument
-    message: Optional[Uses] = None  # what the message is built from
-    data: Optional[Uses] = None  # what its data argument is built from
+    call: CallLayout | None = None  # the raised call as written (the runtime's raises)
+    message_span: Span | None = None  # its message argument
+    message: Uses | None = None  # what the message is built from
+    data: Uses | None = None  # what its data argument is built from
     assumes: Assumptions = ()  # the factory/``McpError``/code came through a project module
-    text: Optional[str] = None  # the message's literal text (an f-string's up to its first placeholder)
+    text: str | None = None  # the message's literal text (an f-string's up to its first placeholder)
 
 
 @dataclass(slots=True)
@@ -245,7 +247,7 @@ class Except:
     """An except clause: the qualified names of what it catches, its binding, its body's raises."""
 
     span: Span  # the whole clause; reported from its start to the end of ``type_span``
-    type_span: Optional[Span]  # what follows ``except`` (None: a bare ``except:``)
+    type_span: Span | None  # what follows ``except`` (None: a bare ``except:``)
     types: tuple[str, ...]  # qualified names of the types it names; () for a bare except
     name: str  # ``as e``; "" when unnamed
     reraises: bool  # its body holds a raise statement (nested functions aside)
@@ -280,10 +282,10 @@ class Shape:
     items, a call with its callee and arguments, a name."""
 
     kind: ShapeKind
-    text: Optional[str] = None  # str/fstring: the text (first 200 characters); name: the dotted name
-    callee: Optional[str] = None  # call: the qualified name of what is called
-    items: tuple["Shape", ...] = ()  # list: the elements; call: the positional arguments
-    keys: tuple[tuple[str, "Shape"], ...] = ()  # dict: literal key -> value; call: keyword -> value
+    text: str | None = None  # str/fstring: the text (first 200 characters); name: the dotted name
+    callee: str | None = None  # call: the qualified name of what is called
+    items: tuple[Shape, ...] = ()  # list: the elements; call: the positional arguments
+    keys: tuple[tuple[str, Shape], ...] = ()  # dict: literal key -> value; call: keyword -> value
 
 
 @dataclass(slots=True)
@@ -307,13 +309,13 @@ class FunctionFacts:
     excepts: list[Except] = field(default_factory=list)
     returns: list[Return] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)  # qualified names of what it calls, in order, once each
-    context_param: Optional[str] = None
+    context_param: str | None = None
     params: list[str] = field(default_factory=list)  # parameter names: a tool's arguments (FL4xx)
     # Each callee's call sites that sit in a try body: the try statements around it, innermost first
     # (a callee missing here is called outside any try somewhere, or nowhere guarded).
-    guarded_calls: dict[str, list[tuple["Try", ...]]] = field(default_factory=dict)
+    guarded_calls: dict[str, list[tuple[Try, ...]]] = field(default_factory=dict)
     unguarded_calls: set[str] = field(default_factory=set)  # callees called at least once outside any try
-    suppressing: list["Suppressing"] = field(default_factory=list)  # ``with contextlib.suppress(...)`` blocks
+    suppressing: list[Suppressing] = field(default_factory=list)  # ``with contextlib.suppress(...)`` blocks
     # A name assigned inside an except clause: what its value is built from (``msg = str(e)``),
     # the names the enclosing clauses bind (``e``) and the assignment's span (a use above it, in
     # the try body, sees another value), the last such assignment of each name.
@@ -336,8 +338,8 @@ class ServerRef:
     """The server a definition is registered on (DESIGN §12.2)."""
 
     framework: str  # ``facts.frameworks.Framework``; "unknown" until the project view resolves ``ref``
-    name: Optional[str] = None  # the server's own name (its first argument), when a literal
-    ref: Optional[str] = None  # a server bound in another module: its qualified name
+    name: str | None = None  # the server's own name (its first argument), when a literal
+    ref: str | None = None  # a server bound in another module: its qualified name
     masked: bool = False  # fastmcp's ``mask_error_details=True``, passed literally
 
 
@@ -351,7 +353,7 @@ class HelperTemplate:
     function: str  # the helper's qualname: the function whose parameter is the server
     server_param: str
     decorator: str  # the qualname of the function the helper returns (``helper.decorator``)
-    name_param: Optional[str] = None  # the helper's parameter the name is registered under
+    name_param: str | None = None  # the helper's parameter the name is registered under
     named: bool = False  # the registration passes a name at all (else the framework takes ``__name__``)
     handler_is_param: bool = False  # the decorator registers its own parameter, not a wrapper of it
     keeps_name: bool = True  # what is registered carries the handler's ``__name__`` (``functools.wraps``)
@@ -363,11 +365,11 @@ class HelperArgument:
     """One argument of a call to a possible registration helper, as far as a registration reads it."""
 
     span: Span
-    keyword: Optional[str] = None  # None: positional
-    text: Optional[str] = None  # a string literal's value
+    keyword: str | None = None  # None: positional
+    text: str | None = None  # a string literal's value
     is_none: bool = False  # the literal ``None``
-    ref: Optional[str] = None  # a name or attribute: its qualified name (a constant, a server)
-    server: Optional[ServerRef] = None  # a server, or a parameter a server may arrive through
+    ref: str | None = None  # a name or attribute: its qualified name (a constant, a server)
+    server: ServerRef | None = None  # a server, or a parameter a server may arrive through
     star: bool = False  # ``*args``/``**kwargs``: what it binds is unknown
 
 
@@ -380,31 +382,31 @@ class HelperCall:
 
     callee: str  # the helper's qualified name
     arguments: tuple[HelperArgument, ...]
-    definition: "Definition"
+    definition: Definition
 
 
 @dataclass(slots=True)
 class Definition:
     kind: DefinitionKind
-    name: Optional[str]  # tool/prompt name, resource URI; None when not a literal
+    name: str | None  # tool/prompt name, resource URI; None when not a literal
     span: Span  # the decorator / registering call
     name_span: Span
-    errors: Optional[ContractExpr]  # None: no ``errors=`` keyword
-    errors_arg_span: Optional[Span]  # the whole ``errors=...`` argument
-    handler: Optional[str]  # qualname of the handler function in this module, when known
-    handler_ref: Optional[str] = None  # qualified name when the handler is imported
+    errors: ContractExpr | None  # None: no ``errors=`` keyword
+    errors_arg_span: Span | None  # the whole ``errors=...`` argument
+    handler: str | None  # qualname of the handler function in this module, when known
+    handler_ref: str | None = None  # qualified name when the handler is imported
     # The name given by a constant (``@tool(NAME)``): its qualified name, for the project view.
-    name_ref: Optional[str] = None
-    call: Optional[CallLayout] = None  # the registering call as written (FL101's fix drops errors=)
+    name_ref: str | None = None
+    call: CallLayout | None = None  # the registering call as written (FL101's fix drops errors=)
     assumes: Assumptions = ()  # the definer (``tool``, ...) came through a project module
-    server: Optional[ServerRef] = None  # a framework definition: the server; None: the runtime's own
+    server: ServerRef | None = None  # a framework definition: the server; None: the runtime's own
     dispatcher: bool = False  # a low-level server's ``call_tool`` handler, serving all its tools
-    contract_span: Optional[Span] = None  # ``@contract(...)`` on a framework handler
+    contract_span: Span | None = None  # ``@contract(...)`` on a framework handler
     contract_above: bool = False  # that ``@contract`` sits above the registering decorator (FL118)
     # The handler given as something that names no function (``a lambda``, ``a call to make()``):
     # what it is, for FL190 (None when ``handler``/``handler_ref`` name it).
-    handler_unresolved: Optional[str] = None
-    template: Optional[HelperTemplate] = None  # registered by a helper on a server its caller hands it
+    handler_unresolved: str | None = None
+    template: HelperTemplate | None = None  # registered by a helper on a server its caller hands it
     # Decorators that wrap the handler where the framework calls it, by qualified name, besides its
     # own (``helper.decorator`` whose wrapper a registration helper registers).
     wrapped_by: tuple[str, ...] = ()
@@ -428,7 +430,7 @@ class Definition:
 @dataclass(slots=True)
 class ImportedName:
     name: str
-    asname: Optional[str]
+    asname: str | None
     start: int  # offsets of the alias in the text
     end: int
     line: int
@@ -438,7 +440,7 @@ class ImportedName:
 class FromImport:
     """A top-level ``from M import a, b``."""
 
-    module: Optional[str]
+    module: str | None
     level: int
     names: tuple[ImportedName, ...]
     line: int
@@ -472,7 +474,7 @@ class FileFacts:
     """All a file contributes to the project model."""
 
     path: str
-    module: Optional[str]
+    module: str | None
     imports: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
     # The module-level names bound to runtime objects (local name -> the runtime's qualified name),
     # star imports included: what this module re-exports to the project (``Assumptions``).
@@ -485,7 +487,7 @@ class FileFacts:
     suppressions: dict[int, frozenset[str]] = field(default_factory=dict)  # line -> codes/names; "*" = all
     # ``# fusion-lint: noqa[: codes]`` comments, for the whole file: line -> codes/names; "*" = all
     file_suppressions: dict[int, frozenset[str]] = field(default_factory=dict)
-    names: Optional[FileNames] = None
+    names: FileNames | None = None
     servers: dict[str, ServerRef] = field(default_factory=dict)  # module-level names bound to a server
     imports_framework: bool = False  # the module imports from ``mcp.server``, ``mcp.types`` or ``fastmcp``
     mount_prefixes: list[str] = field(default_factory=list)  # literal ``mount(prefix=...)``: tool names gain it

@@ -5,11 +5,12 @@ Recognition is by qualified name, not by spelling (DESIGN §4): ``from mcp_fusio
 ``mcp_fusion.tool``. A name read from another module of the project that may re-export the runtime
 (``from myapp.api import tool``) is recognised on an *assumption* the project view confirms.
 """
+
 from __future__ import annotations
 
 import ast
 import sys
-from typing import Callable, Optional, Sequence, Union
+from collections.abc import Callable, Sequence
 
 from mcp_fusion import FACTORY_CODES
 
@@ -19,8 +20,18 @@ from .syntax import argument_value, dotted, is_name_or_attribute, keyword_argume
 
 DEFINERS = ("tool", "resource", "prompt")
 RUNTIME_API = frozenset(
-    {*DEFINERS, "ErrorContract", "McpError", "JsonRpcErrorCode", "Context", "tool_error", "contract", "fail",
-     "recovery_for", *FACTORY_CODES}
+    {
+        *DEFINERS,
+        "ErrorContract",
+        "McpError",
+        "JsonRpcErrorCode",
+        "Context",
+        "tool_error",
+        "contract",
+        "fail",
+        "recovery_for",
+        *FACTORY_CODES,
+    }
 )
 
 Scope = dict[str, str]  # a function's local names -> qualified names
@@ -52,7 +63,7 @@ class Names:
 
     # ----- imports ------------------------------------------------------------------------------
 
-    def absolute_module(self, node: ast.ImportFrom) -> Optional[str]:
+    def absolute_module(self, node: ast.ImportFrom) -> str | None:
         base = node.module
         level = node.level or 0
         if level == 0:
@@ -67,7 +78,7 @@ class Names:
             return f"{prefix}.{base}" if prefix else base
         return prefix or None
 
-    def bind_imports(self, node: Union[ast.Import, ast.ImportFrom], table: dict[str, str]) -> None:
+    def bind_imports(self, node: ast.Import | ast.ImportFrom, table: dict[str, str]) -> None:
         if type(node) is ast.Import:
             for alias in node.names:
                 name = alias.name
@@ -159,7 +170,7 @@ class Names:
                 return
         self._bind_local(name)
 
-    def instance_class(self, value: ast.AST, scope: Optional[Scope] = None) -> Optional[str]:
+    def instance_class(self, value: ast.AST, scope: Scope | None = None) -> str | None:
         """The qualified class name when ``value`` instantiates a class (``NcbiClient(...)``): a
         class of this module, or an imported CapWords name that is not the runtime's."""
         if type(value) is not ast.Call or not is_name_or_attribute(value.func):  # type: ignore[attr-defined]
@@ -193,7 +204,7 @@ class Names:
                 found.add("mcp2")
         return found.pop() if len(found) == 1 else "unknown"  # type: ignore[return-value]
 
-    def server_class(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[Framework]:
+    def server_class(self, node: ast.AST, scope: Scope | None = None) -> Framework | None:
         """The framework when ``node`` names a server class (``MCPServer[State]`` included), or a
         class of this module subclassing one."""
         if type(node) is ast.Subscript:
@@ -203,7 +214,7 @@ class Names:
             return self.server_classes[name]
         return framework_of_class(self.qualify(node, scope))
 
-    def _server_made_by(self, function: ast.FunctionDef) -> Optional[ServerRef]:
+    def _server_made_by(self, function: ast.FunctionDef) -> ServerRef | None:
         """The server a factory returns: a ``return <server class>(...)`` among its own statements."""
         body = function.body if not self.is_suite(function.body) else ()
         for stmt in body:
@@ -213,7 +224,7 @@ class Names:
                     return made
         return None
 
-    def server_of_call(self, call: ast.Call, scope: Optional[Scope] = None) -> Optional[ServerRef]:
+    def server_of_call(self, call: ast.Call, scope: Scope | None = None) -> ServerRef | None:
         """The server ``call`` constructs: its framework, its name, whether fastmcp masks errors."""
         func_name = name_value(call.func)
         if func_name is not None and func_name in self.server_factories:
@@ -242,7 +253,7 @@ class Names:
     def is_runtime(self, qname: str) -> bool:
         return is_runtime(qname, self.runtime_modules)
 
-    def qualify(self, node: Optional[ast.AST], scope: Optional[Scope] = None) -> Optional[str]:
+    def qualify(self, node: ast.AST | None, scope: Scope | None = None) -> str | None:
         if type(node) is ast.Attribute:
             base = self.qualify(node.value, scope)  # type: ignore[union-attr]
             return f"{base}.{node.attr}" if base else None  # type: ignore[union-attr]
@@ -262,7 +273,7 @@ class Names:
             return name
         return None
 
-    def runtime_api(self, qname: Optional[str]) -> Optional[str]:
+    def runtime_api(self, qname: str | None) -> str | None:
         """``tool``, ``not_found``, ... when ``qname`` names that runtime object, else None."""
         if qname is None or "." not in qname:
             return None
@@ -271,7 +282,7 @@ class Names:
             return last
         return None
 
-    def api_of(self, qname: Optional[str]) -> tuple[Optional[str], Assumptions]:
+    def api_of(self, qname: str | None) -> tuple[str | None, Assumptions]:
         """The runtime API ``qname`` names, and what that rests on: nothing for the runtime's own
         names; for a name imported from a project module (``myapp.api.tool``), the assumption
         that the module re-exports the runtime's object of that name, which the project view
@@ -293,7 +304,7 @@ class Names:
             return False
         return prefix.split(".")[0] not in sys.stdlib_module_names
 
-    def code_member(self, qname: Optional[str]) -> Optional[str]:
+    def code_member(self, qname: str | None) -> str | None:
         """``X`` for ``<runtime>...JsonRpcErrorCode.X``."""
         if qname is None:
             return None

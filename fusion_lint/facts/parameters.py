@@ -2,10 +2,12 @@
 wrapper calls of a decorator's function parameter.
 
 Mixed into ``bodies.FunctionWalker``, whose state (scope, servers, context names) it sets up."""
+
 from __future__ import annotations
 
 import ast
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .frameworks import framework_of_class
 from .model import FunctionFacts, ServerRef, Try
@@ -67,9 +69,8 @@ class ParameterReading:
             for param in all_params:
                 if param.arg in CONTEXT_NAMES and (
                     param.annotation is None
-                    or any("context" in q.rpartition(".")[2].lower()
-                           for q in self._annotation_qnames(param.annotation))
-                ):  # fmt: skip
+                    or any("context" in q.rpartition(".")[2].lower() for q in self._annotation_qnames(param.annotation))
+                ):
                     found = param.arg
                     break
         for param in all_params:
@@ -80,8 +81,9 @@ class ParameterReading:
                 if name not in self.scope and name != found:  # not ``self``, not the context
                     self.loose_params.add(name)
                 continue
-            framework = next((f for q in self._annotation_qnames(param.annotation)
-                              if (f := framework_of_class(q)) is not None), None)  # fmt: skip
+            framework = next(
+                (f for q in self._annotation_qnames(param.annotation) if (f := framework_of_class(q)) is not None), None
+            )
             if framework is not None:
                 self.servers[name] = ServerRef(framework)
         if found is not None:

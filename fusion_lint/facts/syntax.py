@@ -6,15 +6,16 @@ conventions the facts were first defined with (libcst's): ``None``, ``True`` and
 names, a call's arguments come in source order whatever their kind, a keyword argument's keyword
 is a name among its children, and children come in the order the facts rely on.
 """
+
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional, Union
+from collections.abc import Iterator
 
 _SINGLETONS = {None: "None", True: "True", False: "False"}
 
 
-def name_value(node: Optional[ast.AST]) -> Optional[str]:
+def name_value(node: ast.AST | None) -> str | None:
     """The identifier of a name (``None``, ``True`` and ``False`` included), else None."""
     kind = type(node)
     if kind is ast.Name:
@@ -26,7 +27,7 @@ def name_value(node: Optional[ast.AST]) -> Optional[str]:
     return None
 
 
-def is_name_or_attribute(node: Optional[ast.AST]) -> bool:
+def is_name_or_attribute(node: ast.AST | None) -> bool:
     return type(node) is ast.Attribute or name_value(node) is not None
 
 
@@ -37,7 +38,7 @@ class Arg:
 
     __slots__ = ("keyword", "star", "value", "node", "call", "index")
 
-    def __init__(self, keyword: Optional[str], star: str, value: ast.expr, node: ast.AST, call: ast.Call, index: int):
+    def __init__(self, keyword: str | None, star: str, value: ast.expr, node: ast.AST, call: ast.Call, index: int):
         self.keyword, self.star, self.value, self.node, self.call, self.index = keyword, star, value, node, call, index
 
 
@@ -46,7 +47,7 @@ def args_of(call: ast.Call) -> list[Arg]:
     found = call.__dict__.get("_fl_args")
     if found is not None:
         return found
-    items: list[tuple[ast.AST, Optional[str], str, ast.expr]] = []
+    items: list[tuple[ast.AST, str | None, str, ast.expr]] = []
     for node in call.args:
         if type(node) is ast.Starred:
             items.append((node, None, "*", node.value))
@@ -120,8 +121,25 @@ def children(node: ast.AST) -> Iterator[ast.AST]:
             yield value
 
 
-_SKIPPED = frozenset({"ctx", "op", "ops", "type_comment", "kind", "conversion", "type_params", "is_async",
-                      "level", "names", "module", "name", "simple", "lineno", "asname"})  # fmt: skip
+_SKIPPED = frozenset(
+    {
+        "ctx",
+        "op",
+        "ops",
+        "type_comment",
+        "kind",
+        "conversion",
+        "type_params",
+        "is_async",
+        "level",
+        "names",
+        "module",
+        "name",
+        "simple",
+        "lineno",
+        "asname",
+    }
+)
 _FIELDS: dict[type, tuple[str, ...]] = {
     ast.ClassDef: ("body", "bases", "keywords", "decorator_list"),
     ast.FunctionDef: ("args", "body", "decorator_list", "returns"),
@@ -140,7 +158,7 @@ def _parameters(arguments: ast.arguments) -> Iterator[ast.AST]:
     """A lambda's parameters as libcst orders them: the plain ones (name, default), ``*args``, the
     keyword-only ones, ``**kwargs``, then the positional-only ones."""
     positional = [*arguments.posonlyargs, *arguments.args]
-    defaults: list[Optional[ast.expr]] = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
     count = len(arguments.posonlyargs)
     for param, default in list(zip(positional, defaults))[count:]:
         yield param
@@ -181,7 +199,7 @@ class _AttrName(ast.AST):
 LEAF_TYPES = (ast.Name, ast.Constant, ast.arg, _KeywordName, _AttrName)
 
 
-def identifier(node: ast.AST) -> Optional[str]:
+def identifier(node: ast.AST) -> str | None:
     """The identifier of a name-like child (a parameter, a keyword, an attribute's name)."""
     if type(node) is ast.arg:
         return node.arg  # type: ignore[attr-defined]
@@ -190,7 +208,7 @@ def identifier(node: ast.AST) -> Optional[str]:
     return None
 
 
-def string_value(node: Optional[ast.AST]) -> Union[str, None, bool]:
+def string_value(node: ast.AST | None) -> str | None | bool:
     """The joined value of a string literal; ``False`` for an f-string/bytes; ``None`` if no string."""
     kind = type(node)
     if kind is ast.Constant:
@@ -203,7 +221,7 @@ def string_value(node: Optional[ast.AST]) -> Union[str, None, bool]:
     return None
 
 
-def is_string(node: Optional[ast.AST]) -> bool:
+def is_string(node: ast.AST | None) -> bool:
     """A string literal of any kind (plain, bytes, f-string, concatenated)."""
     kind = type(node)
     return kind is ast.JoinedStr or (kind is ast.Constant and type(node.value) in (str, bytes))  # type: ignore[union-attr]
@@ -218,13 +236,13 @@ def is_number(node: ast.AST) -> bool:
     return type(node) is ast.Constant and type(node.value) in (int, float, complex)  # type: ignore[attr-defined]
 
 
-def int_value(node: Optional[ast.AST]) -> Optional[int]:
+def int_value(node: ast.AST | None) -> int | None:
     if type(node) is ast.Constant and type(node.value) is int:  # type: ignore[union-attr]
         return node.value  # type: ignore[union-attr]
     return None
 
 
-def dotted(node: Optional[ast.AST]) -> Optional[str]:
+def dotted(node: ast.AST | None) -> str | None:
     """``a.b.c`` for a name or an attribute chain of names; None for anything else."""
     if type(node) is ast.Attribute:
         base = dotted(node.value)  # type: ignore[union-attr]
@@ -257,11 +275,11 @@ def describe(node: ast.AST) -> str:
     return "an expression"
 
 
-def is_constant_name(node: Optional[ast.AST]) -> bool:
+def is_constant_name(node: ast.AST | None) -> bool:
     return type(node) is ast.Constant and name_value(node) is not None
 
 
-def keyword_argument(call: ast.Call, keyword: str) -> Optional[Arg]:
+def keyword_argument(call: ast.Call, keyword: str) -> Arg | None:
     """The ``keyword=`` argument of ``call``."""
     for arg in args_of(call):
         if arg.keyword == keyword:
@@ -269,7 +287,7 @@ def keyword_argument(call: ast.Call, keyword: str) -> Optional[Arg]:
     return None
 
 
-def argument(call: ast.Call, position: int, keyword: str) -> Optional[Arg]:
+def argument(call: ast.Call, position: int, keyword: str) -> Arg | None:
     """The argument a parameter receives: the ``position``-th positional one, or ``keyword=``."""
     positional = 0
     for arg in args_of(call):
@@ -283,7 +301,7 @@ def argument(call: ast.Call, position: int, keyword: str) -> Optional[Arg]:
     return None
 
 
-def argument_value(call: ast.Call, position: int, keyword: str) -> Optional[ast.expr]:
+def argument_value(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
     arg = argument(call, position, keyword)
     return arg.value if arg is not None else None
 

@@ -1,12 +1,13 @@
 """Values, contract entries and contract expressions as written (DESIGN §4 "Contracts", "Codes")."""
+
 from __future__ import annotations
 
 import ast
-from typing import Optional, Union
 
 from mcp_fusion import JsonRpcErrorCode, code_name, coerce_code, is_valid_code
 
 from ..positions import Cursor, SpanRegistry
+from .expressions import is_concatenated
 from .model import (
     Argument,
     Assumptions,
@@ -26,12 +27,19 @@ from .model import (
     SpreadItem,
     Value,
 )
-from .expressions import is_concatenated
 from .names import Names, Scope
 from .syntax import (
-    args_of, describe, dotted, int_value, is_bytes, is_constant_name, is_name_or_attribute, is_string, name_value,
+    args_of,
+    describe,
+    dotted,
+    int_value,
+    is_bytes,
+    is_constant_name,
+    is_name_or_attribute,
+    is_string,
+    name_value,
     string_value,
-)  # fmt: skip
+)
 
 # What cannot be a contract at all, written where one is expected (FL100 rather than FL190).
 _NOT_A_LIST = (ast.Dict, ast.Set, ast.JoinedStr, ast.Name, ast.DictComp, ast.SetComp, ast.Lambda)
@@ -50,9 +58,9 @@ class Values:
         self.spans = spans
         # While a class body is read (its attributes, its methods' decorators): the names it binds,
         # which its own expressions see, as Python's class scope does (``errors=ERRORS``).
-        self.scope: Optional[Scope] = None
+        self.scope: Scope | None = None
 
-    def _qualify(self, node: ast.AST) -> Optional[str]:
+    def _qualify(self, node: ast.AST) -> str | None:
         return self.names.qualify(node, self.scope)
 
     def value(self, node: ast.expr, at: Cursor) -> Value:
@@ -81,7 +89,9 @@ class Values:
             if qname is not None:
                 return Value("ref", qname, span)
         looked_up = self._member_lookup(node, self.scope)
-        if looked_up is not None and not looked_up[1]:  # ``JsonRpcErrorCode(-32001)``, ``JsonRpcErrorCode["NOT_FOUND"]``
+        if (
+            looked_up is not None and not looked_up[1]
+        ):  # ``JsonRpcErrorCode(-32001)``, ``JsonRpcErrorCode["NOT_FOUND"]``
             member_or_number = looked_up[0]
             if isinstance(member_or_number, int):  # a number that is no member's value (FL104)
                 return Value("int", member_or_number, span)
@@ -90,7 +100,7 @@ class Values:
             return Value("collection", describe(node), span)
         return Value("expr", describe(node), span)
 
-    def code_of(self, node: Optional[ast.AST], scope: Optional[Scope]) -> tuple[Optional[str], Assumptions]:
+    def code_of(self, node: ast.AST | None, scope: Scope | None) -> tuple[str | None, Assumptions]:
         """The code ``node`` gives, by name: a member through any alias, its int value,
         ``JsonRpcErrorCode(<int>)``, or a string code (a member's name is the member; a canonical or
         custom ``UPPER_SNAKE_CASE`` code is itself, DESIGN §3.1); and what recognising it assumed."""
@@ -114,7 +124,7 @@ class Values:
             return looked_up
         return None, ()
 
-    def _member_lookup(self, node: ast.AST, scope: Optional[Scope]) -> Optional[tuple[Union[str, int], Assumptions]]:
+    def _member_lookup(self, node: ast.AST, scope: Scope | None) -> tuple[str | int, Assumptions] | None:
         """``JsonRpcErrorCode(<int>)`` (the member of that value, or the int when no member has it)
         and ``JsonRpcErrorCode["NAME"]`` (the name), through any alias of the enum."""
         kind = type(node)
@@ -188,7 +198,7 @@ class Values:
             entry.fields.append(EntryField(key, self.value(element_value, at), self.spans.at(element_key, at)))
         return entry
 
-    def contract_call_assumptions(self, node: ast.AST) -> Optional[Assumptions]:
+    def contract_call_assumptions(self, node: ast.AST) -> Assumptions | None:
         """None when ``node`` is no ``ErrorContract(...)``, else what recognising it assumed
         (nothing for the runtime's own; a re-export through a project module otherwise)."""
         if type(node) is not ast.Call:
@@ -210,7 +220,9 @@ class Values:
             if qname is not None:
                 return RefItem(qname, self.spans.at(value, at))
         # ``None``, ``True``, ``False`` are no entry, whatever was meant (FL102, never FL190).
-        invalid = is_constant_name(value) or not isinstance(value, (ast.Call, ast.Subscript, ast.Attribute, ast.Name, ast.IfExp))
+        invalid = is_constant_name(value) or not isinstance(
+            value, (ast.Call, ast.Subscript, ast.Attribute, ast.Name, ast.IfExp)
+        )
         if type(value) is ast.Call:
             # A runtime object that is not ErrorContract (say ``tool_error(...)``) is surely wrong.
             invalid = self.names.runtime_api(self.names.qualify(value.func)) is not None
@@ -233,7 +245,7 @@ class Values:
             return BadExpr("a single ErrorContract (wrap it in a list)", self.spans.at(node, at), True)
         return BadExpr(describe(node), self.spans.at(node, at), _not_a_list(node))
 
-    def binding(self, node: ast.expr, at: Cursor) -> Optional[Binding]:
+    def binding(self, node: ast.expr, at: Cursor) -> Binding | None:
         """What a module-level ``NAME = <node>`` contributes for other definitions to resolve."""
         kind = type(node)
         if kind is ast.List or kind is ast.Tuple or kind is ast.BinOp:
@@ -245,8 +257,12 @@ class Values:
             return self.entry_from_call(node, at, assumes)  # type: ignore[arg-type]
         if kind is ast.Dict:
             return self.entry_from_dict(node, at)  # type: ignore[arg-type]
-        if (is_string(node) and (kind is not ast.JoinedStr or is_concatenated(node, self.spans))) or kind is ast.UnaryOp or (
-            kind is ast.Constant and type(node.value) is int  # type: ignore[attr-defined]
+        if (
+            (is_string(node) and (kind is not ast.JoinedStr or is_concatenated(node, self.spans)))
+            or kind is ast.UnaryOp
+            or (
+                kind is ast.Constant and type(node.value) is int  # type: ignore[attr-defined]
+            )
         ):
             return self.value(node, at)
         if is_name_or_attribute(node):
@@ -258,18 +274,21 @@ class Values:
             return self.value(node, at)
         return None
 
-    def handler_target(self, node: ast.expr, scope: Optional[Scope]) -> ast.expr:
+    def handler_target(self, node: ast.expr, scope: Scope | None) -> ast.expr:
         """The function a handler expression stands for: ``functools.partial(fn, ...)`` is ``fn``
         (its ``func``, DESIGN §12.3); anything else is itself."""
         while (
-            type(node) is ast.Call and args_of(node) and not args_of(node)[0].keyword and not args_of(node)[0].star  # type: ignore[arg-type]
+            type(node) is ast.Call
+            and args_of(node)
+            and not args_of(node)[0].keyword
+            and not args_of(node)[0].star  # type: ignore[arg-type]
             and self.names.qualify(node.func, scope) == "functools.partial"  # type: ignore[attr-defined]
-        ):  # fmt: skip
+        ):
             node = args_of(node)[0].value  # type: ignore[arg-type]
         return node
 
 
-def _int_literal(node: Optional[ast.AST]) -> Optional[int]:
+def _int_literal(node: ast.AST | None) -> int | None:
     """The value of ``42`` or ``-42``."""
     value = int_value(node)
     if value is not None:

@@ -1,10 +1,10 @@
 """Reporters (DESIGN §7), one module per format. Each is ``(report, *, show_source, quiet,
 statistics) -> str``; none of them decides anything."""
+
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from importlib import import_module
-from typing import Callable
 
 #: Format name -> (module, function). A run imports only the module of the format it prints.
 _REPORTERS = {

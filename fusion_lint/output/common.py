@@ -1,4 +1,5 @@
 """What every reporter shares: paths as the user sees them, the summary lines, source excerpts."""
+
 from __future__ import annotations
 
 from ..diagnostics import Diagnostic, Report, display_path
@@ -29,10 +30,16 @@ def summary(report: Report) -> str:
         if report.files_checked == 0:
             return "No files checked (0 files checked): every path given is excluded or not Python."
         if nothing:
-            return (f"No MCP tools, resources or prompts found in {plural(report.files_checked, 'file')}: nothing was "
-                    f"checked (fusion-lint recognises {RECOGNISED}).")  # fmt: skip
+            return (
+                f"No MCP tools, resources or prompts found in {plural(report.files_checked, 'file')}: nothing was "
+                f"checked (fusion-lint recognises {RECOGNISED})."
+            )
         return f"All checks passed ({checked_phrase(report)})."
-    where = f"no MCP tools, resources or prompts found; {plural(report.files_checked, 'file')} checked" if nothing else checked_phrase(report)
+    where = (
+        f"no MCP tools, resources or prompts found; {plural(report.files_checked, 'file')} checked"
+        if nothing
+        else checked_phrase(report)
+    )
     return f"Found {plural(report.errors, 'error')}, {plural(report.warnings, 'warning')} in {plural(files, 'file')} ({where})."
 
 
@@ -86,5 +93,7 @@ def statistics_lines(report: Report) -> list[str]:
     only when some can)."""
     counted = statistics(report)
     marks = any(fixable for *_, fixable in counted)
-    return [f"{count:>5}  {code}  {('[*] ' if fixable else '[ ] ') if marks else ''}{name}"
-            for count, code, name, fixable in counted]  # fmt: skip
+    return [
+        f"{count:>5}  {code}  {('[*] ' if fixable else '[ ] ') if marks else ''}{name}"
+        for count, code, name, fixable in counted
+    ]

@@ -2,6 +2,7 @@
 
 Only ``::`` lines become annotations, so the plain summary lines after them are safe there.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

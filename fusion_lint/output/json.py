@@ -1,8 +1,8 @@
 """``json``: one object per diagnostic, rows and columns 1-based, fixes with their edits (DESIGN §7)."""
+
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 from ..diagnostics import Diagnostic, Report
 from ..rules import rule_by_code_or_name
@@ -15,7 +15,7 @@ def _row_column(text: str, offset: int) -> dict:
     return {"row": row, "column": offset - (text.rfind("\n", 0, offset) + 1) + 1}
 
 
-def diagnostic_json(diagnostic: Diagnostic, text: Optional[str] = None) -> dict:
+def diagnostic_json(diagnostic: Diagnostic, text: str | None = None) -> dict:
     """``text``: the file's decoded text; when given, each edit also carries its
     ``location``/``end_location`` (1-based) besides its offsets."""
     span = diagnostic.span

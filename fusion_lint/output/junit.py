@@ -1,4 +1,5 @@
 """``junit``: one testcase per checked file; a file with findings fails, listing each one."""
+
 from __future__ import annotations
 
 import re
@@ -28,10 +29,12 @@ def junit(report: Report, *, show_source: bool = False, quiet: bool = False, sta
         by_path.setdefault(diagnostic.path, []).append(diagnostic)
     files = _checked_files(report)
     failed = sum(1 for path in files if path in by_path)
-    suites = ElementTree.Element("testsuites", name="fusion-lint", tests=str(len(files)), failures=str(failed),
-                                 errors="0")  # fmt: skip
-    suite = ElementTree.SubElement(suites, "testsuite", name="fusion-lint", tests=str(len(files)),
-                                   failures=str(failed), errors="0", skipped="0")  # fmt: skip
+    suites = ElementTree.Element(
+        "testsuites", name="fusion-lint", tests=str(len(files)), failures=str(failed), errors="0"
+    )
+    suite = ElementTree.SubElement(
+        suites, "testsuite", name="fusion-lint", tests=str(len(files)), failures=str(failed), errors="0", skipped="0"
+    )
     if statistics:
         properties = ElementTree.SubElement(suite, "properties")
         for count, code, name, _ in rule_statistics(report):
@@ -48,7 +51,9 @@ def junit(report: Report, *, show_source: bool = False, quiet: bool = False, sta
         body: list[str] = []
         for diagnostic in found:
             span = diagnostic.span
-            body.append(f"{shown}:{span.line}:{span.col + 1}: {diagnostic.code} [{diagnostic.name}] {diagnostic.message}")
+            body.append(
+                f"{shown}:{span.line}:{span.col + 1}: {diagnostic.code} [{diagnostic.name}] {diagnostic.message}"
+            )
             if show_source:
                 body.extend(source_excerpt(report, diagnostic))
         failure = ElementTree.SubElement(case, "failure", message=_xml_text(summary), type="fusion-lint")

@@ -3,6 +3,7 @@
 Statistics go into the run's own counting fields, never as stray text: the document stays one
 well-formed SARIF log whatever the flags.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -10,7 +11,6 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Optional
 from urllib.parse import quote
 
 from .. import __version__
@@ -103,20 +103,24 @@ def _sarif_region(report: Report, diagnostic: Diagnostic, show_source: bool) -> 
     return region
 
 
-def _sarif_fix(diagnostic: Diagnostic, location: dict) -> Optional[list[dict]]:
+def _sarif_fix(diagnostic: Diagnostic, location: dict) -> list[dict] | None:
     if diagnostic.fix is None:
         return None
     # Offsets are code points into the decoded text, which is what charOffset counts under
     # columnKind "unicodeCodePoints".
     replacements = [
-        {"deletedRegion": {"charOffset": edit.start, "charLength": edit.end - edit.start},
-         "insertedContent": {"text": edit.content}}
+        {
+            "deletedRegion": {"charOffset": edit.start, "charLength": edit.end - edit.start},
+            "insertedContent": {"text": edit.content},
+        }
         for edit in diagnostic.fix.edits
-    ]  # fmt: skip
-    return [{
-        "description": {"text": f"{diagnostic.fix.message} ({diagnostic.fix.applicability})"},
-        "artifactChanges": [{"artifactLocation": location, "replacements": replacements}],
-    }]  # fmt: skip
+    ]
+    return [
+        {
+            "description": {"text": f"{diagnostic.fix.message} ({diagnostic.fix.applicability})"},
+            "artifactChanges": [{"artifactLocation": location, "replacements": replacements}],
+        }
+    ]
 
 
 def sarif(report: Report, *, show_source: bool = False, quiet: bool = False, statistics: bool = False) -> str:
@@ -130,30 +134,44 @@ def sarif(report: Report, *, show_source: bool = False, quiet: bool = False, sta
             "ruleIndex": index[diagnostic.code],
             "level": diagnostic.severity,
             "message": {"text": diagnostic.message},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": location,
-                "region": _sarif_region(report, diagnostic, show_source),
-            }}],
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": location,
+                        "region": _sarif_region(report, diagnostic, show_source),
+                    }
+                }
+            ],
             "partialFingerprints": {FINGERPRINT: fingerprint},
-        }  # fmt: skip
+        }
         fixes = _sarif_fix(diagnostic, location)
         if fixes:
             result["fixes"] = fixes
         results.append(result)
     run: dict = {
-        "tool": {"driver": {"name": "fusion-lint", "version": __version__, "semanticVersion": __version__,
-                            "informationUri": INFORMATION_URI, "rules": [_sarif_rule(r) for r in rules]}},
+        "tool": {
+            "driver": {
+                "name": "fusion-lint",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": INFORMATION_URI,
+                "rules": [_sarif_rule(r) for r in rules],
+            }
+        },
         "originalUriBaseIds": {SOURCE_ROOT: {"uri": Path(os.getcwd()).as_uri().rstrip("/") + "/"}},
         "columnKind": "unicodeCodePoints",
         "invocations": [{"executionSuccessful": True}],
         "results": results,
-    }  # fmt: skip
+    }
     if statistics:
         counts: dict[str, int] = {}
         for diagnostic in report.diagnostics:
             counts[diagnostic.code] = counts.get(diagnostic.code, 0) + 1
-        run["properties"] = {"filesChecked": report.files_checked, "definitionsChecked": dict(sorted(report.definitions.items())),
-                             "resultCountsByRule": dict(sorted(counts.items()))}  # fmt: skip
+        run["properties"] = {
+            "filesChecked": report.files_checked,
+            "definitionsChecked": dict(sorted(report.definitions.items())),
+            "resultCountsByRule": dict(sorted(counts.items())),
+        }
     document = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
     # Lone surrogates (a file or module name that is not UTF-8, in a message) cannot be written
     # as UTF-8: each becomes U+FFFD rather than the report failing.

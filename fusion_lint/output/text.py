@@ -3,6 +3,7 @@
 With ``color`` (``--color``, or a terminal), the path is bold and the code red (an error) or yellow
 (a warning), as ruff draws them; the characters are the same either way.
 """
+
 from __future__ import annotations
 
 import click
@@ -11,8 +12,9 @@ from ..diagnostics import Report
 from .common import display_path, source_excerpt, statistics_lines, summary_lines
 
 
-def text(report: Report, *, show_source: bool = False, quiet: bool = False, statistics: bool = False,
-         color: bool = False) -> str:  # fmt: skip
+def text(
+    report: Report, *, show_source: bool = False, quiet: bool = False, statistics: bool = False, color: bool = False
+) -> str:
     def style(value: str, **how: object) -> str:
         return click.style(value, **how) if color else value  # type: ignore[arg-type]
 

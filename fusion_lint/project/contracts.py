@@ -1,9 +1,10 @@
 """Contracts resolved across files: spreads, constants, imports and concatenations expanded into
 entries, each entry's field values resolved (DESIGN §4 "Contracts")."""
+
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from ..facts.model import (
     BadExpr,
@@ -29,13 +30,13 @@ class ContractResolver:
     """Resolves definitions' contracts; an entry shared by several contracts is resolved once
     (one ``ResolvedEntry``, whose ``holders`` the caller fills)."""
 
-    def __init__(self, index: ProjectIndex, kept: Optional[Callable[[Entry, str], Optional[ResolvedEntry]]] = None):
+    def __init__(self, index: ProjectIndex, kept: Callable[[Entry, str], ResolvedEntry | None] | None = None):
         self.index = index
         self.entries: dict[int, ResolvedEntry] = {}  # id(entry) -> its resolution, in order of first use
         # The language server's: an entry's resolution from an earlier lint that still holds
         # (``kept_resolution``), and each (entry, path, resolution) used, in order, while recording.
         self.kept = kept
-        self.uses: Optional[list[tuple[Entry, str, ResolvedEntry]]] = None
+        self.uses: list[tuple[Entry, str, ResolvedEntry]] | None = None
 
     def resolved_entry(self, entry: Entry, path: str) -> ResolvedEntry:
         known = self.entries.get(id(entry))
@@ -75,7 +76,9 @@ class ContractResolver:
                     field = EntryField(field.name, Value(field.value.kind, field.value.value, span), span)
                 fields.append(field)
             opaque.remove(written)
-        return dataclasses.replace(entry, fields=fields, opaque=opaque, opaque_span=entry.opaque_span if opaque else None)
+        return dataclasses.replace(
+            entry, fields=fields, opaque=opaque, opaque_span=entry.opaque_span if opaque else None
+        )
 
     def contract(self, definition: Definition, path: str) -> ResolvedContract:
         # A prompt takes no contract (FL117 reports its errors=): checking its shape would be noise.
@@ -90,7 +93,9 @@ class ContractResolver:
 
     def _add(self, contract: ResolvedContract, entry: Entry, path: str) -> None:
         if entry.positional is not None:  # the runtime rejects it: one FL102, not a check per field
-            bad = BadItem("ErrorContract(...) with positional arguments (its fields are keyword-only)", entry.positional, True)
+            bad = BadItem(
+                "ErrorContract(...) with positional arguments (its fields are keyword-only)", entry.positional, True
+            )
             contract.bad_items.append((bad, path))
             return
         contract.entries.append(self.resolved_entry(entry, path))
@@ -133,7 +138,7 @@ class ContractResolver:
             else:
                 self._expand(binding, where, contract, seen | {expr.qname}, top)
 
-    def _deref(self, qname: str, seen: set[str]) -> Optional[tuple[Binding, str]]:
+    def _deref(self, qname: str, seen: set[str]) -> tuple[Binding, str] | None:
         if qname in seen:
             return None  # a cycle of names
         return self.index.binding(qname)
@@ -174,6 +179,14 @@ def _unconfirmed(entry: Entry) -> str:
 
 def _value_phrase(value: Value) -> str:
     """How a constant of the wrong kind is named in a message: 'a string', 'None', 'a code'."""
-    phrases = {"str": "a string", "fstring": "an f-string", "bytes": "bytes", "int": "an int", "float": "a float",
-               "bool": "a bool", "none": "None", "code": "a JsonRpcErrorCode member"}  # fmt: skip
+    phrases = {
+        "str": "a string",
+        "fstring": "an f-string",
+        "bytes": "bytes",
+        "int": "an int",
+        "float": "a float",
+        "bool": "a bool",
+        "none": "None",
+        "code": "a JsonRpcErrorCode member",
+    }
     return phrases.get(value.kind, str(value.value))

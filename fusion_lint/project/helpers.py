@@ -8,10 +8,11 @@ the tool name the framework computes — the argument bound to the helper's name
 the handler's ``__name__`` (through ``functools.wraps``), else the wrapper's — and the handler
 given to the returned decorator, wrapped by the helper's wrapper where the framework calls it.
 """
+
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Optional, Union
+from typing import Any
 
 from ..facts.model import Definition, FunctionFacts, HelperArgument, HelperCall, HelperTemplate
 
@@ -49,8 +50,14 @@ def _wraps(index: ProjectIndex, path: str, template: HelperTemplate) -> bool:
     return decorator is not None and bool(decorator.wrapper_calls)
 
 
-def _bound(index: ProjectIndex, call: HelperCall, function: FunctionFacts, path: str,
-           template_definition: Definition, template: HelperTemplate) -> Optional[Definition]:  # fmt: skip
+def _bound(
+    index: ProjectIndex,
+    call: HelperCall,
+    function: FunctionFacts,
+    path: str,
+    template_definition: Definition,
+    template: HelperTemplate,
+) -> Definition | None:
     """The definition of one call through one template, with its arguments bound to the helper's
     parameters as Python binds them; None when no server is bound to the server parameter."""
     params = list(function.params)
@@ -62,7 +69,9 @@ def _bound(index: ProjectIndex, call: HelperCall, function: FunctionFacts, path:
         return None
     framework_server = server.server
     if framework_server.framework == "unknown" and not template.param_only and template_definition.server is not None:
-        framework_server = template_definition.server if template_definition.server.framework != "unknown" else framework_server
+        framework_server = (
+            template_definition.server if template_definition.server.framework != "unknown" else framework_server
+        )
     definition = call.definition
     # With no name given the framework takes ``__name__``: the handler's, or the wrapper's own.
     wrapper = (template_definition.handler or "").rpartition(".")[2] or None
@@ -78,11 +87,18 @@ def _bound(index: ProjectIndex, call: HelperCall, function: FunctionFacts, path:
         name, name_ref = template_definition.name, template_definition.name_ref
     module = index.files[path].module
     wrapped_by = (f"{module}.{template.decorator}",) if module and not template.handler_is_param else ()
-    return dataclasses.replace(definition, kind=template_definition.kind, name=name, name_ref=name_ref,
-                               name_span=name_span, server=framework_server, wrapped_by=wrapped_by)  # fmt: skip
+    return dataclasses.replace(
+        definition,
+        kind=template_definition.kind,
+        name=name,
+        name_ref=name_ref,
+        name_span=name_span,
+        server=framework_server,
+        wrapped_by=wrapped_by,
+    )
 
 
-def _argument(arguments: tuple[HelperArgument, ...], params: list[str], param: str) -> Union[HelperArgument, str]:
+def _argument(arguments: tuple[HelperArgument, ...], params: list[str], param: str) -> HelperArgument | str:
     """The argument bound to ``param``: by keyword, else by position (until a ``*spread``)."""
     for argument in arguments:
         if argument.keyword == param:

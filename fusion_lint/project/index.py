@@ -5,12 +5,13 @@ re-export) is handed to ``load``, which runs the same per-file pipeline (and cac
 pass. The index never parses, and it is only asked while the project is being resolved: by the
 time a rule runs, ``resolve`` has asked everything a rule may need.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator, Optional
 
 from ..facts.model import Binding, Definition, FailSite, FileFacts, FunctionFacts, Raise, RefExpr, ServerRef, Value
 from .helpers import instantiate
@@ -26,11 +27,11 @@ class ProjectIndex:
     def __init__(
         self,
         files: dict[str, FileFacts],
-        load: Callable[[str], Optional[FileFacts]],
+        load: Callable[[str], FileFacts | None],
         search_roots: list[Path],
         follow_calls: int,
         is_file: Callable[[Path], bool] = Path.is_file,
-        full: Optional[Callable[[str], Optional[FileFacts]]] = None,
+        full: Callable[[str], FileFacts | None] | None = None,
     ):
         self.files = files
         # A partial run reads some files with light facts (``FileFacts.light``): the full facts of
@@ -50,14 +51,14 @@ class ProjectIndex:
         self._module_misses: set[str] = set()
         self._root_names: dict[Path, frozenset[str]] = {}  # what each import root holds (``_may_hold``)
         self._call_targets: dict[tuple[str, str], list[tuple[str, str]]] = {}
-        self._runtime_qnames: dict[str, Optional[str]] = {}
+        self._runtime_qnames: dict[str, str | None] = {}
         self._definitions: dict[str, list[Definition]] = {}
         self._settled_functions: dict[tuple[str, str], FunctionFacts] = {}
         self._mros: dict[tuple[str, str], list[tuple[str, str]]] = {}
 
     # ----- modules and symbols -------------------------------------------------------------------
 
-    def module_facts(self, module: str) -> Optional[FileFacts]:
+    def module_facts(self, module: str) -> FileFacts | None:
         path = self.modules.get(module)
         if path is None:
             if module in self._module_misses:
@@ -77,7 +78,7 @@ class ProjectIndex:
             self.files[path] = facts
         return facts
 
-    def find_module_file(self, module: str) -> Optional[str]:
+    def find_module_file(self, module: str) -> str | None:
         parts = module.split(".")
         for root in self.search_roots:
             # An import root named like the module's first part is a namespace package (PEP 420:
@@ -109,7 +110,7 @@ class ProjectIndex:
             self._root_names[root] = names
         return first in names or f"{first}.py" in names
 
-    def _module_and_name(self, qname: str) -> Optional[tuple[FileFacts, str]]:
+    def _module_and_name(self, qname: str) -> tuple[FileFacts, str] | None:
         """The project module ``qname`` starts with (the longest one) and the rest of it."""
         parts = qname.split(".")
         for cut in range(len(parts) - 1, 0, -1):
@@ -118,7 +119,7 @@ class ProjectIndex:
                 return facts, ".".join(parts[cut:])
         return None
 
-    def lookup(self, qname: str) -> Optional[tuple[FileFacts, str]]:
+    def lookup(self, qname: str) -> tuple[FileFacts, str] | None:
         """The file and the top-level name ``qname`` refers to, following re-exports."""
         for _ in range(MAX_ALIAS_HOPS):
             found = self._module_and_name(qname)
@@ -136,13 +137,13 @@ class ProjectIndex:
             return facts, name
         return None
 
-    def runtime_qname(self, qname: str) -> Optional[str]:
+    def runtime_qname(self, qname: str) -> str | None:
         """The runtime object a project name stands for, following re-exports through project
         modules (``myapp.tool`` → ``myapp.api.tool`` → ``mcp_fusion.tool``); None when it is the
         project's own, or not found."""
         if qname in self._runtime_qnames:
             return self._runtime_qnames[qname]
-        found: Optional[str] = None
+        found: str | None = None
         current = qname
         for _ in range(MAX_ALIAS_HOPS):
             located = self._module_and_name(current)
@@ -170,7 +171,7 @@ class ProjectIndex:
                 return False
         return True
 
-    def binding(self, qname: str) -> Optional[tuple[Binding, str]]:
+    def binding(self, qname: str) -> tuple[Binding, str] | None:
         found = self.lookup(qname)
         if found is None:
             return None
@@ -178,14 +179,14 @@ class ProjectIndex:
         binding = facts.bindings.get(name)
         return (binding, facts.path) if binding is not None else None
 
-    def function(self, qname: str) -> Optional[tuple[FunctionFacts, str]]:
+    def function(self, qname: str) -> tuple[FunctionFacts, str] | None:
         found = self.lookup(qname)
         if found is None:
             return None
         facts, name = found
         return self.function_in(facts.path, name)
 
-    def function_in(self, path: str, qualname: str) -> Optional[tuple[FunctionFacts, str]]:
+    def function_in(self, path: str, qualname: str) -> tuple[FunctionFacts, str] | None:
         """A function of a file by its qualified name there; ``Class.method`` is looked up
         through the class and its bases in MRO order, bases in other files included."""
         function = self.function_facts(path, qualname)
@@ -202,7 +203,7 @@ class ProjectIndex:
 
     # ----- classes -------------------------------------------------------------------------------
 
-    def class_of(self, qname: str) -> Optional[tuple[str, str]]:
+    def class_of(self, qname: str) -> tuple[str, str] | None:
         """(path, class name) of the project class ``qname`` names, following re-exports."""
         found = self.lookup(qname)
         if found is None or found[1] not in found[0].classes:
@@ -235,7 +236,7 @@ class ProjectIndex:
             names.update(base for base in cls.bases if base)
         return names
 
-    def function_facts(self, path: str, qualname: str) -> Optional[FunctionFacts]:
+    def function_facts(self, path: str, qualname: str) -> FunctionFacts | None:
         """A function's facts, with every raise that rested on a refuted re-export read as an
         ordinary call (its callee is in ``calls``, so it is followed like any other)."""
         key = (path, qualname)
@@ -252,7 +253,7 @@ class ProjectIndex:
             settled = self._settled_functions[key] = self._settle(function)
         return settled
 
-    def full_facts(self, path: str) -> Optional[FileFacts]:
+    def full_facts(self, path: str) -> FileFacts | None:
         """A light file's full facts, in its place from now on (module-level facts are the same;
         nothing derived from its function bodies was asked before: see ``function_facts``)."""
         loaded = self._full(path)
@@ -263,7 +264,11 @@ class ProjectIndex:
 
     def _settle(self, function: FunctionFacts) -> FunctionFacts:
         named = any(site.reason_ref is not None for site in function.fail_sites)
-        if not named and not any(site.assumes for site in function.raises) and not any(made.assumes for made in function.constructions):
+        if (
+            not named
+            and not any(site.assumes for site in function.raises)
+            and not any(made.assumes for made in function.constructions)
+        ):
             return function
         raises = [site if self.confirmed(site.assumes) else _ordinary_raise(site) for site in function.raises]
         constructions = [made for made in function.constructions if self.confirmed(made.assumes)]
@@ -303,7 +308,9 @@ class ProjectIndex:
             if isinstance(binding, Value) and enum_kind == "plain" and binding.kind != "ref":
                 # A member of a plain ``Enum`` is neither its value nor a string (``Reason.X.value`` is).
                 shown = ".".join(qname.split(".")[-2:])
-                return Value("member", f"{shown}, an Enum member that is not a string (write {shown}.value)", value.span)
+                return Value(
+                    "member", f"{shown}, an Enum member that is not a string (write {shown}.value)", value.span
+                )
             if isinstance(binding, Value):
                 current = Value(binding.kind, binding.value, value.span)
             elif isinstance(binding, RefExpr):
@@ -313,7 +320,7 @@ class ProjectIndex:
             seen += 1
         return current
 
-    def _enum_kind(self, qname: str) -> Optional[str]:
+    def _enum_kind(self, qname: str) -> str | None:
         """What the members of the class ``qname`` are when it is an enum: ``str`` (``StrEnum``,
         ``(str, Enum)``), ``int`` (``IntEnum``...) or ``plain``; None for any other class or name."""
         if not qname:
@@ -328,7 +335,7 @@ class ProjectIndex:
             return "str"
         return "int" if not bases.isdisjoint(INT_BASES) else "plain"
 
-    def _reexported_code(self, qname: str) -> Optional[str]:
+    def _reexported_code(self, qname: str) -> str | None:
         """``NOT_FOUND`` for ``myapp.api.JsonRpcErrorCode.NOT_FOUND`` when ``myapp.api`` re-exports
         the runtime's ``JsonRpcErrorCode`` (the extractor records the runtime's own as codes)."""
         owner, _, member = qname.rpartition(".")
@@ -339,7 +346,7 @@ class ProjectIndex:
 
     # ----- handlers and what they reach ----------------------------------------------------------
 
-    def handler(self, definition: Definition, path: str) -> Optional[tuple[FunctionFacts, str]]:
+    def handler(self, definition: Definition, path: str) -> tuple[FunctionFacts, str] | None:
         if definition.handler is not None:
             return self.function_in(path, definition.handler)
         if definition.handler_ref is not None:
@@ -442,8 +449,7 @@ class ProjectIndex:
             self._definitions[path] = settled
         return settled
 
-
-    def server(self, qname: str) -> Optional[ServerRef]:
+    def server(self, qname: str) -> ServerRef | None:
         """The server a module-level name of another project module is bound to (through re-exports;
         the alias table names an instance by its class, so a server is looked for before that)."""
         for _ in range(MAX_ALIAS_HOPS):
@@ -471,14 +477,51 @@ def _ordinary_raise(site: Raise) -> Raise:
 
 # Modules that are never project code: calls into them are opaque and not looked up on disk.
 _NEVER_PROJECT = frozenset(
-    {"asyncio", "json", "os", "re", "sys", "logging", "typing", "time", "datetime", "math", "random",
-     "itertools", "functools", "collections", "pathlib", "subprocess", "traceback", "dataclasses",
-     "print", "len", "str", "int", "dict", "list", "set", "tuple", "isinstance", "range", "sum",
-     "min", "max", "sorted", "enumerate", "zip", "any", "all", "getattr", "setattr", "hasattr"}
-)  # fmt: skip
+    {
+        "asyncio",
+        "json",
+        "os",
+        "re",
+        "sys",
+        "logging",
+        "typing",
+        "time",
+        "datetime",
+        "math",
+        "random",
+        "itertools",
+        "functools",
+        "collections",
+        "pathlib",
+        "subprocess",
+        "traceback",
+        "dataclasses",
+        "print",
+        "len",
+        "str",
+        "int",
+        "dict",
+        "list",
+        "set",
+        "tuple",
+        "isinstance",
+        "range",
+        "sum",
+        "min",
+        "max",
+        "sorted",
+        "enumerate",
+        "zip",
+        "any",
+        "all",
+        "getattr",
+        "setattr",
+        "hasattr",
+    }
+)
 
 
-def _c3_merge(sequences: list[list[tuple[str, str]]]) -> Optional[list[tuple[str, str]]]:
+def _c3_merge(sequences: list[list[tuple[str, str]]]) -> list[tuple[str, str]] | None:
     """C3 linearization's merge step; None when no consistent order exists."""
     sequences = [list(sequence) for sequence in sequences if sequence]
     merged: list[tuple[str, str]] = []

@@ -41,21 +41,31 @@ The CLI never uses this (there is no language server's kept state); a lint that 
 everything (``full_paths`` None) neither uses nor updates it, and one that loaded a file the
 graph did not know (``facts_partial`` then resolves everything) drops it.
 """
+
 from __future__ import annotations
 
 import itertools
 import os
 import threading
 import weakref
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Hashable, Iterable, Optional
 
 import fusion_lint.runner as runner
+
 from ..facts.model import Entry, FileFacts
 from .contracts import ContractResolver
 from .index import ProjectIndex
-from .resolve import (VocabularyShare, assembled, combined, held, resolved_definition, same_vocabulary, vocabulary_of,
-                      vocabulary_share)
+from .resolve import (
+    VocabularyShare,
+    assembled,
+    combined,
+    held,
+    resolved_definition,
+    same_vocabulary,
+    vocabulary_of,
+    vocabulary_share,
+)
 from .view import ProjectView, ResolvedDefinition, ResolvedEntry, Vocabulary
 
 #: Whether the language server keeps its resolution (the tests turn it off to compare).
@@ -91,22 +101,29 @@ class KeptCounts:
 
 @dataclass
 class KeptResolution:
-    key: Optional[Hashable] = None
+    key: Hashable | None = None
     seen: dict[str, object] = field(default_factory=dict)  # path -> its facts (or bytes' hash) at the last lint
     files: dict[str, KeptFile] = field(default_factory=dict)
     # id(entry) -> (the entry, its kept resolution, the kept files using it)
     entries: dict[int, tuple[Entry, ResolvedEntry, set[str]]] = field(default_factory=dict)
-    vocabulary: Optional[Vocabulary] = None  # the last one (FL401's suggestion index is built in it once)
-    union: Optional[VocabularyShare] = None  # what all kept files add to the vocabulary (None: to be made)
+    vocabulary: Vocabulary | None = None  # the last one (FL401's suggestion index is built in it once)
+    union: VocabularyShare | None = None  # what all kept files add to the vocabulary (None: to be made)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def clear(self) -> None:
         self.key, self.vocabulary, self.union = None, None, None
         self.seen, self.files, self.entries = {}, {}, {}
 
-    def resolve(self, index: ProjectIndex, rules: tuple[int, tuple[str, ...]], key: Hashable,
-                full_paths: set[str], outside: dict[str, object], reaching: Callable[[Iterable[str]], set[str]],
-                report_set: set[str]) -> Optional[ProjectView]:  # fmt: skip
+    def resolve(
+        self,
+        index: ProjectIndex,
+        rules: tuple[int, tuple[str, ...]],
+        key: Hashable,
+        full_paths: set[str],
+        outside: dict[str, object],
+        reaching: Callable[[Iterable[str]], set[str]],
+        report_set: set[str],
+    ) -> ProjectView | None:
         """The buffer's resolved project (``resolve.resolve(index, *rules, full_paths)``'s), the
         kept files replayed where they hold; None when another lint holds them too long.
         ``key``: what the import graph rests on; ``outside``: the files outside the analysed ones
@@ -122,9 +139,16 @@ class KeptResolution:
         view.release_hook = weakref.finalize(view, self.lock.release)  # (released with the view, or at its end)
         return view
 
-    def _resolve(self, index: ProjectIndex, rules: tuple[int, tuple[str, ...]], key: Hashable, full_paths: set[str],
-                 outside: dict[str, object], reaching: Callable[[Iterable[str]], set[str]],
-                 report_set: set[str]) -> ProjectView:  # fmt: skip
+    def _resolve(
+        self,
+        index: ProjectIndex,
+        rules: tuple[int, tuple[str, ...]],
+        key: Hashable,
+        full_paths: set[str],
+        outside: dict[str, object],
+        reaching: Callable[[Iterable[str]], set[str]],
+        report_set: set[str],
+    ) -> ProjectView:
         analysed = index._analysed  # (the project's definitions, in its order)
         global LAST
         LAST = counts = KeptCounts()
@@ -166,8 +190,16 @@ class KeptResolution:
         # (a kept file resolved in full this time adds the same words either way: its definitions,
         # their contracts and their handlers' parameters are the same)
         vocabulary = self._vocabulary([self.union, vocabulary_share(full)], index.files.values())
-        view = assembled(index, definitions, itertools.chain.from_iterable(holding), contracts, full_paths, vocabulary,
-                         *rules, full=len(full))  # fmt: skip
+        view = assembled(
+            index,
+            definitions,
+            itertools.chain.from_iterable(holding),
+            contracts,
+            full_paths,
+            vocabulary,
+            *rules,
+            full=len(full),
+        )
         view.touch_candidates = candidates
         return view
 
@@ -216,7 +248,7 @@ class KeptResolution:
         for path in list(known[2]) if known is not None else ():
             self._drop(path)
 
-    def _kept_entry(self, entry: Entry, path: str) -> Optional[ResolvedEntry]:
+    def _kept_entry(self, entry: Entry, path: str) -> ResolvedEntry | None:
         """The resolution of an entry no definition of this lint held yet, that kept files hold
         (so it holds: their reach did not change), if it was resolved with the same path (where
         its fields' diagnostics land). With another path it is resolved anew, and the kept files
@@ -261,11 +293,11 @@ def _replayable(kept: KeptFile, contracts: ContractResolver) -> bool:
 #: What the last lint that used a kept resolution did with it.
 LAST = KeptCounts()
 
-_KEPT: "weakref.WeakKeyDictionary[runner.KeptFacts, KeptResolution]" = weakref.WeakKeyDictionary()
+_KEPT: weakref.WeakKeyDictionary[runner.KeptFacts, KeptResolution] = weakref.WeakKeyDictionary()
 _KEPT_LOCK = threading.Lock()
 
 
-def current() -> Optional[KeptResolution]:
+def current() -> KeptResolution | None:
     """The kept resolution of the language server's kept facts this lint uses (None: the CLI)."""
     lease = runner.current_lease()
     if lease is None or not KEEP:

@@ -16,17 +16,18 @@ are among those whose text names a reported module, and those naming one of them
 That is an over-approximation (a word in a comment counts), which is what soundness needs. Past
 ``limit`` files it stops: the run then resolves everything, as a whole-tree run does.
 """
+
 from __future__ import annotations
 
 import os
 import re
-from typing import Iterable, Mapping, Optional
+from collections.abc import Iterable, Mapping
 
 # ``from .x import``, ``from . import``, ``from ..pkg import``: a relative import, wherever it stands.
 _RELATIVE_IMPORT = re.compile(rb"\bfrom[ \t\\\n]*\.")
 
 
-def reaching_files(texts: Mapping[str, bytes], report_set: Iterable[str], limit: Optional[int] = None) -> Optional[set[str]]:
+def reaching_files(texts: Mapping[str, bytes], report_set: Iterable[str], limit: int | None = None) -> set[str] | None:
     """The files of ``texts`` that may report into ``report_set`` (the reported ones included), or
     None when they are more than ``limit`` (default: a quarter of the files) or cannot be told."""
     limit = max(16, len(texts) // 4) if limit is None else limit

@@ -5,10 +5,11 @@ handler and its reach; every entry learns which definitions hold it, every reach
 which definitions reach it; the tool vocabulary is collected. Files the resolution needs (a shared
 contract module, a service) are loaded here, through the index — never later, by a rule.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Optional
 
 from ..facts.model import Definition, FileFacts, FunctionFacts, Try
 from .contracts import ContractResolver
@@ -16,29 +17,50 @@ from .index import ProjectIndex
 from .view import FunctionView, ProjectView, Reached, ResolvedDefinition, ResolvedEntry, Vocabulary
 
 
-def resolve(index: ProjectIndex, recovery_min_words: int, runtime_modules: tuple[str, ...],
-            full_paths: Optional[set[str]] = None) -> ProjectView:  # fmt: skip
+def resolve(
+    index: ProjectIndex,
+    recovery_min_words: int,
+    runtime_modules: tuple[str, ...],
+    full_paths: set[str] | None = None,
+) -> ProjectView:
     """The resolved project: every definition of the analysed files, and what they reach.
 
     ``full_paths`` (a partial run: ``partial.reaching_files``): only the definitions of these
     files are resolved in full; every other one gets its contract and its handler's signature
     (what the vocabulary, the holders of entries and the order of definitions need), no reach."""
     contracts = ContractResolver(index)
-    definitions = [resolved_definition(index, contracts, definition, path, full_paths)
-                   for definition, path in list(index.all_definitions())]  # fmt: skip
-    return assembled(index, definitions, held(definitions), contracts, full_paths,
-                     vocabulary(definitions, index.files.values()), recovery_min_words, runtime_modules)  # fmt: skip
+    definitions = [
+        resolved_definition(index, contracts, definition, path, full_paths)
+        for definition, path in list(index.all_definitions())
+    ]
+    return assembled(
+        index,
+        definitions,
+        held(definitions),
+        contracts,
+        full_paths,
+        vocabulary(definitions, index.files.values()),
+        recovery_min_words,
+        runtime_modules,
+    )
 
 
-def resolved_definition(index: ProjectIndex, contracts: ContractResolver, definition: Definition, path: str,
-                        full_paths: Optional[set[str]]) -> ResolvedDefinition:  # fmt: skip
+def resolved_definition(
+    index: ProjectIndex, contracts: ContractResolver, definition: Definition, path: str, full_paths: set[str] | None
+) -> ResolvedDefinition:
     """One definition resolved: in full when ``full_paths`` holds its file (or is None)."""
     if full_paths is not None and path not in full_paths:
         return _for_vocabulary(index, contracts, definition, path)
     handler = index.handler(definition, path)
     reach = index.reach(*handler) if handler is not None else []
-    return ResolvedDefinition(definition, path, contracts.contract(definition, path), reach[0] if reach else None,
-                              reach, wrappers(index, handler[0], definition.wrapped_by) if handler is not None else [])  # fmt: skip
+    return ResolvedDefinition(
+        definition,
+        path,
+        contracts.contract(definition, path),
+        reach[0] if reach else None,
+        reach,
+        wrappers(index, handler[0], definition.wrapped_by) if handler is not None else [],
+    )
 
 
 def held(definitions: Iterable[ResolvedDefinition]) -> list[tuple[ResolvedEntry, ResolvedDefinition]]:
@@ -55,10 +77,17 @@ def held(definitions: Iterable[ResolvedDefinition]) -> list[tuple[ResolvedEntry,
     return found
 
 
-def assembled(index: ProjectIndex, definitions: list[ResolvedDefinition],
-              holding: Iterable[tuple[ResolvedEntry, ResolvedDefinition]], contracts: ContractResolver,
-              full_paths: Optional[set[str]], vocabulary: Vocabulary, recovery_min_words: int,
-              runtime_modules: tuple[str, ...], full: Optional[int] = None) -> ProjectView:  # fmt: skip
+def assembled(
+    index: ProjectIndex,
+    definitions: list[ResolvedDefinition],
+    holding: Iterable[tuple[ResolvedEntry, ResolvedDefinition]],
+    contracts: ContractResolver,
+    full_paths: set[str] | None,
+    vocabulary: Vocabulary,
+    recovery_min_words: int,
+    runtime_modules: tuple[str, ...],
+    full: int | None = None,
+) -> ProjectView:
     """The view of resolved definitions (in the project's order): each entry's holders
     (``holding``: ``held(definitions)``), each reached function's callers and the definitions
     reaching it. ``full``: how many definitions were resolved in full, when the caller knows."""
@@ -72,7 +101,9 @@ def assembled(index: ProjectIndex, definitions: list[ResolvedDefinition],
         for reached in resolved.reach:
             view = functions.get((reached.path, reached.function.qualname))
             if view is None:
-                view = functions[(reached.path, reached.function.qualname)] = FunctionView(reached.function, reached.path)
+                view = functions[(reached.path, reached.function.qualname)] = FunctionView(
+                    reached.function, reached.path
+                )
             view.reached_by.append((resolved, reached.depth))
             if reached.depth == 0:
                 view.handler_of.append(resolved)
@@ -106,8 +137,9 @@ class ResolveCounts:
 LAST_RESOLVE = ResolveCounts()
 
 
-def _for_vocabulary(index: ProjectIndex, contracts: ContractResolver, definition: Definition,
-                    path: str) -> ResolvedDefinition:  # fmt: skip
+def _for_vocabulary(
+    index: ProjectIndex, contracts: ContractResolver, definition: Definition, path: str
+) -> ResolvedDefinition:
     """A definition no reported file depends on: its contract (entries' holders, reasons and codes)
     and its handler (its arguments), read from light facts as they are."""
     contract = contracts.contract(definition, path)
@@ -119,7 +151,9 @@ def _for_vocabulary(index: ProjectIndex, contracts: ContractResolver, definition
     return ResolvedDefinition(definition, path, contract, Reached(handler[0], handler[1], 0) if handler else None, [])
 
 
-def wrappers(index: ProjectIndex, handler: FunctionFacts, wrapped_by: tuple[str, ...] = ()) -> list[list[tuple[Try, ...]]]:
+def wrappers(
+    index: ProjectIndex, handler: FunctionFacts, wrapped_by: tuple[str, ...] = ()
+) -> list[list[tuple[Try, ...]]]:
     """The handler's project decorators that call it from a wrapper, and those a registration
     helper wraps it in (``wrapped_by``): how each wrapper's calls of it are guarded (a decorator of
     a library, or one that never calls it, is not one)."""
@@ -163,7 +197,7 @@ def vocabulary_share(definitions: Iterable[ResolvedDefinition]) -> VocabularySha
                 all_named = False
             else:
                 tools.add(definition.name)
-        handler: Optional[Reached] = resolved.handler
+        handler: Reached | None = resolved.handler
         if handler is not None:
             function = handler.function
             arguments.update(p for p in function.params if p != function.context_param)
@@ -175,9 +209,13 @@ def vocabulary_share(definitions: Iterable[ResolvedDefinition]) -> VocabularySha
 def combined(shares: Iterable[VocabularyShare]) -> VocabularyShare:
     """What the definitions of all these shares add to the vocabulary."""
     shares = list(shares)
-    return VocabularyShare(frozenset().union(*(s.tools for s in shares)), frozenset().union(*(s.arguments for s in shares)),
-                           frozenset().union(*(s.reasons for s in shares)), frozenset().union(*(s.codes for s in shares)),
-                           all(s.all_named for s in shares))  # fmt: skip
+    return VocabularyShare(
+        frozenset().union(*(s.tools for s in shares)),
+        frozenset().union(*(s.arguments for s in shares)),
+        frozenset().union(*(s.reasons for s in shares)),
+        frozenset().union(*(s.codes for s in shares)),
+        all(s.all_named for s in shares),
+    )
 
 
 def vocabulary_of(shares: Iterable[VocabularyShare], files: Iterable[FileFacts]) -> Vocabulary:
@@ -201,4 +239,9 @@ def vocabulary_from(share: VocabularyShare, listings: Iterable[tuple[Iterable[st
 def same_vocabulary(a: Vocabulary, b: Vocabulary) -> bool:
     """Whether two vocabularies hold the same words (tools, arguments, reasons, codes, all named)."""
     return (a.tools, a.arguments, a.reasons, a.codes, a.all_tools_named) == (
-        b.tools, b.arguments, b.reasons, b.codes, b.all_tools_named)  # fmt: skip
+        b.tools,
+        b.arguments,
+        b.reasons,
+        b.codes,
+        b.all_tools_named,
+    )

@@ -1,4 +1,4 @@
-""""Did you mean" for names (FL401's tool suggestions) without comparing every name with every token.
+""" "Did you mean" for names (FL401's tool suggestions) without comparing every name with every token.
 
 ``difflib`` over every tool of the project for every unknown token is quadratic in the size of a
 project (3,000 modules: 24,000 tools, a few hundred findings). A close match shares most of its
@@ -6,12 +6,13 @@ character trigrams with the token, so candidates come from a trigram index — r
 within a budget of postings read — and only the few that share the most are compared with
 ``difflib``, with the same length window and cutoff as before. Each token is answered once.
 """
+
 from __future__ import annotations
 
 import difflib
 import heapq
 from collections import Counter
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 #: A typo keeps about the length: only names within this many characters are compared.
 LENGTH_WINDOW = 3
@@ -37,9 +38,9 @@ class NameIndex:
         for number, name in enumerate(self.names):
             for gram in _trigrams(name):
                 self.postings.setdefault(gram, []).append(number)
-        self._answers: dict[str, Optional[str]] = {}
+        self._answers: dict[str, str | None] = {}
 
-    def close_match(self, token: str) -> Optional[str]:
+    def close_match(self, token: str) -> str | None:
         """The closest name ``difflib`` accepts (ratio ≥ 0.75, length within 3), or None."""
         if token not in self._answers:
             self._answers[token] = self._close_match(token)
@@ -58,11 +59,14 @@ class NameIndex:
             shared.update(posting)
             read += len(posting)
         # Ranked by the trigrams' Dice coefficient (a trigram set has len + 2 members, padding included).
-        near = [(2 * count / (len(grams) + len(self.names[n]) + 2), -n) for n, count in shared.items()
-                if abs(len(self.names[n]) - len(token)) <= LENGTH_WINDOW]
+        near = [
+            (2 * count / (len(grams) + len(self.names[n]) + 2), -n)
+            for n, count in shared.items()
+            if abs(len(self.names[n]) - len(token)) <= LENGTH_WINDOW
+        ]
         best = heapq.nlargest(CANDIDATES, near)
         return [self.names[-n] for _, n in sorted(best, key=lambda pair: -pair[1])]
 
-    def _close_match(self, token: str) -> Optional[str]:
+    def _close_match(self, token: str) -> str | None:
         close = difflib.get_close_matches(token, self.candidates(token), n=1, cutoff=CUTOFF)
         return close[0] if close else None

@@ -3,11 +3,12 @@
 ``resolve`` builds it; rules read it and nothing else (no file is read or parsed once it exists),
 and the fixes they describe are built from it and the text of the file they edit.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Optional
 
 from mcp_fusion import JsonRpcErrorCode, code_name, coerce_code, is_valid_code
 
@@ -33,23 +34,23 @@ class ResolvedEntry:
     entry: Entry
     path: str  # the file it is written in
     fields: list[tuple[EntryField, Value]]  # every field as written, with its resolved value
-    holders: list["ResolvedDefinition"] = field(default_factory=list)
+    holders: list[ResolvedDefinition] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.values: dict[str, Value] = {}  # field name -> resolved value (the first, when written twice)
         for written, value in self.fields:
             self.values.setdefault(written.name, value)
 
-    def get(self, name: str) -> Optional[Value]:
+    def get(self, name: str) -> Value | None:
         return self.values.get(name)
 
     @property
-    def reason(self) -> Optional[str]:
+    def reason(self) -> str | None:
         value = self.values.get("reason")
         return str(value.value) if value is not None and value.kind == "str" else None
 
     @property
-    def code(self) -> Optional[str]:
+    def code(self) -> str | None:
         """The declared code by name, when known: a member's (``JsonRpcErrorCode.X``, its int, its
         name as a string) or a canonical or custom string code (DESIGN §3.1)."""
         value = self.values.get("code")
@@ -60,7 +61,7 @@ class ResolvedEntry:
         return None
 
     @property
-    def thrown_by(self) -> Optional[str]:
+    def thrown_by(self) -> str | None:
         value = self.values.get("thrown_by")
         return str(value.value) if value is not None and value.kind == "str" else None
 
@@ -78,7 +79,7 @@ class ResolvedContract:
     # A framework handler's ``@contract`` above its registering decorator (FL118): the framework
     # registered the unwrapped function, so the contract never runs. Its entries are still checked.
     inert: bool = False
-    wrong_type: Optional[tuple[BadExpr, str]] = None  # FL100
+    wrong_type: tuple[BadExpr, str] | None = None  # FL100
     empty_literal: bool = False  # FL101: ``errors=[]`` written at the definition
     bad_items: list[tuple[BadItem, str]] = field(default_factory=list)  # FL102
     # FL190: (what could not be resolved, as a noun phrase; where; path)
@@ -120,7 +121,7 @@ class ResolvedDefinition:
     definition: Definition
     path: str
     contract: ResolvedContract
-    handler: Optional[Reached]  # depth 0 of ``reach``; None when the handler cannot be found
+    handler: Reached | None  # depth 0 of ``reach``; None when the handler cannot be found
     reach: list[Reached]
     # Each project decorator between the framework and the handler: the try statements around
     # each call its wrapper makes of the handler (``FunctionFacts.wrapper_calls``).
@@ -145,7 +146,7 @@ class FunctionView:
     reached_by: list[tuple[ResolvedDefinition, int]] = field(default_factory=list)  # (definition, depth)
     # The reached functions that call it, with the name they call it by (their ``guarded_calls`` say
     # whether a try around the call catches what it raises).
-    callers: list[tuple["FunctionView", str]] = field(default_factory=list)
+    callers: list[tuple[FunctionView, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, eq=False)
@@ -183,14 +184,14 @@ class ProjectView:
     runtime_modules: tuple[str, ...] = ("mcp_fusion",)
     # The definitions that may report into the reported files, in order, when the resolution knows
     # most cannot (the language server's kept resolution); None: any of them may.
-    touch_candidates: Optional[list[ResolvedDefinition]] = None
-    release_hook: Optional[Callable[[], object]] = None  # run by ``release`` (the kept resolution's lock)
+    touch_candidates: list[ResolvedDefinition] | None = None
+    release_hook: Callable[[], object] | None = None  # run by ``release`` (the kept resolution's lock)
 
     @cached_property
     def _views(self) -> dict[int, FunctionView]:
         return {id(view.function): view for view in self.functions}
 
-    def function_view(self, function: FunctionFacts) -> Optional[FunctionView]:
+    def function_view(self, function: FunctionFacts) -> FunctionView | None:
         """The view of a reached function (its callers, the definitions it serves)."""
         return self._views.get(id(function))
 

@@ -8,14 +8,16 @@ whose message the engine prefixes with the definitions they concern (``tool 'a'`
 tool 'b'`` when a shared contract entry or a shared handler serves both). They never read, parse,
 print or touch the filesystem: everything they may ask is resolved before they run.
 """
+
 from __future__ import annotations
 
 import importlib
 import pkgutil
 import re
 import textwrap
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, ClassVar, Iterable, Optional, Union
+from typing import ClassVar
 
 from ..diagnostics import Applicability, Fix, Severity, Span
 from ..project.view import FunctionView, ProjectView, ResolvedDefinition, ResolvedEntry
@@ -25,7 +27,7 @@ DOCS_URL = "https://github.com/fusion-lint/fusion-lint/blob/main/docs/rules.md#{
 
 # A fix, built from the text of the file the finding lands in (the text the spans point into).
 # The engine builds it only for a finding it reports; a builder reads nothing but that text.
-FixBuilder = Callable[[str], Optional[Fix]]
+FixBuilder = Callable[[str], Fix | None]
 
 
 @dataclass(slots=True)
@@ -37,8 +39,8 @@ class Finding:
     span: Span
     message: str
     path: str  # the file it lands in
-    fix: Optional[FixBuilder] = None
-    subjects: Optional[list[ResolvedDefinition]] = None
+    fix: FixBuilder | None = None
+    subjects: list[ResolvedDefinition] | None = None
 
 
 # ----- examples -----------------------------------------------------------------------------------
@@ -62,7 +64,7 @@ class Example:
     of the same project (``path``, source), for what crosses files."""
 
     code: str
-    fixed: Optional[str] = None
+    fixed: str | None = None
     files: tuple[tuple[str, str], ...] = ()
 
     @staticmethod
@@ -75,7 +77,7 @@ class Example:
         return self.tidy(self.code)
 
     @property
-    def fixed_snippet(self) -> Optional[str]:
+    def fixed_snippet(self) -> str | None:
         return self.tidy(self.fixed) if self.fixed is not None else None
 
     def expectations(self) -> list[tuple[int, str, str]]:
@@ -88,7 +90,7 @@ class Example:
         return found
 
 
-ExampleLike = Union[str, Example]
+ExampleLike = str | Example
 
 
 def as_example(example: ExampleLike) -> Example:
@@ -108,8 +110,8 @@ class Rule:
     severity: ClassVar[Severity]
     summary: ClassVar[str]  # one line: what it checks
     why: ClassVar[str]  # why it matters to the agent reading the failure
-    fix: ClassVar[Optional[str]] = None  # what the automatic fix does, if any
-    fix_safety: ClassVar[Optional[Applicability]] = None  # the applicability of every fix it offers
+    fix: ClassVar[str | None] = None  # what the automatic fix does, if any
+    fix_safety: ClassVar[Applicability | None] = None  # the applicability of every fix it offers
     options: ClassVar[str] = ""  # the settings that change what it reports
     limits: ClassVar[str] = ""  # what it cannot see
     default_enabled: ClassVar[bool] = True
@@ -133,9 +135,10 @@ class Rule:
     def checks(cls) -> tuple[str, ...]:
         """Which of the three ``check_*`` methods this rule implements."""
         return tuple(
-            scope for scope in ("definition", "entry", "function")
+            scope
+            for scope in ("definition", "entry", "function")
             if getattr(cls, f"check_{scope}") is not getattr(Rule, f"check_{scope}")
-        )  # fmt: skip
+        )
 
     @classmethod
     def url(cls) -> str:
@@ -174,7 +177,7 @@ def all_rules() -> list[type[Rule]]:
     return [REGISTRY[code] for code in sorted(REGISTRY)]
 
 
-def rule_by_code_or_name(key: str) -> Optional[type[Rule]]:
+def rule_by_code_or_name(key: str) -> type[Rule] | None:
     for rule in all_rules():
         if key.upper() == rule.code or key == rule.name:
             return rule

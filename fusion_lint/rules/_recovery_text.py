@@ -11,11 +11,14 @@ and last the FL401 candidates (snake_case identifiers; backticked identifiers we
 the first step). A token FL400 claims is therefore never also an unknown tool, and plain English
 words are never tool candidates at all.
 """
+
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field as dataclass_field
-from typing import Iterator, Literal, Optional
+from collections.abc import Iterator
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from typing import Literal
 
 from mcp_fusion import CANONICAL_CODES, JsonRpcErrorCode
 from mcp_fusion.envelope import SECTION_KEYS
@@ -55,10 +58,34 @@ FILE_EXTENSIONS = (
 NOT_CODE_SUFFIXES = frozenset({"com", "org", "net", "io", "dev", "ai", "app", "gov", "edu", "co", "js"})
 # A snake_case word followed by one of these is an argument/field, named as such: not a tool.
 NOT_TOOL_NOUNS = frozenset(
-    {"argument", "arguments", "arg", "args", "parameter", "parameters", "param", "params", "field", "fields",
-     "key", "keys", "value", "values", "column", "columns", "property", "attribute", "header", "option", "variable",
-     "entry", "setting", "settings", "flag"}
-)  # fmt: skip
+    {
+        "argument",
+        "arguments",
+        "arg",
+        "args",
+        "parameter",
+        "parameters",
+        "param",
+        "params",
+        "field",
+        "fields",
+        "key",
+        "keys",
+        "value",
+        "values",
+        "column",
+        "columns",
+        "property",
+        "attribute",
+        "header",
+        "option",
+        "variable",
+        "entry",
+        "setting",
+        "settings",
+        "flag",
+    }
+)
 
 BACKTICKED = re.compile(r"`([^`\n]+)`")
 URL_OR_EMAIL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://\S+|\bwww\.\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -117,9 +144,13 @@ class Scan:
 def known(vocabulary: Vocabulary, token: str) -> bool:
     """A token the model can name without it being a tool: an argument, a reason, a wire word."""
     return (
-        token in vocabulary.tools or token in vocabulary.arguments or token in vocabulary.reasons
-        or token in WIRE_WORDS or is_code_name(vocabulary, token) or token in LITERAL_WORDS
-    )  # fmt: skip
+        token in vocabulary.tools
+        or token in vocabulary.arguments
+        or token in vocabulary.reasons
+        or token in WIRE_WORDS
+        or is_code_name(vocabulary, token)
+        or token in LITERAL_WORDS
+    )
 
 
 def is_code_name(vocabulary: Vocabulary, token: str) -> bool:
@@ -179,7 +210,7 @@ def _code_span(code: str, at: int, vocabulary: Vocabulary, scan: Scan) -> None:
         _prose(_Text(code), vocabulary, scan, at)  # a phrase or an expression: scan it like prose
 
 
-def _internal_kind(code: str, vocabulary: Vocabulary) -> Optional[InternalKind]:
+def _internal_kind(code: str, vocabulary: Vocabulary) -> InternalKind | None:
     """What a whole backticked span is, when it is something the model cannot reach."""
     call = CALL.fullmatch(code)
     if call is not None:

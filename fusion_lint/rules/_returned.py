@@ -1,8 +1,8 @@
 """What a returned value says about failure (FL306 reads it, FL208 counts it as a way to fail)."""
+
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 from ..facts.model import Return, Shape
 
@@ -14,7 +14,7 @@ ERROR_RESULTS = ("CallToolResult", "ToolResult")
 INFO_STATUS = frozenset({"info", "ok", "success", "empty", "not_found"})
 
 
-def error_text(shape: Shape) -> Optional[str]:
+def error_text(shape: Shape) -> str | None:
     """The text of a string that reads as a failure: its first word is an error word. A whole
     upper-case status word (``"FAILED"``) is data, not a message."""
     if shape.kind not in ("str", "fstring") or not shape.text:
@@ -37,7 +37,7 @@ def _message(shape: Shape) -> bool:
     return False
 
 
-def failure(shape: Shape) -> Optional[str]:
+def failure(shape: Shape) -> str | None:
     """How ``shape`` reports a failure as a success, for the message, or None."""
     text = error_text(shape)
     if text is not None:
@@ -68,10 +68,14 @@ def failure(shape: Shape) -> Optional[str]:
     return None
 
 
-def built_from_caught(returned: Return) -> Optional[str]:
+def built_from_caught(returned: Return) -> str | None:
     """The caught exception a value returned inside its except clause is built from."""
     caught = {clause.name for clause in returned.clauses if clause.name}
-    if not caught or returned.value.kind == "call" and (returned.value.callee or "").rpartition(".")[2] in ERROR_RESULTS:
+    if (
+        not caught
+        or returned.value.kind == "call"
+        and (returned.value.callee or "").rpartition(".")[2] in ERROR_RESULTS
+    ):
         return None
     for kind, name, detail in returned.uses.parts:
         root = (detail if kind == "call" else name) or ""

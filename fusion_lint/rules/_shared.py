@@ -1,9 +1,10 @@
 """What several rules share: how entries and values are named in messages, the reach of a
 definition, the snake_case form of a reason, and the preludes of the examples."""
+
 from __future__ import annotations
 
 import re
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 from mcp_fusion import BASELINE_CODES, FACTORY_CODES, JsonRpcErrorCode
 
@@ -27,7 +28,7 @@ HANDLER_PRELUDE = (
 )
 RECOVERY_PRELUDE = (
     "from mcp_fusion import tool, ErrorContract, JsonRpcErrorCode, Context\n"
-    "@tool(\"list_invoices\")\nasync def list_invoices(customer_id: str) -> list:\n    return []\n"
+    '@tool("list_invoices")\nasync def list_invoices(customer_id: str) -> list:\n    return []\n'
 )
 
 
@@ -61,7 +62,7 @@ def kind_phrase(value: Value) -> str:
     }.get(value.kind, str(value.value))
 
 
-def recovery(entry: ResolvedEntry) -> Optional[Value]:
+def recovery(entry: ResolvedEntry) -> Value | None:
     """The entry's recovery when it is a text that says something (constants resolved)."""
     value = entry.get("recovery")
     return value if value is not None and value.kind == "str" and str(value.value).strip() else None
@@ -92,24 +93,26 @@ def text_required(entry: ResolvedEntry, field_name: str, what: str) -> Iterator[
     value = entry.get(field_name)
     if value is None:
         if not entry.entry.opaque:
-            yield Finding(entry.entry.span, f"{entry_label(entry)} has no {field_name}; add {field_name}=\"{what}\"",
-                          entry.path)  # fmt: skip
+            yield Finding(
+                entry.entry.span, f'{entry_label(entry)} has no {field_name}; add {field_name}="{what}"', entry.path
+            )
     elif value.kind not in ("str", "fstring", *UNRESOLVED_KINDS):
-        yield Finding(value.span, f"{entry_label(entry)}: {field_name} must be a string, got {kind_phrase(value)}",
-                      entry.path)  # fmt: skip
+        yield Finding(
+            value.span, f"{entry_label(entry)}: {field_name} must be a string, got {kind_phrase(value)}", entry.path
+        )
 
 
 # ----- what a definition's handler reaches --------------------------------------------------------
 
 
-def fail_sites(definition: ResolvedDefinition, depth: Optional[int] = None) -> Iterator[tuple[FailSite, str]]:
+def fail_sites(definition: ResolvedDefinition, depth: int | None = None) -> Iterator[tuple[FailSite, str]]:
     for reached in definition.reach:
         if depth is None or reached.depth == depth:
             for site in reached.function.fail_sites:
                 yield site, reached.path
 
 
-def raises(definition: ResolvedDefinition, depth: Optional[int] = None) -> Iterator[tuple[Raise, str]]:
+def raises(definition: ResolvedDefinition, depth: int | None = None) -> Iterator[tuple[Raise, str]]:
     for reached in definition.reach:
         if depth is None or reached.depth == depth:
             for site in reached.function.raises:
@@ -131,7 +134,7 @@ def handler_checkable(definition: ResolvedDefinition) -> bool:
 # ----- what a raise reaches: the try statements around it, its callers, the framework -------------
 
 
-def _builtin(name: str) -> Optional[type]:
+def _builtin(name: str) -> type | None:
     import builtins
 
     found = getattr(builtins, name, None)

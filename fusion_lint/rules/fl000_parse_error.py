@@ -1,4 +1,5 @@
 """FL000 parse-error: the file cannot be parsed."""
+
 from __future__ import annotations
 
 from . import Example, Rule, register
@@ -18,4 +19,4 @@ class ParseError(Rule):
         "at all, so its syntax errors are not reported."
     )
     prelude = "from mcp_fusion import tool\n"
-    INVALID = (Example("def broken(:  # error: FL000 \"syntax error\"\n    pass\n"),)
+    INVALID = (Example('def broken(:  # error: FL000 "syntax error"\n    pass\n'),)

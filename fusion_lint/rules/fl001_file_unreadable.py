@@ -1,4 +1,5 @@
 """FL001 file-unreadable: the file cannot be read or decoded."""
+
 from __future__ import annotations
 
 from . import Rule, register

@@ -1,7 +1,8 @@
 """FL100 error-contract-type: ``errors=`` is not a list or tuple."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import Example, Finding, Rule, register
 from ._shared import SHAPE_PRELUDE
@@ -17,26 +18,26 @@ class ErrorContractType(Rule):
     )
     prelude = SHAPE_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
                   recovery="Call list_invoices to find a valid invoice id."),
 ])
 async def get_invoice(invoice_id: str):
     return {}
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors={"reason": "no_match"})  # error: FL100 "must be a list"
 async def get_invoice(invoice_id: str):
     return {}
-'''),
-        Example('''
+"""),
+        Example("""
 @tool("get_invoice", errors=None)  # error: FL100 "got None"
 async def get_invoice(invoice_id: str):
     return {}
-'''),
+"""),
     )
 
     def check_definition(self, definition, project) -> Iterable[Finding]:

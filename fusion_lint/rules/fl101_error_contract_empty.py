@@ -1,9 +1,10 @@
 """FL101 error-contract-empty: ``errors=[]`` declares nothing."""
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import partial
-from typing import Iterable, Optional
 
 from ..diagnostics import Fix
 from ..edits import CallText
@@ -25,35 +26,39 @@ class ErrorContractEmpty(Rule):
     fix_safety = "safe"
     prelude = SHAPE_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice")
 async def get_invoice(invoice_id: str):
     return {}
-''',
+""",
     )
     INVALID = (
         Example(
-            '''
+            """
 @tool("get_invoice", errors=[])  # error: FL101 "declares no failure modes"
 async def get_invoice(invoice_id: str):
     return {}
-''',
-            fixed='''
+""",
+            fixed="""
 @tool("get_invoice")  # error: FL101 "declares no failure modes"
 async def get_invoice(invoice_id: str):
     return {}
-''',
+""",
         ),
     )
 
     def check_definition(self, definition, project) -> Iterable[Finding]:
         expr = definition.definition.errors
         if definition.contract.empty_literal and expr is not None:
-            yield Finding(expr.span, "errors=[] declares no failure modes; declare the real ones or drop it",
-                          definition.path, partial(self.drop_errors, definition))  # fmt: skip
+            yield Finding(
+                expr.span,
+                "errors=[] declares no failure modes; declare the real ones or drop it",
+                definition.path,
+                partial(self.drop_errors, definition),
+            )
 
     @staticmethod
-    def drop_errors(definition, text: str) -> Optional[Fix]:
+    def drop_errors(definition, text: str) -> Fix | None:
         """The ``errors=[]`` argument dropped with its comma, leaving the call well-formatted."""
         call = CallText.of(text, definition.definition.call)
         if call is None:

@@ -1,7 +1,8 @@
 """FL102 error-contract-entry-type: an entry is neither ``ErrorContract(...)`` nor a dict literal."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import Example, Finding, Rule, register
 from ._shared import SHAPE_PRELUDE
@@ -14,23 +15,23 @@ class ErrorContractEntryType(Rule):
     why = "Anything else is rejected when the tool is defined, or carries no reason and code at all."
     prelude = SHAPE_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=[
     {"reason": "no_match", "code": -32001, "when": "No invoice", "recovery": "Call list_invoices to find valid ids."},
 ])
 async def get_invoice(invoice_id: str):
     return {}
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=[
     "no_match",  # error: FL102 "is a string"
     42,  # error: FL102 "is a number"
 ])
 async def get_invoice(invoice_id: str):
     return {}
-'''),
+"""),
     )
 
     def check_definition(self, definition, project) -> Iterable[Finding]:

@@ -1,7 +1,8 @@
 """FL103 error-contract-code-type: ``code`` is missing or of the wrong kind."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from mcp_fusion.errors import CODE_EXPECTATION
 
@@ -17,12 +18,12 @@ class ErrorContractCodeType(Rule):
     why = (
         "The code is what the failure surfaces as on the wire; without a real one clients cannot branch. "
         "Codes are closed-then-open: a `JsonRpcErrorCode` member (or its int value), one of MCP Fusion's "
-        "canonical string codes (`\"SERVER_BUSY\"`, `\"DEPRECATED\"`, ...) or a custom `UPPER_SNAKE_CASE` "
+        'canonical string codes (`"SERVER_BUSY"`, `"DEPRECATED"`, ...) or a custom `UPPER_SNAKE_CASE` '
         "string; whether a string or an int is a code at all is FL104's question."
     )
     prelude = SHAPE_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=-32001, when="No invoice has that id",
                   recovery="Call list_invoices to find a valid invoice id."),
@@ -33,10 +34,10 @@ class ErrorContractCodeType(Rule):
 ])
 async def get_invoice(invoice_id: str):
     return {}
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", when="No invoice has that id",  # error: FL103 "has no code"
                   recovery="Call list_invoices to find a valid invoice id."),
@@ -47,7 +48,7 @@ async def get_invoice(invoice_id: str):
 ])
 async def get_invoice(invoice_id: str):
     return {}
-'''),
+"""),
     )
 
     def check_entry(self, entry, project) -> Iterable[Finding]:
@@ -55,8 +56,12 @@ async def get_invoice(invoice_id: str):
         if entry.entry.opaque and value is None:
             return
         if value is None:
-            yield Finding(entry.entry.span, f"{entry_label(entry)} has no code; add code=JsonRpcErrorCode.<NAME>",
-                          entry.path)  # fmt: skip
+            yield Finding(
+                entry.entry.span, f"{entry_label(entry)} has no code; add code=JsonRpcErrorCode.<NAME>", entry.path
+            )
         elif value.kind not in ("code", "int", "str", *UNRESOLVED_KINDS):
-            yield Finding(value.span, f"{entry_label(entry)}: code must be {CODE_EXPECTATION}, got {kind_phrase(value)}",
-                          entry.path)  # fmt: skip
+            yield Finding(
+                value.span,
+                f"{entry_label(entry)}: code must be {CODE_EXPECTATION}, got {kind_phrase(value)}",
+                entry.path,
+            )

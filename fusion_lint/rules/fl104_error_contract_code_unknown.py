@@ -1,8 +1,9 @@
 """FL104 error-contract-code-unknown: ``code`` is no code: an unknown member, int or string (DESIGN §3.1)."""
+
 from __future__ import annotations
 
 import difflib
-from typing import Iterable
+from collections.abc import Iterable
 
 from mcp_fusion import CANONICAL_CODES, JsonRpcErrorCode, is_valid_code
 
@@ -20,21 +21,21 @@ class ErrorContractCodeUnknown(Rule):
     why = (
         "An unknown member fails when the module is imported, and the runtime refuses an unknown int or a "
         "string that is no code when the tool is defined: the server does not start. A custom string code "
-        "(`\"INVOICE_LOCKED\"`) is fine: it reaches the client by name."
+        '(`"INVOICE_LOCKED"`) is fine: it reaches the client by name.'
     )
     prelude = SHAPE_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=[
     ErrorContract(reason="locked", code=JsonRpcErrorCode.CONFLICT, when="The invoice is locked",
                   recovery="Wait a minute, then call get_invoice again."),
 ])
 async def get_invoice(invoice_id: str):
     return {}
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=[
     ErrorContract(reason="locked", code=JsonRpcErrorCode.NOPE, when="The invoice is locked",  # error: FL104 "NOPE"
                   recovery="Wait a minute, then call get_invoice again."),
@@ -47,7 +48,7 @@ async def get_invoice(invoice_id: str):
 ])
 async def get_invoice(invoice_id: str):
     return {}
-'''),
+"""),
     )
 
     def check_entry(self, entry, project) -> Iterable[Finding]:
@@ -57,8 +58,9 @@ async def get_invoice(invoice_id: str):
         if value.kind == "code" and value.value not in JsonRpcErrorCode.__members__:
             close = difflib.get_close_matches(str(value.value), JsonRpcErrorCode.__members__, n=1)
             hint = f"; did you mean JsonRpcErrorCode.{close[0]}?" if close else ""
-            yield Finding(value.span, f"{entry_label(entry)}: JsonRpcErrorCode has no member {value.value}{hint}",
-                          entry.path)  # fmt: skip
+            yield Finding(
+                value.span, f"{entry_label(entry)}: JsonRpcErrorCode has no member {value.value}{hint}", entry.path
+            )
         elif value.kind == "int" and not is_valid_code(value.value):
             yield Finding(
                 value.span,

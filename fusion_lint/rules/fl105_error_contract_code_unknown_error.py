@@ -1,7 +1,8 @@
 """FL105 error-contract-code-unknown-error: ``code`` is ``UNKNOWN_ERROR``."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import Example, Finding, Rule, register
 from ._shared import SHAPE_PRELUDE, entry_label
@@ -14,17 +15,17 @@ class ErrorContractCodeUnknownError(Rule):
     why = "UNKNOWN_ERROR tells the agent nothing about what went wrong; a specific code lets it react."
     prelude = SHAPE_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
                   recovery="Call list_invoices to find a valid invoice id."),
 ])
 async def get_invoice(invoice_id: str):
     return {}
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.UNKNOWN_ERROR,  # error: FL105 "UNKNOWN_ERROR"
                   when="No invoice has that id", recovery="Call list_invoices to find a valid invoice id."),
@@ -33,7 +34,7 @@ async def get_invoice(invoice_id: str):
 ])
 async def get_invoice(invoice_id: str):
     return {}
-'''),
+"""),
     )
 
     def check_entry(self, entry, project) -> Iterable[Finding]:

@@ -1,7 +1,8 @@
 """FL106 error-contract-reason-required: ``reason`` is missing, not a string, or empty."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..project.view import UNRESOLVED_KINDS
 from . import Example, Finding, Rule, register
@@ -15,17 +16,17 @@ class ErrorContractReasonRequired(Rule):
     why = "The reason is the stable identifier clients and agents switch on; without it a failure cannot be told apart."
     prelude = SHAPE_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
                   recovery="Call list_invoices to find a valid invoice id."),
 ])
 async def get_invoice(invoice_id: str):
     return {}
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=[
     ErrorContract(code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",  # error: FL106 "has no reason"
                   recovery="Call list_invoices to find a valid invoice id."),
@@ -36,17 +37,21 @@ async def get_invoice(invoice_id: str):
 ])
 async def get_invoice(invoice_id: str):
     return {}
-'''),
+"""),
     )
 
     def check_entry(self, entry, project) -> Iterable[Finding]:
         value = entry.get("reason")
         if value is None:
             if not entry.entry.opaque:
-                yield Finding(entry.entry.span, f"{entry_label(entry)} has no reason; add reason=\"snake_case_id\"",
-                              entry.path)  # fmt: skip
+                yield Finding(
+                    entry.entry.span, f'{entry_label(entry)} has no reason; add reason="snake_case_id"', entry.path
+                )
         elif value.kind == "str" and not str(value.value).strip():
             yield Finding(value.span, f"{entry_label(entry)}: reason is empty; name the failure", entry.path)
         elif value.kind not in ("str", *UNRESOLVED_KINDS):
-            yield Finding(value.span, f"{entry_label(entry)}: reason must be a string literal, got {kind_phrase(value)}",
-                          entry.path)  # fmt: skip
+            yield Finding(
+                value.span,
+                f"{entry_label(entry)}: reason must be a string literal, got {kind_phrase(value)}",
+                entry.path,
+            )

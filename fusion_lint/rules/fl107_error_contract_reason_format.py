@@ -1,8 +1,9 @@
 """FL107 error-contract-reason-format: ``reason`` is not snake_case."""
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
-from typing import Iterable, Optional
 
 from ..diagnostics import Edit, Fix, Span
 from ..edits import string_like, valid_span
@@ -20,46 +21,46 @@ class ErrorContractReasonFormat(Rule):
     fix_safety = "unsafe"
     limits = (
         "No fix when a use of the reason would be left behind: one in another file (a fix edits one file), a "
-        "service raising it by `data={\"reason\": ...}`, or a contract that already declares the new name."
+        'service raising it by `data={"reason": ...}`, or a contract that already declares the new name.'
     )
     prelude = SHAPE_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=[
     ErrorContract(reason="invoice_not_found_2", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
                   recovery="Call list_invoices to find a valid invoice id."),
 ])
 async def get_invoice(invoice_id: str):
     return {}
-''',
+""",
     )
     INVALID = (
         Example(
-            '''
+            """
 @tool("get_invoice", errors=[
     ErrorContract(reason="NoMatch", code=JsonRpcErrorCode.NOT_FOUND,  # error: FL107 "'no_match'"
                   when="No invoice has that id", recovery="Call list_invoices to find a valid invoice id."),
 ])
 async def get_invoice(invoice_id: str, ctx):
     raise ctx.fail("NoMatch")
-''',
-            fixed='''
+""",
+            fixed="""
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND,  # error: FL107 "'no_match'"
                   when="No invoice has that id", recovery="Call list_invoices to find a valid invoice id."),
 ])
 async def get_invoice(invoice_id: str, ctx):
     raise ctx.fail("no_match")
-''',
+""",
         ),
-        Example('''
+        Example("""
 @tool("get_invoice", errors=[
     ErrorContract(reason="no-match", code=JsonRpcErrorCode.NOT_FOUND,  # error: FL107 "snake_case"
                   when="No invoice has that id", recovery="Call list_invoices to find a valid invoice id."),
 ])
 async def get_invoice(invoice_id: str):
     return {}
-'''),
+"""),
     )
 
     def check_entry(self, entry, project) -> Iterable[Finding]:
@@ -67,11 +68,15 @@ async def get_invoice(invoice_id: str):
         if value is not None and value.kind == "str" and str(value.value).strip():
             if not REASON_FORMAT.match(str(value.value)):
                 new = snake_case(str(value.value))
-                yield Finding(value.span, f"reason '{value.value}' is not snake_case; rename it to '{new}'",
-                              entry.path, partial(rename_reason, entry, new))  # fmt: skip
+                yield Finding(
+                    value.span,
+                    f"reason '{value.value}' is not snake_case; rename it to '{new}'",
+                    entry.path,
+                    partial(rename_reason, entry, new),
+                )
 
 
-def rename_reason(entry: ResolvedEntry, new: str, text: str) -> Optional[Fix]:
+def rename_reason(entry: ResolvedEntry, new: str, text: str) -> Fix | None:
     """Rename a reason literal, and every literal ``ctx.fail``/``ctx.recovery_for`` of it in the
     reach of every handler whose contract holds this entry (a shared contract constant serves
     several tools). No fix when that would leave a use behind: a use in another file (a fix edits

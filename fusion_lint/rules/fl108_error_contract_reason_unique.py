@@ -1,7 +1,8 @@
 """FL108 error-contract-reason-unique: a reason repeats within one contract."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import Example, Finding, Rule, register
 from ._shared import SHAPE_PRELUDE
@@ -14,7 +15,7 @@ class ErrorContractReasonUnique(Rule):
     why = "`ctx.fail(reason)` looks the entry up by reason: a repeat makes one of them unreachable and ambiguous to clients."
     prelude = SHAPE_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
                   recovery="Call list_invoices to find a valid invoice id."),
@@ -23,10 +24,10 @@ class ErrorContractReasonUnique(Rule):
 ])
 async def get_invoice(invoice_id: str):
     return {}
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
                   recovery="Call list_invoices to find a valid invoice id."),
@@ -35,7 +36,7 @@ async def get_invoice(invoice_id: str):
 ])
 async def get_invoice(invoice_id: str):
     return {}
-'''),
+"""),
     )
 
     def check_definition(self, definition, project) -> Iterable[Finding]:
@@ -45,7 +46,9 @@ async def get_invoice(invoice_id: str):
             if value is None or value.kind != "str":
                 continue
             if value.value in seen:
-                yield Finding(value.span,
-                              f"reason '{value.value}' is declared more than once; give each failure its own reason",
-                              entry.path)  # fmt: skip
+                yield Finding(
+                    value.span,
+                    f"reason '{value.value}' is declared more than once; give each failure its own reason",
+                    entry.path,
+                )
             seen.add(str(value.value))

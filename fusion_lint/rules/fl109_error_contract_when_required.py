@@ -1,7 +1,8 @@
 """FL109 error-contract-when-required: ``when`` is missing, not a string, or empty."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import Example, Finding, Rule, register
 from ._shared import SHAPE_PRELUDE, entry_label, text_required
@@ -14,17 +15,17 @@ class ErrorContractWhenRequired(Rule):
     why = "`when` is the default message of `ctx.fail`: without it the model reads an empty failure."
     prelude = SHAPE_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
                   recovery="Call list_invoices to find a valid invoice id."),
 ])
 async def get_invoice(invoice_id: str):
     return {}
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND,  # error: FL109 "has no when"
                   recovery="Call list_invoices to find a valid invoice id."),
@@ -33,7 +34,7 @@ async def get_invoice(invoice_id: str):
 ])
 async def get_invoice(invoice_id: str):
     return {}
-'''),
+"""),
     )
 
     def check_entry(self, entry, project) -> Iterable[Finding]:

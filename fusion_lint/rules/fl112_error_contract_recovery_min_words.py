@@ -1,7 +1,8 @@
 """FL112 error-contract-recovery-min-words: ``recovery`` has too few words."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import Example, Finding, Rule, register
 from ._shared import SHAPE_PRELUDE, entry_label
@@ -15,24 +16,24 @@ class ErrorContractRecoveryMinWords(Rule):
     options = "`recovery-min-words` (default 5): the fewest whitespace-separated words a recovery may have."
     prelude = SHAPE_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
                   recovery="Call list_invoices to find a valid invoice id."),
 ])
 async def get_invoice(invoice_id: str):
     return {}
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
                   recovery="Try again"),  # error: FL112 "2 words"
 ])
 async def get_invoice(invoice_id: str):
     return {}
-'''),
+"""),
     )
 
     def check_entry(self, entry, project) -> Iterable[Finding]:

@@ -1,7 +1,8 @@
 """FL113 error-contract-retryable-type: ``retryable`` is not a bool."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..project.view import UNRESOLVED_KINDS
 from . import Example, Finding, Rule, register
@@ -15,7 +16,7 @@ class ErrorContractRetryableType(Rule):
     why = "`retryable` becomes `data.retryable` of every failure; clients read it as a bool."
     prelude = SHAPE_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=[
     ErrorContract(reason="upstream_down", code=JsonRpcErrorCode.SERVICE_UNAVAILABLE, when="The ledger is down",
                   recovery="Wait a minute, then call get_invoice again.", retryable=True),
@@ -24,10 +25,10 @@ class ErrorContractRetryableType(Rule):
 ])
 async def get_invoice(invoice_id: str):
     return {}
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=[
     ErrorContract(reason="upstream_down", code=JsonRpcErrorCode.SERVICE_UNAVAILABLE, when="The ledger is down",
                   recovery="Wait a minute, then call get_invoice again.",
@@ -35,11 +36,14 @@ async def get_invoice(invoice_id: str):
 ])
 async def get_invoice(invoice_id: str):
     return {}
-'''),
+"""),
     )
 
     def check_entry(self, entry, project) -> Iterable[Finding]:
         value = entry.get("retryable")
         if value is not None and value.kind not in ("bool", "none", *UNRESOLVED_KINDS):
-            yield Finding(value.span, f"{entry_label(entry)}: retryable must be True or False, got {kind_phrase(value)}",
-                          entry.path)  # fmt: skip
+            yield Finding(
+                value.span,
+                f"{entry_label(entry)}: retryable must be True or False, got {kind_phrase(value)}",
+                entry.path,
+            )

@@ -1,7 +1,8 @@
 """FL114 error-contract-severity-unknown: ``severity`` is not a log level the runtime knows."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from mcp_fusion import SEVERITIES
 
@@ -17,24 +18,24 @@ class ErrorContractSeverityUnknown(Rule):
     why = "The severity is the log level of the failure record; the runtime rejects any other value."
     prelude = SHAPE_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
                   recovery="Call list_invoices to find a valid invoice id.", severity="warning"),
 ])
 async def get_invoice(invoice_id: str):
     return {}
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
                   recovery="Call list_invoices to find a valid invoice id.", severity="WARN"),  # error: FL114 "'WARN'"
 ])
 async def get_invoice(invoice_id: str):
     return {}
-'''),
+"""),
     )
 
     def check_entry(self, entry, project) -> Iterable[Finding]:

@@ -1,7 +1,8 @@
 """FL115 error-contract-thrown-by-unknown: ``thrown_by`` is not ``"service"``."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from mcp_fusion import THROWN_BY_VALUES
 
@@ -13,21 +14,21 @@ from ._shared import SHAPE_PRELUDE, entry_label, kind_phrase
 @register
 class ErrorContractThrownByUnknown(Rule):
     code, name, severity = "FL115", "error-contract-thrown-by-unknown", "error"
-    summary = "`thrown_by` is present but not `\"service\"`."
+    summary = '`thrown_by` is present but not `"service"`.'
     why = "`thrown_by` is a lint-only marker with one meaning; any other value is a typo the runtime rejects."
     prelude = SHAPE_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=[
     ErrorContract(reason="upstream_down", code=JsonRpcErrorCode.SERVICE_UNAVAILABLE, when="The ledger is down",
                   recovery="Wait a minute, then call get_invoice again.", thrown_by="service"),
 ])
 async def get_invoice(invoice_id: str):
     return {}
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=[
     ErrorContract(reason="upstream_down", code=JsonRpcErrorCode.SERVICE_UNAVAILABLE, when="The ledger is down",
                   recovery="Wait a minute, then call get_invoice again.",
@@ -35,7 +36,7 @@ async def get_invoice(invoice_id: str):
 ])
 async def get_invoice(invoice_id: str):
     return {}
-'''),
+"""),
     )
 
     def check_entry(self, entry, project) -> Iterable[Finding]:

@@ -1,8 +1,9 @@
 """FL116 error-contract-field-unknown: an entry has a field ErrorContract does not know."""
+
 from __future__ import annotations
 
 import difflib
-from typing import Iterable
+from collections.abc import Iterable
 
 from mcp_fusion import CONTRACT_FIELDS
 
@@ -17,24 +18,24 @@ class ErrorContractFieldUnknown(Rule):
     why = "An unknown field is rejected when the tool is defined, and the intended field stays unset."
     prelude = SHAPE_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
                   recovery="Call list_invoices to find a valid invoice id."),
 ])
 async def get_invoice(invoice_id: str):
     return {}
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
                   recovry="Call list_invoices to find a valid invoice id."),  # error: FL116 "did you mean 'recovery'"
 ])
 async def get_invoice(invoice_id: str):
     return {}
-'''),
+"""),
     )
 
     def check_entry(self, entry, project) -> Iterable[Finding]:
@@ -42,5 +43,6 @@ async def get_invoice(invoice_id: str):
             if entry_field.name not in CONTRACT_FIELDS:
                 close = difflib.get_close_matches(entry_field.name, CONTRACT_FIELDS, n=1, cutoff=0.6)
                 hint = f"; did you mean '{close[0]}'?" if close else f" (known: {', '.join(CONTRACT_FIELDS)})"
-                yield Finding(entry_field.key_span, f"{entry_label(entry)}: unknown field '{entry_field.name}'{hint}",
-                              entry.path)  # fmt: skip
+                yield Finding(
+                    entry_field.key_span, f"{entry_label(entry)}: unknown field '{entry_field.name}'{hint}", entry.path
+                )

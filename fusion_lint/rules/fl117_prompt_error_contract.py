@@ -1,7 +1,8 @@
 """FL117 prompt-error-contract: a prompt declares ``errors=``."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import Example, Finding, Rule, register
 from ._shared import SHAPE_PRELUDE
@@ -14,18 +15,18 @@ class PromptErrorContract(Rule):
     why = "Prompts declare no contract: `prompt()` takes no `errors` and the definition fails at import."
     prelude = SHAPE_PRELUDE
     VALID = (
-        '''
+        """
 @prompt("summarize")
 def summarize(text: str) -> str:
     return text
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @prompt("summarize", errors=[])  # error: FL117 "prompts declare no error contract"
 def summarize(text: str) -> str:
     return text
-'''),
+"""),
     )
 
     def check_definition(self, definition, project) -> Iterable[Finding]:
@@ -33,9 +34,14 @@ def summarize(text: str) -> str:
         if definition.kind != "prompt":
             return
         if facts.server is not None and facts.contract_span is not None:
-            yield Finding(facts.contract_span, "prompts declare no error contract; remove @contract (model failures "
-                          "in the tools it uses)", definition.path)  # fmt: skip
+            yield Finding(
+                facts.contract_span,
+                "prompts declare no error contract; remove @contract (model failures in the tools it uses)",
+                definition.path,
+            )
         elif facts.errors_arg_span is not None:
-            yield Finding(facts.errors_arg_span,
-                          "prompts declare no error contract; remove errors= (model failures in the tools it uses)",
-                          definition.path)  # fmt: skip
+            yield Finding(
+                facts.errors_arg_span,
+                "prompts declare no error contract; remove errors= (model failures in the tools it uses)",
+                definition.path,
+            )

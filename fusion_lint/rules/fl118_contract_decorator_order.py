@@ -1,8 +1,9 @@
 """FL118 contract-decorator-order: ``@contract`` sits above the framework's registration decorator."""
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
-from typing import Iterable, Optional
 
 from ..diagnostics import Edit, Fix, Span
 from ..edits import line_start, valid_span
@@ -29,7 +30,7 @@ class ContractDecoratorOrder(Rule):
     fix_safety = "unsafe"
     prelude = PRELUDE
     VALID = (
-        '''
+        """
 mcp = FastMCP("billing")
 
 
@@ -37,11 +38,11 @@ mcp = FastMCP("billing")
 @contract(errors=[])
 def get_invoice(invoice_id: str) -> dict:
     return {"id": invoice_id}
-''',
+""",
     )
     INVALID = (
         Example(
-            '''
+            """
 mcp = FastMCP("billing")
 
 
@@ -49,8 +50,8 @@ mcp = FastMCP("billing")
 @mcp.tool()
 def get_invoice(invoice_id: str) -> dict:
     return {"id": invoice_id}
-''',
-            fixed='''
+""",
+            fixed="""
 mcp = FastMCP("billing")
 
 
@@ -58,7 +59,7 @@ mcp = FastMCP("billing")
 @contract(errors=[])  # error: FL118 "never runs"
 def get_invoice(invoice_id: str) -> dict:
     return {"id": invoice_id}
-''',
+""",
         ),
     )
 
@@ -76,7 +77,7 @@ def get_invoice(invoice_id: str) -> dict:
         )
 
 
-def _decorator_lines(text: str, span: Span) -> Optional[tuple[int, int]]:
+def _decorator_lines(text: str, span: Span) -> tuple[int, int] | None:
     """The whole lines of a decorator (``@`` and its expression, then only a comment): (start, end)."""
     if not valid_span(text, span):
         return None
@@ -89,7 +90,7 @@ def _decorator_lines(text: str, span: Span) -> Optional[tuple[int, int]]:
     return (start, end) if not rest or rest.startswith("#") else None
 
 
-def move_below(text: str, *, contract: Span, registration: Span) -> Optional[Fix]:
+def move_below(text: str, *, contract: Span, registration: Span) -> Fix | None:
     """The ``@contract(...)`` lines moved to just after the registration decorator's lines."""
     moved, below = _decorator_lines(text, contract), _decorator_lines(text, registration)
     if moved is None or below is None or moved[1] > below[0]:
@@ -97,5 +98,8 @@ def move_below(text: str, *, contract: Span, registration: Span) -> Optional[Fix
     block = text[moved[0] : moved[1]]
     if not block.endswith("\n"):
         return None
-    return Fix("Move @contract below the registration decorator",
-               [Edit(moved[0], moved[1], ""), Edit(below[1], below[1], block)], "unsafe")  # fmt: skip
+    return Fix(
+        "Move @contract below the registration decorator",
+        [Edit(moved[0], moved[1], ""), Edit(below[1], below[1], block)],
+        "unsafe",
+    )

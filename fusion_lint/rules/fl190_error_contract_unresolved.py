@@ -1,7 +1,8 @@
 """FL190 error-contract-unresolved: what cannot be resolved statically, and which checks it skipped."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from mcp_fusion import CONTRACT_FIELDS
 
@@ -34,7 +35,7 @@ class ErrorContractUnresolved(Rule):
     )
     prelude = SHAPE_PRELUDE
     VALID = (
-        '''
+        """
 SHARED = [
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
                   recovery="Call list_invoices to find a valid invoice id."),
@@ -43,10 +44,10 @@ SHARED = [
 @tool("get_invoice", errors=[*SHARED])
 async def get_invoice(invoice_id: str):
     return {}
-''',
+""",
         # Enum members, class attributes, spreads of dict literals, codes built from their value and
         # partial handlers all resolve.
-        '''
+        """
 import functools
 from enum import StrEnum
 
@@ -63,18 +64,18 @@ async def lookup(invoice_id: str, region: str):
     return {}
 
 tool("get_invoice", errors=Errors.ALL)(functools.partial(lookup, region="eu"))
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=build_errors())  # error: FL190 "FL200"
 async def get_invoice(invoice_id: str):
     return {}
-'''),
-        Example('''
+"""),
+        Example("""
 tool("get_invoice")(make_handler())  # error: FL190 "a call to make_handler()"
-'''),
-        Example('''
+"""),
+        Example("""
 @tool("get_invoice", errors=[
     *UNKNOWN_THING,  # error: FL190 "cannot be resolved"
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
@@ -82,7 +83,7 @@ tool("get_invoice")(make_handler())  # error: FL190 "a call to make_handler()"
 ])
 async def get_invoice(invoice_id: str):
     return {}
-'''),
+"""),
     )
 
     def check_definition(self, definition, project) -> Iterable[Finding]:

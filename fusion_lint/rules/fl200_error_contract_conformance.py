@@ -1,7 +1,8 @@
 """FL200 error-contract-conformance: an undeclared, non-baseline code is raised."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import Example, Finding, Rule, register
 from ._shared import BASELINE, CODED_RAISES, HANDLER_PRELUDE, code_spelling, handler_checkable, raises
@@ -13,8 +14,8 @@ class ErrorContractConformance(Rule):
     summary = "The handler, or code it calls, raises a non-baseline code the contract does not declare."
     limits = (
         "Codes are compared by name, whatever their spelling (`JsonRpcErrorCode.NOT_FOUND`, `-32001`, "
-        "`\"NOT_FOUND\"`); the baseline is the `JsonRpcErrorCode` members of `BASELINE_CODES` only, so a "
-        "canonical string code such as `\"SERVER_BUSY\"` must be declared although it mirrors as "
+        '`"NOT_FOUND"`); the baseline is the `JsonRpcErrorCode` members of `BASELINE_CODES` only, so a '
+        'canonical string code such as `"SERVER_BUSY"` must be declared although it mirrors as '
         "SERVICE_UNAVAILABLE. A raise whose exception is computed (`raise TABLE[k](...)`) is not guessed at."
     )
     why = (
@@ -27,48 +28,48 @@ class ErrorContractConformance(Rule):
     )
     prelude = HANDLER_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise ctx.fail("no_match")
-''',
+""",
         # Baseline codes (SERVICE_UNAVAILABLE, TIMEOUT, ...) never need declaring.
-        '''
+        """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     from mcp_fusion import service_unavailable
     raise service_unavailable("Upstream down")
-''',
+""",
         # What a computed exception raises is not guessed.
-        '''
+        """
 FACTORIES = {"locked": conflict}
 
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise FACTORIES[invoice_id]("Invoice is locked")
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise conflict("Invoice is locked")  # error: FL200 "CONFLICT"
-'''),
-        Example('''
+"""),
+        Example("""
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     helper()
 
 def helper():
     raise McpError(JsonRpcErrorCode.FORBIDDEN, "no")  # error: FL200 "FORBIDDEN"
-'''),
+"""),
         # Both branches of a conditional raise count; a string code is the code of that name.
-        Example('''
+        Example("""
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise (not_found("gone") if invoice_id else conflict("locked"))  # error: FL200 "CONFLICT"
     raise McpError("SERVER_BUSY", "Too many calls")  # error: FL200 "SERVER_BUSY"
-'''),
+"""),
     )
 
     def check_definition(self, definition, project) -> Iterable[Finding]:

@@ -1,8 +1,9 @@
 """FL201 error-contract-prefer-fail: a declared code raised directly instead of ``ctx.fail``."""
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
-from typing import Iterable, Optional
 
 from ..diagnostics import Fix
 from ..edits import CallText, python_string
@@ -19,29 +20,31 @@ class ErrorContractPreferFail(Rule):
         "`ctx.fail` stamps the reason, the declared message and `retryable`, and the boundary adds the "
         "recovery hint; a bare factory carries none of that, so the agent gets a code without a next step."
     )
-    fix = "Rewrites the raise to `raise ctx.fail(\"<reason>\", <message>)` when exactly one reason matches (unsafe: it changes `data`)."
+    fix = 'Rewrites the raise to `raise ctx.fail("<reason>", <message>)` when exactly one reason matches (unsafe: it changes `data`).'
     fix_safety = "unsafe"
-    limits = "Only the handler's own body (a service raising a factory with the reason in `data` is the documented pattern)."
+    limits = (
+        "Only the handler's own body (a service raising a factory with the reason in `data` is the documented pattern)."
+    )
     prelude = HANDLER_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise ctx.fail("no_match", "No such invoice")
-''',
+""",
     )
     INVALID = (
         Example(
-            '''
+            """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise not_found("No such invoice")  # error: FL201 "'no_match'"
-''',
-            fixed='''
+""",
+            fixed="""
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise ctx.fail("no_match", "No such invoice")  # error: FL201 "'no_match'"
-''',
+""",
         ),
     )
 
@@ -69,7 +72,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
             )
 
 
-def prefer_fail(text: str, *, site: Raise, reason: str, context: str) -> Optional[Fix]:
+def prefer_fail(text: str, *, site: Raise, reason: str, context: str) -> Fix | None:
     """``raise not_found(msg, data, cause=e)`` → ``raise ctx.fail("r", msg, data, cause=e)``.
 
     ``ctx.fail(reason, message=None, data=None, *, cause=None)`` takes a factory's arguments after

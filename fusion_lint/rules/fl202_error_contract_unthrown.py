@@ -1,10 +1,12 @@
 """FL202 error-contract-unthrown: a declared reason that nothing raises."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import Example, Finding, Rule, register
 from ._shared import HANDLER_PRELUDE, fail_sites, handler_checkable, named_reasons
+
 
 @register
 class ErrorContractUnthrown(Rule):
@@ -12,7 +14,7 @@ class ErrorContractUnthrown(Rule):
     summary = "A declared reason that nothing in the handler's reach raises or names."
     why = (
         "A contract that advertises failures the code never produces misleads clients and hides the "
-        "failures it does produce. Mark reasons raised by a service layer with `thrown_by=\"service\"`."
+        'failures it does produce. Mark reasons raised by a service layer with `thrown_by="service"`.'
     )
     limits = (
         "Runs only when the handler has at least one literal `ctx.fail`; a reason that is not a literal makes "
@@ -20,7 +22,7 @@ class ErrorContractUnthrown(Rule):
     )
     prelude = HANDLER_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=ENTRIES + [
     ErrorContract(reason="locked", code=JsonRpcErrorCode.CONFLICT, when="Locked",
                   recovery="Wait a minute then call get_invoice again."),
@@ -32,17 +34,17 @@ async def get_invoice(invoice_id: str, ctx: Context):
 
 def lookup():
     raise conflict("locked", {"reason": "locked"})
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=ENTRIES + [
     ErrorContract(reason="locked", code=JsonRpcErrorCode.CONFLICT, when="Locked",  # error: FL202 "'locked'"
                   recovery="Wait a minute then call get_invoice again."),
 ])
 async def get_invoice(invoice_id: str, ctx: Context):
     raise ctx.fail("no_match")
-'''),
+"""),
     )
 
     def check_definition(self, definition, project) -> Iterable[Finding]:
@@ -61,6 +63,6 @@ async def get_invoice(invoice_id: str, ctx: Context):
             yield Finding(
                 entry.get("reason").span,  # type: ignore[union-attr]
                 f"reason '{entry.reason}' is declared but nothing raises it; raise {spelled}('{entry.reason}') where "
-                "it happens, mark it thrown_by=\"service\" if a service layer raises it, or remove it",
+                'it happens, mark it thrown_by="service" if a service layer raises it, or remove it',
                 entry.path,
             )

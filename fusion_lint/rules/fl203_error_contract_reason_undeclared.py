@@ -1,7 +1,8 @@
 """FL203 error-contract-reason-undeclared: ``ctx.fail`` names a reason the contract does not declare."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import Example, Finding, Rule, register
 from ._shared import HANDLER_PRELUDE, handler_checkable, listing
@@ -19,20 +20,20 @@ class ErrorContractReasonUndeclared(Rule):
     )
     prelude = HANDLER_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise ctx.fail("no_match")
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise ctx.fail("no_such_invoice")  # error: FL203 "'no_such_invoice'"
-'''),
+"""),
         # In a helper the handler calls, through the context its class stores.
-        Example('''
+        Example("""
 class Lookup:
     def __init__(self, ctx: Context):
         self.ctx = ctx
@@ -43,7 +44,7 @@ class Lookup:
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     return Lookup(ctx).find(invoice_id)
-'''),
+"""),
     )
 
     def check_function(self, function, project) -> Iterable[Finding]:

@@ -1,8 +1,9 @@
 """FL204 fail-not-raised: the error ``ctx.fail`` returns is discarded."""
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
-from typing import Iterable, Optional
 
 from ..diagnostics import Edit, Fix
 from ..edits import line_start, valid_span
@@ -21,25 +22,25 @@ class FailNotRaised(Rule):
     limits = "No fix where `raise` cannot go before the call (`await ctx.fail(...)`, a parenthesized call)."
     prelude = HANDLER_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     error = ctx.fail("no_match")
     raise error
-''',
+""",
     )
     INVALID = (
         Example(
-            '''
+            """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     ctx.fail("no_match")  # error: FL204 "raise ctx.fail"
-''',
-            fixed='''
+""",
+            fixed="""
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise ctx.fail("no_match")  # error: FL204 "raise ctx.fail"
-''',
+""",
         ),
     )
 
@@ -56,7 +57,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
                 )
 
 
-def insert_raise(text: str, *, site: FailSite) -> Optional[Fix]:
+def insert_raise(text: str, *, site: FailSite) -> Fix | None:
     """``raise `` before a ``ctx.fail(...)`` expression statement. Only where the call starts the
     statement (after an indent, ``;`` or a one-line ``if x:``)."""
     if not valid_span(text, site.span):

@@ -1,7 +1,8 @@
 """FL205 fail-without-contract: ``ctx.fail``/``fail()`` where the definition declares no contract."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import Example, Finding, Rule, register
 from ._shared import HANDLER_PRELUDE, fail_sites
@@ -18,12 +19,12 @@ class FailWithoutContract(Rule):
     )
     prelude = HANDLER_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise ctx.fail("no_match")
-''',
-        '''
+""",
+        """
 from mcp.server.fastmcp import FastMCP
 from mcp_fusion import contract, fail
 
@@ -34,15 +35,15 @@ mcp = FastMCP("billing")
 @contract(errors=ENTRIES)
 def get_invoice(invoice_id: str) -> dict:
     raise fail("no_match")
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice")
 async def get_invoice(invoice_id: str, ctx: Context):
     raise ctx.fail("no_match")  # error: FL205 "declares no contract"
-'''),
-        Example('''
+"""),
+        Example("""
 from mcp.server.fastmcp import FastMCP
 from mcp_fusion import fail
 
@@ -52,7 +53,7 @@ mcp = FastMCP("billing")
 @mcp.tool()
 def void_invoice(invoice_id: str) -> dict:
     raise fail("already_void")  # error: FL205 "fail() in a tool with no @contract"
-'''),
+"""),
     )
 
     def check_definition(self, definition, project) -> Iterable[Finding]:
@@ -64,13 +65,19 @@ def void_invoice(invoice_id: str) -> dict:
             if site.method != "fail":
                 continue
             if not framework:
-                message = (f"{site.written}() in a definition that declares no contract (at runtime an "
-                           "INTERNAL_ERROR); declare errors=[ErrorContract(...)] on the definition")  # fmt: skip
+                message = (
+                    f"{site.written}() in a definition that declares no contract (at runtime an "
+                    "INTERNAL_ERROR); declare errors=[ErrorContract(...)] on the definition"
+                )
             elif contract.inert:
-                message = (f"{site.written}() in a tool whose @contract sits above the framework's decorator, so "
-                           "it never runs (FL118): at runtime fail() raises RuntimeError")  # fmt: skip
+                message = (
+                    f"{site.written}() in a tool whose @contract sits above the framework's decorator, so "
+                    "it never runs (FL118): at runtime fail() raises RuntimeError"
+                )
             else:
-                message = (f"{site.written}() in a tool with no @contract: at runtime fail() raises RuntimeError "
-                           "(no contract to take the code from); add @contract(errors=[...]) below the tool "
-                           "decorator")  # fmt: skip
+                message = (
+                    f"{site.written}() in a tool with no @contract: at runtime fail() raises RuntimeError "
+                    "(no contract to take the code from); add @contract(errors=[...]) below the tool "
+                    "decorator"
+                )
             yield Finding(site.span, message, path)

@@ -1,7 +1,8 @@
 """FL206 service-reason-code-mismatch: a declared reason raised with another code."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import Example, Finding, Rule, register
 from ._shared import HANDLER_PRELUDE, handler_checkable, raises
@@ -14,24 +15,24 @@ class ServiceReasonCodeMismatch(Rule):
     why = "The recovery hint is filled by reason; a mismatched code tells the client one thing and the hint another."
     prelude = HANDLER_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     lookup()
 
 def lookup():
     raise not_found("gone", {"reason": "no_match"})
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     lookup()
 
 def lookup():
     raise conflict("gone", data={"reason": "no_match"})  # error: FL206 "NOT_FOUND"
-'''),
+"""),
     )
 
     def check_definition(self, definition, project) -> Iterable[Finding]:

@@ -1,26 +1,26 @@
 """FL207 service-reason-unraised: a ``thrown_by="service"`` reason nothing raises (opt-in)."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import Example, Finding, Rule, register
 from ._shared import HANDLER_PRELUDE, handler_checkable, named_reasons
-
 
 
 @register
 class ServiceReasonUnraised(Rule):
     code, name, severity = "FL207", "service-reason-unraised", "warning"
     default_enabled = False
-    summary = "An entry marked `thrown_by=\"service\"` that no reachable code raises (opt-in)."
+    summary = 'An entry marked `thrown_by="service"` that no reachable code raises (opt-in).'
     why = (
-        "`thrown_by=\"service\"` exempts a reason from FL202 on trust; this verifies the trust by following "
+        '`thrown_by="service"` exempts a reason from FL202 on trust; this verifies the trust by following '
         "the handler's calls. Opt-in: it needs every service in view."
     )
     options = "Opt-in: `--extend-select FL207`. `follow-calls` (default 3) bounds how deep the services are searched."
     prelude = HANDLER_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=[
     ErrorContract(reason="gone", code=JsonRpcErrorCode.NOT_FOUND, when="Gone",
                   recovery="Call list_invoices to find a valid id.", thrown_by="service"),
@@ -30,10 +30,10 @@ async def get_invoice(invoice_id: str, ctx: Context):
 
 def lookup():
     raise not_found("gone", {"reason": "gone"})
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=[
     ErrorContract(reason="gone", code=JsonRpcErrorCode.NOT_FOUND, when="Gone",  # error: FL207 "'gone'"
                   recovery="Call list_invoices to find a valid id.", thrown_by="service"),
@@ -43,7 +43,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
 
 def lookup():
     return None
-'''),
+"""),
     )
 
     def check_definition(self, definition, project) -> Iterable[Finding]:

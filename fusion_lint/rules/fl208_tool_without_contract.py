@@ -1,10 +1,11 @@
 """FL208 tool-without-contract: a tool that can fail declares no contract (opt-in)."""
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import Iterable, Iterator, Optional
 
 from mcp_fusion import FACTORY_CODES
 
@@ -20,10 +21,17 @@ from ._shared import caught_by, escapes_to, snake_case
 GUARDS = frozenset({"TypeError", "AssertionError", "NotImplementedError"})
 # The code a builtin exception's failure most likely is; anything else is drafted as INTERNAL_ERROR.
 BUILTIN_CODES = {
-    "ValueError": "INVALID_PARAMS", "KeyError": "NOT_FOUND", "LookupError": "NOT_FOUND", "IndexError": "NOT_FOUND",
-    "FileNotFoundError": "NOT_FOUND", "PermissionError": "FORBIDDEN", "TimeoutError": "TIMEOUT",
-    "ConnectionError": "SERVICE_UNAVAILABLE", "OSError": "SERVICE_UNAVAILABLE", "IOError": "SERVICE_UNAVAILABLE",
-}  # fmt: skip
+    "ValueError": "INVALID_PARAMS",
+    "KeyError": "NOT_FOUND",
+    "LookupError": "NOT_FOUND",
+    "IndexError": "NOT_FOUND",
+    "FileNotFoundError": "NOT_FOUND",
+    "PermissionError": "FORBIDDEN",
+    "TimeoutError": "TIMEOUT",
+    "ConnectionError": "SERVICE_UNAVAILABLE",
+    "OSError": "SERVICE_UNAVAILABLE",
+    "IOError": "SERVICE_UNAVAILABLE",
+}
 # Words of a message or of an exception class's name that say which code it is, in this order.
 WORD_CODES = (
     (re.compile(r"not.?found|no such|does not exist|missing|unknown", re.I), "NOT_FOUND"),
@@ -48,7 +56,7 @@ class Draft:
     when: str
 
 
-def _code_from_words(*texts: Optional[str]) -> Optional[str]:
+def _code_from_words(*texts: str | None) -> str | None:
     for text in texts:
         for pattern, code in WORD_CODES if text else ():
             if pattern.search(text):  # type: ignore[arg-type]
@@ -62,7 +70,7 @@ def _words(text: str) -> str:
     return snake_case(" ".join(words[:REASON_WORDS])) if words else ""
 
 
-def _when(text: Optional[str], fallback: str) -> str:
+def _when(text: str | None, fallback: str) -> str:
     text = (text or "").strip().rstrip(" :-,")
     return (text[:1].upper() + text[1:]) if text else fallback
 
@@ -86,7 +94,11 @@ def draft_for_raise(site: Raise, where: str) -> Draft:
         code = site.code
     else:
         code = _code_for(exception, text)
-    custom = exception and exception not in BUILTIN_CODES and exception not in ("Exception", "RuntimeError", "McpError", "MCPError", "ToolError")
+    custom = (
+        exception
+        and exception not in BUILTIN_CODES
+        and exception not in ("Exception", "RuntimeError", "McpError", "MCPError", "ToolError")
+    )
     base = _class_base(exception) if custom else ""
     reason = snake_case(base) if base else (site.data_reason or _words(text) or snake_case(exception or "failure"))
     return Draft(reason, code, _when(text, f"{exception or 'An error'} raised in {where}"))
@@ -115,8 +127,11 @@ def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[D
             if view is not None and not any(found is definition for found in escapes_to(view, exception)):
                 continue  # a caller catches it into a normal value
             if site.kind == "reraise":
-                yield Draft(snake_case(_class_base(exception) or "failure"), _code_for(exception),
-                            f"{exception} raised in {reached.function.qualname}")  # fmt: skip
+                yield Draft(
+                    snake_case(_class_base(exception) or "failure"),
+                    _code_for(exception),
+                    f"{exception} raised in {reached.function.qualname}",
+                )
             else:
                 yield draft_for_raise(site, reached.function.qualname)
     if definition.handler is None:
@@ -158,7 +173,7 @@ def distinct(drafts: Iterable[Draft]) -> list[Draft]:
     return unique
 
 
-def draft_contract(text: str, *, drafts: list[Draft], handler_name_offset: int, facts: FileFacts) -> Optional[Fix]:
+def draft_contract(text: str, *, drafts: list[Draft], handler_name_offset: int, facts: FileFacts) -> Fix | None:
     """``@contract(errors=[...])`` just above the handler's ``def`` (below every decorator, so the
     framework registers the contracted function), and the import of what it names."""
     names = facts.names
@@ -176,9 +191,9 @@ def draft_contract(text: str, *, drafts: list[Draft], handler_name_offset: int, 
         return None  # the name means something else in this file
     entries = "".join(
         f"{indent}    ErrorContract(reason={python_string(d.reason)}, code=JsonRpcErrorCode.{d.code}, "
-        f"when={python_string(d.when)}, recovery=\"\"),{newline}"
+        f'when={python_string(d.when)}, recovery=""),{newline}'
         for d in drafts
-    )  # fmt: skip
+    )
     edits = [Edit(start, start, f"{indent}@contract(errors=[{newline}{entries}{indent}]){newline}")]
     if missing:
         at = names.import_end
@@ -222,7 +237,7 @@ class ToolWithoutContract(Rule):
     )
     prelude = "from mcp.server.fastmcp import FastMCP\n"
     VALID = (
-        '''
+        """
 from mcp_fusion import contract, fail, ErrorContract, JsonRpcErrorCode
 
 mcp = FastMCP("billing")
@@ -248,8 +263,8 @@ def parse(count: str) -> int:
         return int(count)
     except ValueError:
         return 0
-''',
-        '''
+""",
+        """
 from fastmcp import FastMCP
 from fastmcp.tools.tool import ToolResult
 
@@ -259,11 +274,11 @@ mcp = FastMCP("echo")
 @mcp.tool
 def echo(text: str) -> ToolResult:
     return ToolResult(content=f"Echoed: {text}", structured_content={"length": len(text)})
-''',
+""",
     )
     INVALID = (
         Example(
-            '''
+            """
 import json
 
 mcp = FastMCP("billing")
@@ -276,8 +291,8 @@ def get_invoice(invoice_id: str) -> str:
     if invoice_id not in INVOICES:
         return "Error: invoice not found"
     return json.dumps(INVOICES[invoice_id])
-''',
-            fixed='''
+""",
+            fixed="""
 import json
 from mcp_fusion import ErrorContract, JsonRpcErrorCode, contract
 
@@ -295,10 +310,10 @@ def get_invoice(invoice_id: str) -> str:
     if invoice_id not in INVOICES:
         return "Error: invoice not found"
     return json.dumps(INVOICES[invoice_id])
-''',
+""",
         ),
         Example(
-            '''
+            """
 from mcp.server.lowlevel import Server
 
 server = Server("billing")
@@ -309,7 +324,7 @@ async def call_tool(name: str, arguments: dict) -> list:
     if name != "get_invoice":
         raise ValueError(f"Unknown tool: {name}")
     return []
-'''
+"""
         ),
     )
 
@@ -328,8 +343,12 @@ async def call_tool(name: str, arguments: dict) -> list:
         handler = definition.handler
         fix = None
         if facts.server is not None and not facts.dispatcher and handler.path == definition.path:
-            fix = partial(draft_contract, drafts=drafts, handler_name_offset=handler.function.span.start,
-                          facts=project.files[definition.path])  # fmt: skip
+            fix = partial(
+                draft_contract,
+                drafts=drafts,
+                handler_name_offset=handler.function.span.start,
+                facts=project.files[definition.path],
+            )
         yield Finding(
             facts.span,
             f"can fail ({count} found: {', '.join(d.reason for d in drafts[:4])}{', ...' if len(drafts) > 4 else ''}) "
@@ -345,9 +364,11 @@ def advice(definition) -> str:
     is one tool's, and ``fail()`` outside a contracted handler raises): its tools get contracts by
     being served one handler each."""
     if definition.dispatcher:
-        return ("a low-level dispatcher takes no @contract (a contract is one tool's): serve each tool it "
-                "dispatches from its own handler with errors=[ErrorContract(...)] (mcp_fusion's @tool on a "
-                "FusionServer) or under @contract(errors=[...]) on a FastMCP, MCPServer or fastmcp server")
+        return (
+            "a low-level dispatcher takes no @contract (a contract is one tool's): serve each tool it "
+            "dispatches from its own handler with errors=[ErrorContract(...)] (mcp_fusion's @tool on a "
+            "FusionServer) or under @contract(errors=[...]) on a FastMCP, MCPServer or fastmcp server"
+        )
     if definition.server is not None:
         return "declare them with @contract(errors=[...]) below the tool decorator"
     return "declare them with errors=[ErrorContract(...)] on the definition"

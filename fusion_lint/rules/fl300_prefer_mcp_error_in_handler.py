@@ -1,7 +1,8 @@
 """FL300 prefer-mcp-error-in-handler: the handler raises a plain builtin exception."""
+
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from ..facts.frameworks import what_the_client_reads, what_the_model_sees
 from . import Example, Finding, Rule, register
@@ -9,10 +10,19 @@ from ._shared import HANDLER_PRELUDE, by_framework, caught_by, escapes_to, tool_
 
 BUILTIN_EXCEPTIONS = frozenset(
     {
-        "Exception", "RuntimeError", "ValueError", "KeyError", "LookupError", "OSError", "IOError",
-        "PermissionError", "FileNotFoundError", "TimeoutError", "ConnectionError",
+        "Exception",
+        "RuntimeError",
+        "ValueError",
+        "KeyError",
+        "LookupError",
+        "OSError",
+        "IOError",
+        "PermissionError",
+        "FileNotFoundError",
+        "TimeoutError",
+        "ConnectionError",
     }
-)  # fmt: skip
+)
 
 
 def by_kind(groups: list) -> Iterator[tuple]:
@@ -47,7 +57,7 @@ class PreferMcpErrorInHandler(Rule):
     )
     prelude = HANDLER_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     if not invoice_id:
@@ -56,8 +66,8 @@ async def get_invoice(invoice_id: str, ctx: Context):
         return lookup(invoice_id)
     except ValueError as e:
         raise
-''',
-        '''
+""",
+        """
 from mcp.server.fastmcp import FastMCP
 
 mcp = FastMCP("billing")
@@ -71,8 +81,8 @@ def get_invoice(invoice_id: str) -> dict:
         return {"id": invoice_id}
     except ValueError:
         return {"id": None}
-''',
-        '''
+""",
+        """
 from functools import wraps
 
 from mcp.server.fastmcp import FastMCP
@@ -96,15 +106,15 @@ async def flush_cache(name: str) -> dict:
     if not name:
         raise ValueError("A cache name is required")  # the wrapper catches it: FastMCP never sees it
     return {"flushed": name}
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise ValueError("bad invoice id")  # error: FL300 "ValueError"
-'''),
-        Example('''
+"""),
+        Example("""
 from mcp.server.fastmcp import FastMCP
 
 mcp = FastMCP("billing")
@@ -119,8 +129,8 @@ def parse_id(text: str) -> int:
 @mcp.tool()
 def get_invoice(invoice_id: str) -> dict:
     return {"id": parse_id(invoice_id)}
-'''),
-        Example('''
+"""),
+        Example("""
 from fastmcp import FastMCP
 
 mcp = FastMCP("billing")
@@ -129,8 +139,8 @@ mcp = FastMCP("billing")
 @mcp.tool
 def get_invoice(invoice_id: str) -> dict:
     raise KeyError(invoice_id)  # error: FL300 "`Error calling tool 'get_invoice': <its text>` (fastmcp)"
-'''),
-        Example('''
+"""),
+        Example("""
 from mcp.server.fastmcp import FastMCP
 
 mcp = FastMCP("billing")
@@ -139,8 +149,8 @@ mcp = FastMCP("billing")
 @mcp.resource("invoices://{invoice_id}")
 def invoice_file(invoice_id: str) -> str:
     raise FileNotFoundError(invoice_id)  # error: FL300 "a JSON-RPC error carrying its text (mcp 1.x FastMCP), not a resource"
-'''),
-        Example('''
+"""),
+        Example("""
 from functools import wraps
 
 from mcp.server.fastmcp import FastMCP
@@ -164,7 +174,7 @@ async def flush_cache(name: str) -> dict:
     if not name:
         raise ValueError("A cache name is required")  # error: FL300 "Error executing tool flush_cache"
     return {"flushed": name}
-'''),
+"""),
     )
 
     def check_function(self, function, project) -> Iterable[Finding]:
@@ -173,21 +183,35 @@ async def flush_cache(name: str) -> dict:
                 continue
             if caught_by(site.tries, site.exception):
                 continue  # an enclosing try of this function catches it and does not re-raise it
-            for framework, masked, guarded, subjects, kind in by_kind(by_framework(escapes_to(function, site.exception))):
+            for framework, masked, guarded, subjects, kind in by_kind(
+                by_framework(escapes_to(function, site.exception))
+            ):
                 if guarded:
-                    sees, advice = "a masked INTERNAL_ERROR", (
-                        "raise ctx.fail(<reason>) or an error factory (invalid_params, not_found, ...) instead"
-                        if framework == "mcp_fusion" else
-                        "raise fail(<reason>) or an error factory (invalid_params, not_found, ...) instead"
-                    )  # fmt: skip
+                    sees, advice = (
+                        "a masked INTERNAL_ERROR",
+                        (
+                            "raise ctx.fail(<reason>) or an error factory (invalid_params, not_found, ...) instead"
+                            if framework == "mcp_fusion"
+                            else "raise fail(<reason>) or an error factory (invalid_params, not_found, ...) instead"
+                        ),
+                    )
                 elif kind != "tool":
                     sees = what_the_client_reads(framework, masked, kind)  # type: ignore[arg-type]
-                    advice = ("declare the failure with @contract(errors=[...]) and raise fail(<reason>)" if kind == "resource"
-                              else "raise an error whose message says what to change (a prompt takes no contract)")  # fmt: skip
+                    advice = (
+                        "declare the failure with @contract(errors=[...]) and raise fail(<reason>)"
+                        if kind == "resource"
+                        else "raise an error whose message says what to change (a prompt takes no contract)"
+                    )
                 else:
                     sees = what_the_model_sees(framework, masked, tool_name(subjects))  # type: ignore[arg-type]
-                    advice = ("declare the failure with @contract(errors=[...]) and raise fail(<reason>), or raise "
-                              "ToolError with a message the model can act on")  # fmt: skip
+                    advice = (
+                        "declare the failure with @contract(errors=[...]) and raise fail(<reason>), or raise "
+                        "ToolError with a message the model can act on"
+                    )
                 reader = "the model" if kind == "tool" else "the client"
-                yield Finding(site.span, f"raise {site.exception} reaches {reader} as {sees}; {advice}",
-                              function.path, subjects=subjects)  # fmt: skip
+                yield Finding(
+                    site.span,
+                    f"raise {site.exception} reaches {reader} as {sees}; {advice}",
+                    function.path,
+                    subjects=subjects,
+                )

@@ -1,8 +1,9 @@
 """FL301 prefer-error-factory: ``McpError(JsonRpcErrorCode.X, ...)`` where a factory for X exists."""
+
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from functools import partial
-from typing import Iterable, Optional, Sequence
 
 from ..diagnostics import Edit, Fix
 from ..edits import CallText, add_import_name
@@ -24,36 +25,36 @@ class PreferErrorFactory(Rule):
     limits = "No fix when the factory's name already means something else in the file (a parameter called `timeout`)."
     prelude = HANDLER_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise not_found("No such invoice")
-''',
+""",
     )
     INVALID = (
         Example(
-            '''
+            """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise McpError(JsonRpcErrorCode.NOT_FOUND, "No such invoice")  # error: FL301 "not_found("
-''',
-            fixed='''
+""",
+            fixed="""
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise not_found("No such invoice")  # error: FL301 "not_found("
-''',
+""",
         ),
         Example(
-            '''
+            """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise McpError(-32002, "Invoice is locked")  # error: FL301 "conflict("
-''',
-            fixed='''
+""",
+            fixed="""
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise conflict("Invoice is locked")  # error: FL301 "conflict("
-''',
+""",
         ),
     )
 
@@ -62,15 +63,24 @@ async def get_invoice(invoice_id: str, ctx: Context):
             return
         for made in function.function.constructions:
             factory = FACTORY_FOR_CODE[made.code]
-            fix = partial(factory_fix, facts=project.files.get(function.path), made=made, factory=factory,
-                          runtime_modules=project.runtime_modules)  # fmt: skip
-            yield Finding(made.call.span, f"McpError(JsonRpcErrorCode.{made.code}, ...) is {factory}(...); use the factory",
-                          function.path, fix)  # fmt: skip
+            fix = partial(
+                factory_fix,
+                facts=project.files.get(function.path),
+                made=made,
+                factory=factory,
+                runtime_modules=project.runtime_modules,
+            )
+            yield Finding(
+                made.call.span,
+                f"McpError(JsonRpcErrorCode.{made.code}, ...) is {factory}(...); use the factory",
+                function.path,
+                fix,
+            )
 
 
 def factory_fix(
-    text: str, *, facts: Optional[FileFacts], made: Construction, factory: str, runtime_modules: Sequence[str]
-) -> Optional[Fix]:
+    text: str, *, facts: FileFacts | None, made: Construction, factory: str, runtime_modules: Sequence[str]
+) -> Fix | None:
     """``McpError(JsonRpcErrorCode.X, msg, ...)`` → ``x(msg, ...)``.
 
     The factory is named the way the file already names the runtime: ``mf.McpError`` becomes
@@ -111,7 +121,7 @@ def _runtime_modules_and_errors(runtime_modules: Sequence[str]) -> set[str]:
     return {*runtime_modules, *(f"{m}.errors" for m in runtime_modules)}
 
 
-def _imported_factory(facts: FileFacts, factory: str, runtime_modules: Sequence[str]) -> Optional[str]:
+def _imported_factory(facts: FileFacts, factory: str, runtime_modules: Sequence[str]) -> str | None:
     """How the file already reaches the factory: its imported name (never rebound), or ``alias.factory``."""
     assert facts.names is not None
     bound = facts.names.bound
@@ -131,7 +141,9 @@ def _star_imports_runtime(imports: Sequence[FromImport], runtime_modules: Sequen
     return any(s.level == 0 and s.module in modules and s.star for s in imports)
 
 
-def _runtime_import_for(func_text: str, imports: Sequence[FromImport], runtime_modules: Sequence[str]) -> Optional[FromImport]:
+def _runtime_import_for(
+    func_text: str, imports: Sequence[FromImport], runtime_modules: Sequence[str]
+) -> FromImport | None:
     """The top-level ``from <runtime> import ...`` a new factory name joins: the one that imports
     McpError, else the first one from the runtime package or its ``errors`` module."""
     modules = _runtime_modules_and_errors(runtime_modules)

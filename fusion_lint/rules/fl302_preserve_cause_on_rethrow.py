@@ -1,8 +1,9 @@
 """FL302 preserve-cause-on-rethrow: raising inside ``except E as e:`` without the cause."""
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
-from typing import Iterable, Optional
 
 from ..diagnostics import Edit, Fix
 from ..edits import valid_span
@@ -20,43 +21,45 @@ def caught_name(site: Raise) -> str:
 @register
 class PreserveCauseOnRethrow(Rule):
     code, name, severity = "FL302", "preserve-cause-on-rethrow", "warning"
-    summary = "Inside `except E as e:`, an McpError (or a framework's `ToolError`) is raised without `from e` or `cause=e`."
+    summary = (
+        "Inside `except E as e:`, an McpError (or a framework's `ToolError`) is raised without `from e` or `cause=e`."
+    )
     why = "The cause is what the traceback in the server log shows; dropping it hides the real failure from whoever debugs it."
     fix = "Appends `from <e>` to the raise."
     fix_safety = "safe"
     limits = "`raise ... from None` is an explicit decision and never reported."
     prelude = HANDLER_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     try:
         pass
     except KeyError as e:
         raise ctx.fail("no_match", cause=e)
-''',
+""",
     )
     INVALID = (
         Example(
-            '''
+            """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     try:
         pass
     except KeyError as e:
         raise ctx.fail("no_match")  # error: FL302 "from e"
-''',
-            fixed='''
+""",
+            fixed="""
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     try:
         pass
     except KeyError as e:
         raise ctx.fail("no_match") from e  # error: FL302 "from e"
-''',
+""",
         ),
         Example(
-            '''
+            """
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 
@@ -69,8 +72,8 @@ def get_invoice(invoice_id: str) -> dict:
         return {"id": int(invoice_id)}
     except ValueError as e:
         raise ToolError("The invoice ID must be a number.")  # error: FL302 "from e"
-''',
-            fixed='''
+""",
+            fixed="""
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 
@@ -83,7 +86,7 @@ def get_invoice(invoice_id: str) -> dict:
         return {"id": int(invoice_id)}
     except ValueError as e:
         raise ToolError("The invoice ID must be a number.") from e  # error: FL302 "from e"
-''',
+""",
         ),
     )
 
@@ -92,7 +95,9 @@ def get_invoice(invoice_id: str) -> dict:
             return
         for site in function.function.raises:
             caught = caught_name(site)
-            ours = site.kind in ("mcp_error", "factory", "fail") or (site.kind == "call" and site.exception in TOOL_ERRORS)
+            ours = site.kind in ("mcp_error", "factory", "fail") or (
+                site.kind == "call" and site.exception in TOOL_ERRORS
+            )
             if caught and ours and not site.has_cause:
                 yield Finding(
                     site.span,
@@ -102,7 +107,7 @@ def get_invoice(invoice_id: str) -> dict:
                 )
 
 
-def add_cause(text: str, *, site: Raise, caught: str) -> Optional[Fix]:
+def add_cause(text: str, *, site: Raise, caught: str) -> Fix | None:
     """`` from <caught>`` appended to the raise statement."""
     if not valid_span(text, site.span) or not text.startswith("raise", site.span.start):
         return None

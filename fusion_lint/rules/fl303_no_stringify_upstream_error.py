@@ -1,7 +1,8 @@
 """FL303 no-stringify-upstream-error: a raised message built from internals."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..facts.model import Raise
 from . import Example, Finding, Rule, register
@@ -37,7 +38,9 @@ def data_leaks(site: Raise) -> list[str]:
     (The caught exception's own text in data is FL307's.)"""
     if site.data is None or site.kind not in LEAKING_KINDS:
         return []
-    return list(dict.fromkeys(LEAKY_CALLS[name] for kind, name, _ in site.data.parts if kind == "call" and name in LEAKY_CALLS))
+    return list(
+        dict.fromkeys(LEAKY_CALLS[name] for kind, name, _ in site.data.parts if kind == "call" and name in LEAKY_CALLS)
+    )
 
 
 LEAKING_KINDS = ("fail", "mcp_error", "factory")
@@ -53,39 +56,45 @@ class NoStringifyUpstreamError(Rule):
     why = "The message goes to the model and the client: stack traces and raw upstream payloads leak internals and secrets."
     prelude = "import traceback\n" + HANDLER_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     try:
         pass
     except KeyError as e:
         raise ctx.fail("no_match", "No such invoice") from e
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     try:
         pass
     except KeyError as e:
         raise ctx.fail("no_match", traceback.format_exc()) from e  # error: FL303 "traceback.format_exc()"
-'''),
-        Example('''
+"""),
+        Example("""
 import json
 
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context, query: dict):
     raise ctx.fail("no_match", data={"query": json.dumps(query)})  # error: FL303 "raised data holds json.dumps(...)"
-'''),
+"""),
     )
 
     def check_function(self, function, project) -> Iterable[Finding]:
         if not function.handler_of:
             return
         for site in function.function.raises:
-            for found, part, advice in ((leaks(site), "message is built from", "say what failed in plain words"),
-                                        (data_leaks(site), "data holds", "keep structured, plain facts in data")):
+            for found, part, advice in (
+                (leaks(site), "message is built from", "say what failed in plain words"),
+                (data_leaks(site), "data holds", "keep structured, plain facts in data"),
+            ):
                 if found:
-                    yield Finding(site.span, f"the raised {part} {', '.join(found)}, which leaks internals to the "
-                                             f"client; {advice} and log the details", function.path)  # fmt: skip
+                    yield Finding(
+                        site.span,
+                        f"the raised {part} {', '.join(found)}, which leaks internals to the "
+                        f"client; {advice} and log the details",
+                        function.path,
+                    )

@@ -1,7 +1,8 @@
 """FL304 swallowed-cancellation: an except clause catches cancellation and does not re-raise."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..diagnostics import Span
 from ..facts.model import Except
@@ -36,7 +37,7 @@ class SwallowedCancellation(Rule):
     )
     prelude = HANDLER_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     try:
@@ -47,10 +48,10 @@ async def get_invoice(invoice_id: str, ctx: Context):
         lookup(invoice_id)
     except BaseException:
         return None
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 import contextlib
 
 
@@ -70,7 +71,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
         raise RuntimeError("stopped") from e
     with contextlib.suppress(asyncio.CancelledError):  # error: FL304 "suppress(CancelledError)"
         await asyncio.sleep(1)
-'''),
+"""),
     )
 
     def check_function(self, function, project) -> Iterable[Finding]:
@@ -84,10 +85,14 @@ async def get_invoice(invoice_id: str, ctx: Context):
                 continue
             span, end = clause.span, clause.type_span
             reported = Span(
-                span.line, span.col,
-                end.end_line if end else span.line, end.end_col if end else span.col + len("except"),
-                span.start, end.end if end else span.start + len("except"), span.stmt_line,
-            )  # fmt: skip
+                span.line,
+                span.col,
+                end.end_line if end else span.line,
+                end.end_col if end else span.col + len("except"),
+                span.start,
+                end.end if end else span.start + len("except"),
+                span.stmt_line,
+            )
             what = "everything (cancellation included)" if caught == "bare except" else caught
             yield Finding(
                 reported,

@@ -1,7 +1,8 @@
 """FL305 protocol-error-in-tool: a tool raises the SDK's ``McpError``/``MCPError``."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..facts.frameworks import SDK_ERRORS
 from . import Example, Finding, Rule, register
@@ -34,19 +35,19 @@ class ProtocolErrorInTool(Rule):
     )
     prelude = "from mcp import MCPError\n" + HANDLER_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise ctx.fail("no_match")
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     raise MCPError(-32001, "gone")  # error: FL305 "MCPError"
-'''),
-        Example('''
+"""),
+        Example("""
 from mcp.server.fastmcp import FastMCP
 from mcp.shared.exceptions import McpError
 from mcp.types import ErrorData
@@ -57,8 +58,8 @@ mcp = FastMCP("billing")
 @mcp.tool()
 def get_invoice(invoice_id: str) -> dict:
     raise McpError(ErrorData(code=-32001, message="gone"))  # error: FL305 "`Error executing tool get_invoice: <its message>`"
-'''),
-        Example('''
+"""),
+        Example("""
 from mcp.server.mcpserver import MCPServer
 from mcp import MCPError
 
@@ -68,7 +69,7 @@ mcp = MCPServer("billing")
 @mcp.tool()
 def get_invoice(invoice_id: str) -> dict:
     raise MCPError(code=-32001, message="gone")  # error: FL305 "no tool result at all"
-'''),
+"""),
     )
 
     def check_function(self, function, project) -> Iterable[Finding]:

@@ -1,7 +1,8 @@
 """FL306 error-returned-as-success: a tool returns a failure as a successful result."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import Example, Finding, Rule, register
 from ._returned import built_from_caught, failure
@@ -11,24 +12,26 @@ from ._shared import HANDLER_PRELUDE
 @register
 class ErrorReturnedAsSuccess(Rule):
     code, name, severity = "FL306", "error-returned-as-success", "warning"
-    summary = "A tool returns a failure (`\"Error: ...\"`, `{\"error\": ...}`, the caught exception) as a successful result."
+    summary = (
+        'A tool returns a failure (`"Error: ..."`, `{"error": ...}`, the caught exception) as a successful result.'
+    )
     why = (
         "A returned value is a success on the wire: `is_error` is false, there is no code, no reason and no "
-        "recovery. The model reads \"Error: not found\" as the tool's answer, and may carry on as if it had "
+        'recovery. The model reads "Error: not found" as the tool\'s answer, and may carry on as if it had '
         "worked, or retry blindly. Raise a declared failure instead: `raise fail(<reason>)` under `@contract` "
         "(or `ctx.fail` in a FusionServer tool), or an error factory."
     )
     limits = (
         "The handler's own returns (resources and prompts included). A string counts when its first word is "
         "Error, Failed, Failure, Exception, Unable, Cannot or Could not (any case; not `Exception(`); a whole "
-        "upper-case status word (`\"FAILED\"`) is data. A dict counts when its `error`/`errors` key holds a "
+        'upper-case status word (`"FAILED"`) is data. A dict counts when its `error`/`errors` key holds a '
         "message (a string, `str(e)`, an object with a `message`), never `[]`, a number or a list of findings, "
-        "and not next to `\"status\": \"info\"`. `CallToolResult(isError=True)` and fastmcp's `ToolResult` are "
+        'and not next to `"status": "info"`. `CallToolResult(isError=True)` and fastmcp\'s `ToolResult` are '
         "proper failures. A failure returned by a helper the handler delegates to is not followed."
     )
     prelude = HANDLER_PRELUDE
     VALID = (
-        '''
+        """
 from mcp.server.fastmcp import FastMCP
 
 mcp = FastMCP("billing")
@@ -45,10 +48,10 @@ def validate_invoice(invoice_id: str) -> dict:
 @mcp.tool()
 def job_errors(job_id: str) -> dict:
     return {"status": "info", "error": "No error details found for this job"}
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 from mcp.server.fastmcp import FastMCP
 
 mcp = FastMCP("billing")
@@ -67,7 +70,7 @@ def void_invoice(invoice_id: str) -> dict:
     if not invoice_id:
         return {"error": "An invoice ID is required"}  # error: FL306 "'error' message"
     return {"voided": invoice_id}
-'''),
+"""),
     )
 
     def check_function(self, function, project) -> Iterable[Finding]:

@@ -1,7 +1,8 @@
 """FL307 exception-text-to-model: the caught exception's text becomes what the model reads."""
+
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from ..facts.frameworks import TOOL_ERRORS, sends_exception_text
 from ..facts.model import Except, FunctionFacts, Raise, Uses
@@ -13,7 +14,7 @@ from .fl303_no_stringify_upstream_error import leaks
 RUNTIME_RAISES = ("fail", "mcp_error", "factory", "tool_error")
 
 
-def exception_text(uses: Optional[Uses], caught: set[str], returned: bool) -> list[str]:
+def exception_text(uses: Uses | None, caught: set[str], returned: bool) -> list[str]:
     """How the text of an exception bound to a name in ``caught`` goes into an expression:
     ``str(e)``, ``f"{e}"``, ``e.args``, and, in a returned value, ``repr(e)`` or ``{e!r}`` (in a
     raise those are FL303's)."""
@@ -30,8 +31,9 @@ def exception_text(uses: Optional[Uses], caught: set[str], returned: bool) -> li
     return list(dict.fromkeys(found))
 
 
-def text_in(uses: Optional[Uses], clauses: tuple[Except, ...], facts: FunctionFacts, returned: bool,
-            line: int) -> list[str]:
+def text_in(
+    uses: Uses | None, clauses: tuple[Except, ...], facts: FunctionFacts, returned: bool, line: int
+) -> list[str]:
     """``exception_text`` of an expression on ``line``, following one local assignment made in an
     except clause above it (``msg = str(e)`` ... ``return msg``; a use in the try body above the
     clause sees another value of the name)."""
@@ -55,7 +57,9 @@ def reaches_the_model(site: Raise, framework: str, masked: bool, guarded: bool) 
 @register
 class ExceptionTextToModel(Rule):
     code, name, severity = "FL307", "exception-text-to-model", "warning"
-    summary = "The caught exception's text (`str(e)`, `f\"{e}\"`, `e.args`) becomes part of what the tool raises or returns."
+    summary = (
+        'The caught exception\'s text (`str(e)`, `f"{e}"`, `e.args`) becomes part of what the tool raises or returns.'
+    )
     why = (
         "An upstream exception's text is written for whoever debugs the server: hosts, SQL, file paths, "
         "internal names. Pasted into a failure or a result, it is what the model reads instead of a reason "
@@ -71,15 +75,15 @@ class ExceptionTextToModel(Rule):
     )
     prelude = HANDLER_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     try:
         return lookup(invoice_id)
     except KeyError as e:
         raise ctx.fail("no_match", "No invoice has that id") from e
-''',
-        '''
+""",
+        """
 from mcp.server.mcpserver import MCPServer
 
 mcp = MCPServer("billing")
@@ -91,8 +95,8 @@ def get_invoice(invoice_id: str) -> dict:
         return lookup(invoice_id)
     except KeyError as e:
         raise RuntimeError(f"lookup failed: {e}") from e  # MCPServer masks it (FL300 says so)
-''',
-        '''
+""",
+        """
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 
@@ -110,10 +114,10 @@ async def run_query(query: str) -> dict:
         error_msg = f"Query failed: {e}"
         log(error_msg)
         raise
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
     try:
@@ -122,8 +126,8 @@ async def get_invoice(invoice_id: str, ctx: Context):
         raise ctx.fail("no_match", f"Lookup failed: {e}") from e  # error: FL307 "{e}"
     except OSError as e:
         return {"error": str(e)}  # error: FL307 "str(e)"
-'''),
-        Example('''
+"""),
+        Example("""
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 
@@ -139,7 +143,7 @@ def get_invoice(invoice_id: str) -> str:
     except OSError as e:
         message = f"Could not read the invoice: {e}"
     return message  # error: FL307 "{e}"
-'''),
+"""),
     )
 
     def check_function(self, function, project) -> Iterable[Finding]:
@@ -150,20 +154,38 @@ def get_invoice(invoice_id: str) -> str:
             if site.kind in ("fail", "mcp_error", "factory") and leaks(site):
                 continue
             found = text_in(site.message, site.clauses, facts, False, site.span.line)
-            found += [text for text in text_in(site.data, site.clauses, facts, False, site.span.line) if text not in found]
+            found += [
+                text for text in text_in(site.data, site.clauses, facts, False, site.span.line) if text not in found
+            ]
             if not found:
                 continue
-            subjects = [d for framework, masked, guarded, members in by_framework(function.handler_of)
-                        if reaches_the_model(site, framework, masked, guarded) for d in members]  # fmt: skip
+            subjects = [
+                d
+                for framework, masked, guarded, members in by_framework(function.handler_of)
+                if reaches_the_model(site, framework, masked, guarded)
+                for d in members
+            ]
             if subjects:
-                yield Finding(site.span, f"the raised failure carries the caught exception's text ({listing(found)}); "
-                              "the model reads raw upstream text instead of a reason and a recovery; say what failed "
-                              "in plain words and keep the exception as the cause", function.path,
-                              subjects=subjects)  # fmt: skip
+                yield Finding(
+                    site.span,
+                    f"the raised failure carries the caught exception's text ({listing(found)}); "
+                    "the model reads raw upstream text instead of a reason and a recovery; say what failed "
+                    "in plain words and keep the exception as the cause",
+                    function.path,
+                    subjects=subjects,
+                )
         for returned in facts.returns:
             found = text_in(returned.uses, returned.clauses, facts, True, returned.span.line)
             if found:
-                advice = "ctx.fail" if all(d.definition.server is None for d in function.handler_of) else "fail() under @contract"
-                yield Finding(returned.span, f"the result is built from the caught exception's text ({listing(found)}); "
-                              f"the model reads raw upstream text as a success; raise a declared failure ({advice}) "
-                              "instead", function.path)  # fmt: skip
+                advice = (
+                    "ctx.fail"
+                    if all(d.definition.server is None for d in function.handler_of)
+                    else "fail() under @contract"
+                )
+                yield Finding(
+                    returned.span,
+                    f"the result is built from the caught exception's text ({listing(found)}); "
+                    f"the model reads raw upstream text as a success; raise a declared failure ({advice}) "
+                    "instead",
+                    function.path,
+                )

@@ -1,7 +1,8 @@
 """FL400 recovery-names-internal: the recovery names code the model cannot reach."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import Example, Finding, Rule, register
 from ._recovery_text import KIND_LABELS, scan_recovery
@@ -26,7 +27,7 @@ class RecoveryNamesInternal(Rule):
     )
     prelude = RECOVERY_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
                   recovery="Call list_invoices with the customer_id to find a valid invoice id, then retry."),
@@ -37,10 +38,10 @@ class RecoveryNamesInternal(Rule):
 ])
 async def get_invoice(invoice_id: str, ctx: Context) -> dict:
     raise ctx.fail("no_match")
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
                   recovery="Run billing.cache.reset() and then retry get_invoice."),  # error: FL400 "'billing.cache.reset()' (a function call)"
@@ -54,7 +55,7 @@ async def get_invoice(invoice_id: str, ctx: Context) -> dict:
 ])
 async def get_invoice(invoice_id: str, ctx: Context) -> dict:
     raise ctx.fail("no_match")
-'''),
+"""),
     )
 
     def check_entry(self, entry, project) -> Iterable[Finding]:

@@ -1,7 +1,8 @@
 """FL401 recovery-unknown-tool: the recovery names a tool no definition registers."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..project.view import Vocabulary
 from . import Example, Finding, Rule, register
@@ -21,12 +22,12 @@ class RecoveryUnknownTool(Rule):
         "and error code names (declared custom codes included) are known, a registered tool written as a "
         "call (`list_invoices()`) is the tool, URLs, domains, version numbers and abbreviations (`e.g.`) "
         "are prose, and so is a word the hint calls an argument or field "
-        "(`page_size=50`, \"the sort_order field\"). When some tool's name is not a literal, the set of tools "
+        '(`page_size=50`, "the sort_order field"). When some tool\'s name is not a literal, the set of tools '
         "is unknown and the rule stays silent rather than guess."
     )
     prelude = RECOVERY_PRELUDE
     VALID = (
-        '''
+        """
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
                   recovery="Call list_invoices to find a valid invoice id, then call get_invoice again."),
@@ -37,10 +38,10 @@ class RecoveryUnknownTool(Rule):
 ])
 async def get_invoice(invoice_id: str, ctx: Context) -> dict:
     raise ctx.fail("no_match")
-''',
+""",
     )
     INVALID = (
-        Example('''
+        Example("""
 @tool("get_invoice", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that id",
                   recovery="Call list_invoice to find a valid invoice id, then retry."),  # error: FL401 "'list_invoice' (did you mean 'list_invoices'?)"
@@ -49,7 +50,7 @@ async def get_invoice(invoice_id: str, ctx: Context) -> dict:
 ])
 async def get_invoice(invoice_id: str, ctx: Context) -> dict:
     raise ctx.fail("no_match")
-'''),
+"""),
     )
 
     def check_entry(self, entry, project) -> Iterable[Finding]:

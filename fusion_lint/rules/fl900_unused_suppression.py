@@ -1,4 +1,5 @@
 """FL900 unused-suppression: a suppression comment that suppresses nothing."""
+
 from __future__ import annotations
 
 from . import Rule, register

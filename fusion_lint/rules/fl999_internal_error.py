@@ -1,4 +1,5 @@
 """FL999 internal-error: a rule raised an exception."""
+
 from __future__ import annotations
 
 from . import Rule, register

@@ -11,9 +11,11 @@ mcp 1.x ``FastMCP`` has no such hook: it answers invalid arguments itself, as
 Each hook also tells contracted handlers the name the framework registered them under and whether
 it advertises an output schema, so their failures read exactly as ``FusionServer``'s.
 """
+
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..boundary import log_failure
 from ..context import NOTICE
@@ -36,8 +38,12 @@ class _ToolTarget:
 
 
 def invalid_arguments(
-    name: str, errors: Sequence[Mapping[str, Any]], input_schema: Mapping[str, Any], arguments: Any,
-    *, has_output_schema: bool,
+    name: str,
+    errors: Sequence[Mapping[str, Any]],
+    input_schema: Mapping[str, Any],
+    arguments: Any,
+    *,
+    has_output_schema: bool,
 ) -> ToolResultParts:
     """The ``<validation_error>`` result for a tool's rejected arguments, logged like ``FusionServer``'s."""
     problems = [{**error, "type": _CALL_ERROR_TYPES.get(error.get("type"), error.get("type"))} for error in errors]

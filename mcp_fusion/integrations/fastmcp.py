@@ -11,6 +11,7 @@ that rejection into the envelope instead of ``1 validation error for call[<name>
 3.x/4.x tell an argument error from a pydantic error inside the handler; fastmcp 2.x does not, so
 there only contracted tools (whose handler errors the boundary already answered) are rewritten.
 """
+
 from __future__ import annotations
 
 from contextlib import nullcontext
@@ -40,11 +41,13 @@ class FusionMiddleware(Middleware):  # type: ignore[misc] - fastmcp is untyped f
                 if rejected is None:
                     raise
         parts = invalid_arguments(
-            tool.name, rejected.errors(include_url=False), tool.parameters, context.message.arguments,
+            tool.name,
+            rejected.errors(include_url=False),
+            tool.parameters,
+            context.message.arguments,
             has_output_schema=has_output_schema,
         )
         return FastMcpPackage().result(parts)
-
 
     async def on_read_resource(self, context: Any, call_next: Any) -> Any:
         # Tells a contracted resource handler it serves a read (its failure is a JSON-RPC error).

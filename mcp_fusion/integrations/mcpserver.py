@@ -10,10 +10,11 @@ The middleware runs before ``MCPServer`` validates a ``tools/call``: it validate
 the tool's own argument model and, when they do not fit, answers with the envelope instead of
 ``Error executing tool <name>: 1 validation error ...``. Valid calls go on untouched.
 """
+
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -42,7 +43,11 @@ def validation_middleware(app: Any) -> Callable[[Any, Callable[[Any], Awaitable[
             from ..server import sdk_result
 
             parts = invalid_arguments(
-                tool.name, exc.errors(include_url=False), tool.parameters, arguments, has_output_schema=has_output_schema
+                tool.name,
+                exc.errors(include_url=False),
+                tool.parameters,
+                arguments,
+                has_output_schema=has_output_schema,
             )
             return sdk_result(parts)
         with serving_tool(tool.name, has_output_schema):

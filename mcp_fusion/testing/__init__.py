@@ -10,6 +10,7 @@
 is the same call for a plain test. ``pytest --contract-coverage`` (the plugin in
 ``fusion_lint.pytest_plugin``) reports which declared reasons the tests made happen.
 """
+
 from __future__ import annotations
 
 from ..failure import ToolFailure

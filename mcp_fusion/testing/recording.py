@@ -6,12 +6,13 @@ an in-memory client, a stdio or HTTP server running in the test's own process, a
 ``@contract`` — the observation is the same: which definition, which reason, the code the model
 read, and whether the recovery reached the wire.
 """
+
 from __future__ import annotations
 
 import threading
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from .. import boundary
 from ..envelope import ToolErrorEnvelope
@@ -28,7 +29,7 @@ class Observation:
     code: str  # the code name the model read
     recovery_on_wire: bool
     #: The code the running contract declares for ``reason`` (``None``: the contract does not declare it).
-    declared_code: Optional[str]
+    declared_code: str | None
     #: ``fail(reason)`` named a reason the contract does not declare: the model read a masked failure.
     undeclared_fail: bool = False
     is_error: bool = True
@@ -40,7 +41,7 @@ class CoverageRecorder:
     def __init__(self) -> None:
         self.observations: Counter[Observation] = Counter()
         #: ``(kind, name) -> {reason: code}``: the contract each observed definition runs with.
-        self.running_contracts: dict[tuple[str, str], dict[str, Optional[str]]] = {}
+        self.running_contracts: dict[tuple[str, str], dict[str, str | None]] = {}
         self._lock = threading.Lock()
 
     def install(self) -> CoverageRecorder:
@@ -58,7 +59,7 @@ class CoverageRecorder:
     def __exit__(self, *exc_info: Any) -> None:
         self.uninstall()
 
-    def _observe(self, target: Any, envelope: ToolErrorEnvelope, raised: Optional[BaseException]) -> None:
+    def _observe(self, target: Any, envelope: ToolErrorEnvelope, raised: BaseException | None) -> None:
         observation = observation_of(target, envelope, raised)
         if observation is not None:
             with self._lock:
@@ -68,28 +69,40 @@ class CoverageRecorder:
                     self.running_contracts[key] = running_contract(target)
 
 
-def observation_of(target: Any, envelope: ToolErrorEnvelope, raised: Optional[BaseException]) -> Optional[Observation]:
+def observation_of(target: Any, envelope: ToolErrorEnvelope, raised: BaseException | None) -> Observation | None:
     """What one boundary outcome says about the target's contract; ``None`` when it names no reason."""
     kind, name = getattr(target, "kind", None), getattr(target, "name", None)
     if kind not in ("tool", "resource") or not isinstance(name, str):
         return None
     if isinstance(raised, UndeclaredReasonError):
-        return Observation(kind, name, raised.undeclared_reason, envelope.code_name, bool(envelope.recovery),
-                           declared_code=None, undeclared_fail=True)  # fmt: skip
+        return Observation(
+            kind,
+            name,
+            raised.undeclared_reason,
+            envelope.code_name,
+            bool(envelope.recovery),
+            declared_code=None,
+            undeclared_fail=True,
+        )
     reason = envelope.reason
     if reason is None:
         return None
     entry = _declared_entry(target, reason)
     recovery_on_wire = bool(envelope.recovery) and not (kind == "resource" and _resource_data_dropped(target))
     return Observation(
-        kind, name, reason, envelope.code_name, recovery_on_wire,
-        declared_code=code_name(entry.code) if entry is not None else None, is_error=envelope.is_error,
+        kind,
+        name,
+        reason,
+        envelope.code_name,
+        recovery_on_wire,
+        declared_code=code_name(entry.code) if entry is not None else None,
+        is_error=envelope.is_error,
     )
 
 
-def running_contract(target: Any) -> dict[str, Optional[str]]:
+def running_contract(target: Any) -> dict[str, str | None]:
     """``{reason: code name}`` of the contract a boundary target runs with (first declaration wins)."""
-    declared: dict[str, Optional[str]] = {}
+    declared: dict[str, str | None] = {}
     for entry in getattr(target, "errors", ()) or ():
         declared.setdefault(entry.reason, code_name(entry.code))
     return declared

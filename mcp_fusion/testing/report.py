@@ -11,13 +11,15 @@ statically from the project, or a committed ``fusion-contracts.lock``. Each decl
 What reached the boundary outside the universe is listed, never counted: a reason a tool raised
 without declaring it, a ``fail()`` of an undeclared reason, a tool the universe does not know.
 """
+
 from __future__ import annotations
 
 import json
 import re
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 from ..definitions import _template_regex
 from ..lockfile import SECTIONS
@@ -31,7 +33,7 @@ EXERCISED, FLAGGED, MISSING = "exercised", "flagged", "missing"
 @dataclass
 class ReasonCoverage:
     reason: str
-    declared_code: Optional[str]
+    declared_code: str | None
     #: ``(code, recovery on the wire) -> count`` of every time it reached the boundary.
     seen: Counter[tuple[str, bool]] = field(default_factory=Counter)
 
@@ -59,8 +61,10 @@ class ReasonCoverage:
             "reason": self.reason,
             "declared_code": self.declared_code,
             "status": self.status,
-            "seen": [{"code": code, "recovery_on_wire": on_wire, "count": count}
-                     for (code, on_wire), count in sorted(self.seen.items())],  # fmt: skip
+            "seen": [
+                {"code": code, "recovery_on_wire": on_wire, "count": count}
+                for (code, on_wire), count in sorted(self.seen.items())
+            ],
         }
         if self.status == FLAGGED:
             data["why"] = self.why
@@ -87,7 +91,7 @@ class DefinitionCoverage:
     def label(self) -> str:
         return f"{self.kind} {self.name}"
 
-    def reason(self, name: str) -> Optional[ReasonCoverage]:
+    def reason(self, name: str) -> ReasonCoverage | None:
         return next((reason for reason in self.reasons if reason.reason == name), None)
 
     def to_json(self) -> dict[str, Any]:
@@ -98,8 +102,10 @@ class DefinitionCoverage:
             "exercised": self.exercised,
             "percent": round(self.percent, 2),
             "reasons": [reason.to_json() for reason in self.reasons],
-            "undeclared": [{"reason": reason, "code": code, "undeclared_fail": masked, "count": count}
-                           for (reason, code, masked), count in sorted(self.undeclared.items())],  # fmt: skip
+            "undeclared": [
+                {"reason": reason, "code": code, "undeclared_fail": masked, "count": count}
+                for (reason, code, masked), count in sorted(self.undeclared.items())
+            ],
         }
 
 
@@ -131,7 +137,7 @@ class CoverageReport:
         """Exercised reasons over declared ones; 0 when nothing is declared (there is nothing to prove)."""
         return 100.0 * self.exercised / self.declared if self.declared else 0.0
 
-    def definition(self, kind: str, name: str) -> Optional[DefinitionCoverage]:
+    def definition(self, kind: str, name: str) -> DefinitionCoverage | None:
         return next((d for d in [*self.definitions, *self.outside] if (d.kind, d.name) == (kind, name)), None)
 
     def to_json(self) -> dict[str, Any]:
@@ -140,8 +146,11 @@ class CoverageReport:
             "version": REPORT_VERSION,
             "universe": {**self.universe, "problems": self.problems},
             "totals": {
-                "declared": self.declared, "exercised": self.exercised, "flagged": self.count(FLAGGED),
-                "missing": self.count(MISSING), "percent": round(self.percent, 2),
+                "declared": self.declared,
+                "exercised": self.exercised,
+                "flagged": self.count(FLAGGED),
+                "missing": self.count(MISSING),
+                "percent": round(self.percent, 2),
             },
             "definitions": [definition.to_json() for definition in self.definitions],
             "outside_universe": [definition.to_json() for definition in self.outside],
@@ -156,7 +165,7 @@ def build_report(
     observations: Mapping[Observation, int],
     *,
     source: Mapping[str, Any],
-    running_contracts: Mapping[tuple[str, str], Mapping[str, Optional[str]]] = {},
+    running_contracts: Mapping[tuple[str, str], Mapping[str, str | None]] = {},
     problems: Sequence[str] = (),
 ) -> CoverageReport:
     """The report of ``observations`` against ``universe`` (a lock document).
@@ -181,7 +190,9 @@ def build_report(
             definition = outside.get(key)
             if definition is None:
                 declared = running_contracts.get(key, {})
-                definition = outside[key] = DefinitionCoverage(*key, [ReasonCoverage(r, c) for r, c in declared.items()])
+                definition = outside[key] = DefinitionCoverage(
+                    *key, [ReasonCoverage(r, c) for r, c in declared.items()]
+                )
             if observation.declared_code is not None and definition.reason(observation.reason) is None:
                 definition.reasons.append(ReasonCoverage(observation.reason, observation.declared_code))
         reason = definition.reason(observation.reason) if not observation.undeclared_fail else None

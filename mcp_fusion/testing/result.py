@@ -1,8 +1,9 @@
 """What ``run_tool_contract`` returns: the ``CallToolResult`` a client reads, and its parsed failure."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from ..client import parse_tool_result
 from ..envelope import ERROR_META_KEY
@@ -27,11 +28,11 @@ class ContractResult:
 
     content: list[dict[str, Any]]
     is_error: bool
-    structured_content: Optional[dict[str, Any]] = None
-    meta: Optional[dict[str, Any]] = None
+    structured_content: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = None
     raw: Any = field(default=None, repr=False, compare=False)
-    failure: Optional[ToolFailure] = field(default=None, compare=False)
-    warning: Optional[ToolFailure] = field(default=None, compare=False)
+    failure: ToolFailure | None = field(default=None, compare=False)
+    warning: ToolFailure | None = field(default=None, compare=False)
 
     @classmethod
     def from_wire(cls, wire: dict[str, Any], raw: Any = None) -> ContractResult:
@@ -43,8 +44,13 @@ class ContractResult:
         except EnvelopeParseError:  # a success whose text merely looks like an envelope
             parsed = None
         return cls(
-            content=content, is_error=is_error, structured_content=structured, meta=meta, raw=raw,
-            failure=parsed if is_error else None, warning=parsed if not is_error else None,
+            content=content,
+            is_error=is_error,
+            structured_content=structured,
+            meta=meta,
+            raw=raw,
+            failure=parsed if is_error else None,
+            warning=parsed if not is_error else None,
         )
 
     @classmethod
@@ -53,14 +59,14 @@ class ContractResult:
         return cls.from_wire(result.model_dump(by_alias=True, mode="json", exclude_none=True), raw=result)
 
     @property
-    def text(self) -> Optional[str]:
+    def text(self) -> str | None:
         for block in self.content:
             if block.get("type") == "text" and isinstance(block.get("text"), str):
                 return block["text"]
         return None
 
     @property
-    def mirror(self) -> Optional[dict[str, Any]]:
+    def mirror(self) -> dict[str, Any] | None:
         """The structured failure ``{"code", "code_name", "message", "data"}``, wherever the result carries it."""
         if isinstance(self.meta, dict) and isinstance(self.meta.get(ERROR_META_KEY), dict):
             return self.meta[ERROR_META_KEY]

@@ -15,6 +15,7 @@ What it takes is what a test has in hand:
   is byte for byte what a client receives — its lifespan, ``Context``, validation and middleware
   included.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -22,8 +23,8 @@ import contextlib
 import functools
 import inspect
 import sys
-from collections.abc import Mapping
-from typing import Any, Callable, Iterator, Optional
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -49,7 +50,7 @@ _SERVERS = (
 
 
 async def run_tool_contract(
-    tool: Any, name_or_arguments: Any = None, arguments: Optional[Mapping[str, Any]] = None, *, context: Any = None
+    tool: Any, name_or_arguments: Any = None, arguments: Mapping[str, Any] | None = None, *, context: Any = None
 ) -> ContractResult:
     """Call a tool as production would and return what the client reads (awaitable; see ``run_tool_contract_sync``).
 
@@ -63,14 +64,18 @@ async def run_tool_contract(
     server_kind = _server_kind(tool)
     if server_kind is not None:
         if name is None:
-            raise TypeError(f"run_tool_contract({type(tool).__name__}, ...) needs the tool's name: "
-                            "run_tool_contract(app, 'get_invoice', {...})")  # fmt: skip
+            raise TypeError(
+                f"run_tool_contract({type(tool).__name__}, ...) needs the tool's name: "
+                "run_tool_contract(app, 'get_invoice', {...})"
+            )
         if context is not None:
             raise TypeError("context= replaces the Context of a tool called alone; a server injects its own")
         return await _in_memory(server_kind, tool, name, arguments)
     if name is not None:
-        raise TypeError(f"a tool's name goes with a server, not with {type(tool).__name__}: "
-                        "run_tool_contract(app, 'get_invoice', {...}) or run_tool_contract(get_invoice, {...})")  # fmt: skip
+        raise TypeError(
+            f"a tool's name goes with a server, not with {type(tool).__name__}: "
+            "run_tool_contract(app, 'get_invoice', {...}) or run_tool_contract(get_invoice, {...})"
+        )
     if isinstance(tool, ToolDefinition):
         return await _run_definition(tool, arguments, context)
     target = contract_of(tool)
@@ -83,7 +88,7 @@ async def run_tool_contract(
 
 
 def run_tool_contract_sync(
-    tool: Any, name_or_arguments: Any = None, arguments: Optional[Mapping[str, Any]] = None, *, context: Any = None
+    tool: Any, name_or_arguments: Any = None, arguments: Mapping[str, Any] | None = None, *, context: Any = None
 ) -> ContractResult:
     """``run_tool_contract`` for a plain (sync) test: runs its own event loop."""
     try:
@@ -103,7 +108,7 @@ def run_tool_contract_sync(
     return anyio.run(call)
 
 
-def _split(name_or_arguments: Any, arguments: Optional[Mapping[str, Any]]) -> tuple[Optional[str], dict[str, Any]]:
+def _split(name_or_arguments: Any, arguments: Mapping[str, Any] | None) -> tuple[str | None, dict[str, Any]]:
     if isinstance(name_or_arguments, str):
         name, given = name_or_arguments, arguments
     elif arguments is not None:
@@ -115,7 +120,7 @@ def _split(name_or_arguments: Any, arguments: Optional[Mapping[str, Any]]) -> tu
     return name, dict(given or {})
 
 
-def _server_kind(value: Any) -> Optional[str]:
+def _server_kind(value: Any) -> str | None:
     for module, class_name, kind in _SERVERS:
         server_class = getattr(sys.modules.get(module), class_name, None)
         if isinstance(server_class, type) and isinstance(value, server_class):
@@ -130,7 +135,9 @@ async def _in_memory(kind: str, app: Any, name: str, arguments: dict[str, Any]) 
     names, result = await _call_in_memory(kind, app, name, arguments)
     if result is None:  # raised out here: inside the client's task group it would come back as a group
         listed = ", ".join(sorted(names)) or "none"
-        raise LookupError(f"{type(app).__name__} {getattr(app, 'name', '')!r} has no tool {name!r} (its tools: {listed})")
+        raise LookupError(
+            f"{type(app).__name__} {getattr(app, 'name', '')!r} has no tool {name!r} (its tools: {listed})"
+        )
     return ContractResult.from_sdk(result)
 
 
@@ -163,7 +170,9 @@ async def _run_definition(definition: ToolDefinition[Any], arguments: dict[str, 
     """What ``FusionServer``'s ``tools/call`` does, without the server: the same boundary and rendering."""
     outcome = await run_handler(definition, arguments, context)
     parts = tool_result(
-        definition, outcome, output_adapter=definition.signature.output_adapter,
+        definition,
+        outcome,
+        output_adapter=definition.signature.output_adapter,
         has_output_schema=definition.output_schema is not None,
     )
     return ContractResult.from_wire(parts.to_wire(), raw=parts)
@@ -185,8 +194,13 @@ async def _run_contracted(tool: Any, target: ContractTarget, arguments: dict[str
         try:
             validated = signature.arguments_model.model_validate(arguments)
         except ValidationError as exc:
-            parts = invalid_arguments(name, exc.errors(include_url=False), signature.input_schema, arguments,
-                                      has_output_schema=has_output_schema)  # fmt: skip
+            parts = invalid_arguments(
+                name,
+                exc.errors(include_url=False),
+                signature.input_schema,
+                arguments,
+                has_output_schema=has_output_schema,
+            )
             return ContractResult.from_wire(parts.to_wire(), raw=framework.result(parts))
         args, kwargs = signature.call_arguments(validated)
         for parameter in context_names:
@@ -200,11 +214,15 @@ async def _run_contracted(tool: Any, target: ContractTarget, arguments: dict[str
             content, structured = view.convert(result)
         else:
             content, structured, _ = success_payload(result, None, None)
-        wire = {"content": content, "isError": False, **({"structuredContent": structured} if structured is not None else {})}
+        wire = {
+            "content": content,
+            "isError": False,
+            **({"structuredContent": structured} if structured is not None else {}),
+        }
         return ContractResult.from_wire(wire, raw=result)
 
 
-def _registered(tool: Any) -> Optional[tuple[str, bool]]:
+def _registered(tool: Any) -> tuple[str, bool] | None:
     """``(name, has output schema)`` of a framework's tool object; ``None`` for a function."""
     if inspect.isroutine(tool) or not isinstance(getattr(tool, "name", None), str):
         return None
@@ -230,7 +248,7 @@ def _is_fastmcp(tool: Any) -> bool:
 
 
 @contextlib.contextmanager
-def _serving(registered: Optional[tuple[str, bool]], fastmcp: bool, injected: Any) -> Iterator[None]:
+def _serving(registered: tuple[str, bool] | None, fastmcp: bool, injected: Any) -> Iterator[None]:
     """Tell the contract what the framework would: its name and output schema, and that fastmcp serves it."""
     with contextlib.ExitStack() as stack:
         if registered is not None:

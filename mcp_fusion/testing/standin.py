@@ -6,11 +6,13 @@ recorded (a test can assert on them) and go nowhere else, the request identifier
 what needs a live client (sampling, elicitation, reading another resource) raises a clear error —
 pass ``context=`` your own fake for those, or the server and the tool name.
 """
+
 from __future__ import annotations
 
 import inspect
 import typing
-from typing import Any, Callable, Optional, Union, get_args, get_origin
+from collections.abc import Callable
+from typing import Any, Union, get_args, get_origin
 
 try:  # Python 3.10+: ``X | Y`` unions have their own origin type.
     from types import UnionType
@@ -41,7 +43,7 @@ class Context:
         #: ``(level, message)`` of every log call, in order.
         self.logs: list[tuple[str, str]] = []
         #: ``(progress, total, message)`` of every progress report, in order.
-        self.progress: list[tuple[float, Optional[float], Optional[str]]] = []
+        self.progress: list[tuple[float, float | None, str | None]] = []
 
     async def log(self, level: Any, message: Any = None, *args: Any, **kwargs: Any) -> None:
         self.logs.append((str(level), str(message)))
@@ -58,8 +60,9 @@ class Context:
     async def error(self, message: Any, *args: Any, **kwargs: Any) -> None:
         self.logs.append(("error", str(message)))
 
-    async def report_progress(self, progress: float, total: Optional[float] = None, message: Optional[str] = None,
-                              *args: Any, **kwargs: Any) -> None:  # fmt: skip
+    async def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None, *args: Any, **kwargs: Any
+    ) -> None:
         self.progress.append((progress, total, message))
 
     def __getattr__(self, name: str) -> Any:

@@ -1,4 +1,5 @@
 """The contract coverage report as the terminal shows it: one row per definition, then what was not counted."""
+
 from __future__ import annotations
 
 from .report import FLAGGED, MISSING, CoverageReport, DefinitionCoverage
@@ -11,8 +12,13 @@ def render_table(report: CoverageReport) -> list[str]:
     lines = [describe_universe(report)]
     lines += [f"  {problem}" for problem in report.problems]
     rows = [_row(definition) for definition in report.definitions if definition.reasons]
-    total = ("TOTAL", str(report.declared), str(report.exercised), display_percent(report.percent, report.exercised,
-                                                                                     report.declared), "")  # fmt: skip
+    total = (
+        "TOTAL",
+        str(report.declared),
+        str(report.exercised),
+        display_percent(report.percent, report.exercised, report.declared),
+        "",
+    )
     if not rows:
         lines.append("No declared reasons: nothing to measure.")
     else:
@@ -25,13 +31,19 @@ def render_table(report: CoverageReport) -> list[str]:
     uncontracted = [definition.label for definition in report.definitions if not definition.reasons]
     if uncontracted:
         lines.append(f"No contract (not counted): {', '.join(uncontracted)}")
-    undeclared = [(definition, item, count) for definition in [*report.definitions, *report.outside]
-                  for item, count in sorted(definition.undeclared.items())]  # fmt: skip
+    undeclared = [
+        (definition, item, count)
+        for definition in [*report.definitions, *report.outside]
+        for item, count in sorted(definition.undeclared.items())
+    ]
     if undeclared:
         lines.append("Raised without being declared (not counted):")
         for definition, (reason, code, masked), count in undeclared:
-            what = (f"fail({reason!r}): the contract does not declare it, the model read a masked {code}" if masked
-                    else f"{reason} as {code}")  # fmt: skip
+            what = (
+                f"fail({reason!r}): the contract does not declare it, the model read a masked {code}"
+                if masked
+                else f"{reason} as {code}"
+            )
             lines.append(f"  {definition.label}: {what} ({count}x)")
     if report.outside:
         lines.append("Reached the boundary, not in the contracts above (not counted):")
@@ -44,7 +56,9 @@ def describe_universe(report: CoverageReport) -> str:
     universe = report.universe
     tools = sum(1 for d in report.definitions if d.kind == "tool")
     resources = sum(1 for d in report.definitions if d.kind == "resource")
-    counted = f"{_plural(tools, 'tool')}, {_plural(resources, 'resource')}, {_plural(report.declared, 'declared reason')}"
+    counted = (
+        f"{_plural(tools, 'tool')}, {_plural(resources, 'resource')}, {_plural(report.declared, 'declared reason')}"
+    )
     if universe.get("source") == "lockfile":
         where = f"from the lockfile {universe.get('lockfile')}"
     else:
@@ -67,8 +81,11 @@ def display_percent(percent: float, exercised: int, declared: int) -> str:
 
 def _row(definition: DefinitionCoverage) -> tuple[str, str, str, str, str]:
     return (
-        definition.label, str(len(definition.reasons)), str(definition.exercised),
-        display_percent(definition.percent, definition.exercised, len(definition.reasons)), _missing(definition),
+        definition.label,
+        str(len(definition.reasons)),
+        str(definition.exercised),
+        display_percent(definition.percent, definition.exercised, len(definition.reasons)),
+        _missing(definition),
     )
 
 

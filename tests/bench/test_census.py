@@ -4,6 +4,7 @@ claims to recognise, the names the frameworks would compute, and what it must no
 The census is the ground truth the linter's recognition is measured against, so each form here is one
 the corpus uses (see ``bench/corpus-survey.md``). Nothing here needs the corpus or any framework.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -51,7 +52,10 @@ def names(result: dict, kind: str = "tool") -> list:
 
 
 def test_mcp1_forms_any_spelling_and_alias(tmp_path):
-    result = run_one(tmp_path, {"server.py": """
+    result = run_one(
+        tmp_path,
+        {
+            "server.py": """
         from mcp.server.fastmcp import FastMCP as F
         app = F("demo")
 
@@ -76,7 +80,9 @@ def test_mcp1_forms_any_spelling_and_alias(tmp_path):
 
         @app.prompt()
         def ask(): ...
-    """})
+    """
+        },
+    )
     assert names(result) == ["added", "added_positionally", "called", "plain", "positional_name", "renamed"]
     assert names(result, "resource") == ["res"]
     assert names(result, "prompt") == ["ask"]
@@ -86,15 +92,17 @@ def test_mcp1_forms_any_spelling_and_alias(tmp_path):
 
 
 def test_mcp2_module_import_and_fastmcp_forms(tmp_path):
-    result = run_one(tmp_path, {
-        "two.py": """
+    result = run_one(
+        tmp_path,
+        {
+            "two.py": """
             import mcp.server.mcpserver as ms
             server = ms.MCPServer("two")
 
             @server.tool()
             def two_tool(): ...
         """,
-        "fast.py": """
+            "fast.py": """
             import fastmcp
             from fastmcp.tools import Tool
 
@@ -109,7 +117,8 @@ def test_mcp2_module_import_and_fastmcp_forms(tmp_path):
             def made(): ...
             mcp.add_tool(Tool.from_function(made, name="from_function_name"))
         """,
-    })
+        },
+    )
     by_name = {r["name"]: r for r in result["registrations"]}
     assert by_name["two_tool"]["framework"] == "mcp2-MCPServer"
     assert {by_name[n]["framework"] for n in ("bare", "direct", "from_function_name")} == {"fastmcp"}
@@ -119,21 +128,28 @@ def test_mcp2_module_import_and_fastmcp_forms(tmp_path):
 
 
 def test_bare_decorator_on_mcp1_is_counted_with_the_runtime_error_noted(tmp_path):
-    result = run_one(tmp_path, {"s.py": """
+    result = run_one(
+        tmp_path,
+        {
+            "s.py": """
         from mcp.server.fastmcp import FastMCP
         mcp = FastMCP("x")
 
         @mcp.tool
         def oops(): ...
-    """})
+    """
+        },
+    )
     (registration,) = result["registrations"]
     assert registration["name"] == "oops" and "TypeError" in " ".join(registration["notes"])
 
 
 def test_servers_in_other_files_subclasses_attributes_and_class_attributes(tmp_path):
-    result = run_one(tmp_path, {
-        "pkg/__init__.py": "",
-        "pkg/base.py": """
+    result = run_one(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/base.py": """
             from fastmcp import FastMCP
 
             class MyServer(FastMCP):
@@ -143,7 +159,7 @@ def test_servers_in_other_files_subclasses_attributes_and_class_attributes(tmp_p
 
                 def handle(self): ...
         """,
-        "pkg/app.py": """
+            "pkg/app.py": """
             from mcp.server.fastmcp import FastMCP
             from pkg.base import MyServer
 
@@ -163,13 +179,14 @@ def test_servers_in_other_files_subclasses_attributes_and_class_attributes(tmp_p
 
             holder = Holder()
         """,
-        "pkg/tools.py": """
+            "pkg/tools.py": """
             from pkg.app import server
 
             @server.tool()
             def imported_server(): ...
         """,
-    })
+        },
+    )
     by_name = {r["name"]: r for r in result["registrations"]}
     assert sorted(by_name) == ["from_subclass", "imported_server", "on_attr", "on_class_attr"]
     assert by_name["from_subclass"]["handler"] == "MyServer.handle"
@@ -178,15 +195,17 @@ def test_servers_in_other_files_subclasses_attributes_and_class_attributes(tmp_p
 
 
 def test_annotated_and_unannotated_receivers(tmp_path):
-    result = run_one(tmp_path, {
-        "annotated.py": """
+    result = run_one(
+        tmp_path,
+        {
+            "annotated.py": """
             from mcp.server.fastmcp import FastMCP
 
             def setup_tools(mcp: "FastMCP") -> None:
                 @mcp.tool()
                 def from_annotated(): ...
         """,
-        "handlers.py": """
+            "handlers.py": """
             import mcp.types  # any import from the mcp package makes receivers count
 
             class Handler:
@@ -195,7 +214,7 @@ def test_annotated_and_unannotated_receivers(tmp_path):
 
                 def run(self): ...
         """,
-        "unrelated.py": """
+            "unrelated.py": """
             class Registry:
                 def tool(self, name=None):
                     return lambda f: f
@@ -203,21 +222,24 @@ def test_annotated_and_unannotated_receivers(tmp_path):
             def wire(registry):
                 registry.tool(name="not_a_tool")(print)
         """,
-    })
+        },
+    )
     by_name = {r["name"]: r for r in result["registrations"]}
     assert sorted(by_name) == ["from_annotated", "from_unannotated"]
-    assert by_name["from_annotated"]["reached"] is False    # nothing calls setup_tools: read standalone
+    assert by_name["from_annotated"]["reached"] is False  # nothing calls setup_tools: read standalone
 
 
 def test_helpers_loops_getattr_partial_and_decorators(tmp_path):
-    result = run_one(tmp_path, {
-        "tools/__init__.py": "",
-        "tools/math.py": """
+    result = run_one(
+        tmp_path,
+        {
+            "tools/__init__.py": "",
+            "tools/math.py": """
             __all__ = ["add", "sub"]
             def add(): ...
             def sub(): ...
         """,
-        "server.py": """
+            "server.py": """
             import functools
             from fastmcp import FastMCP
             from tools import math
@@ -277,20 +299,36 @@ def test_helpers_loops_getattr_partial_and_decorators(tmp_path):
             if __name__ == "__main__":
                 main()
         """,
-    })
+        },
+    )
     by_name = {r["name"]: r for r in result["registrations"]}
-    assert sorted(by_name) == ["add", "audited_one", "audited_two", "decorated", "in_main", "inner", "looped_a",
-                               "looped_b", "partial_tool", "sub"]
+    assert sorted(by_name) == [
+        "add",
+        "audited_one",
+        "audited_two",
+        "decorated",
+        "in_main",
+        "inner",
+        "looped_a",
+        "looped_b",
+        "partial_tool",
+        "sub",
+    ]
     assert by_name["audited_one"]["handler"] == "first" and by_name["audited_one"]["via"][0] == "audited_tool.decorator"
     assert by_name["add"]["loop"] and by_name["add"]["handler_file"].endswith("tools/math.py")
-    assert by_name["partial_tool"]["handler"] == "base" and by_name["partial_tool"]["handler_form"].startswith("partial")
+    assert by_name["partial_tool"]["handler"] == "base" and by_name["partial_tool"]["handler_form"].startswith(
+        "partial"
+    )
     assert by_name["decorated"]["decorators"] == ["keeps_name"]
-    assert by_name["inner"]["handler"] == "renamed_by_decorator"   # the framework names it after the wrapper
+    assert by_name["inner"]["handler"] == "renamed_by_decorator"  # the framework names it after the wrapper
     assert by_name["in_main"]["conditional"] and by_name["in_main"]["scope"] == "main"
 
 
 def test_mount_prefix_and_one_definition_per_name(tmp_path):
-    result = run_one(tmp_path, {"s.py": """
+    result = run_one(
+        tmp_path,
+        {
+            "s.py": """
         from fastmcp import FastMCP
         weather = FastMCP("weather")
         main = FastMCP("main")
@@ -305,15 +343,19 @@ def test_mount_prefix_and_one_definition_per_name(tmp_path):
         make()
         make()
         main.mount(weather, prefix="w")
-    """})
+    """
+        },
+    )
     (registration,) = [r for r in result["registrations"] if r["kind"] == "tool"]
     assert registration["name"] == "forecast" and registration["mounted_as"] == ["w_forecast"]
     assert any("registered again" in note for note in registration["notes"])
 
 
 def test_lowlevel_servers_listed_tools_and_dispatchers(tmp_path):
-    result = run_one(tmp_path, {
-        "one.py": """
+    result = run_one(
+        tmp_path,
+        {
+            "one.py": """
             from enum import Enum
             import mcp.types as types
             from mcp.server.lowlevel import Server
@@ -333,7 +375,7 @@ def test_lowlevel_servers_listed_tools_and_dispatchers(tmp_path):
                 async def call_tool(name, arguments):
                     return []
         """,
-        "two.py": """
+            "two.py": """
             from mcp.server import Server
             import mcp_types
 
@@ -346,7 +388,8 @@ def test_lowlevel_servers_listed_tools_and_dispatchers(tmp_path):
 
             app = Server("paged", on_list_tools=handle_list, on_call_tool=handle_call)
         """,
-    })
+        },
+    )
     assert names(result, "listed-tool") == ["git_log", "git_status", "tool_1", "tool_2", "tool_3"]
     dispatchers = {r["name"]: r["handler"] for r in result["registrations"] if r["kind"] == "dispatcher"}
     assert dispatchers == {"server 'git' call_tool": "serve.call_tool", "server 'paged' call_tool": "handle_call"}
@@ -354,21 +397,24 @@ def test_lowlevel_servers_listed_tools_and_dispatchers(tmp_path):
 
 
 def test_clients_and_test_files_are_not_counted(tmp_path):
-    result = run_one(tmp_path, {
-        "client.py": """
+    result = run_one(
+        tmp_path,
+        {
+            "client.py": """
             from fastmcp import Client
 
             async def use(client: Client):
                 await client.call_tool("x", {})
         """,
-        "tests/test_server.py": """
+            "tests/test_server.py": """
             from fastmcp import FastMCP
             mcp = FastMCP("test")
 
             @mcp.tool()
             def only_in_tests(): ...
         """,
-    })
+        },
+    )
     assert result["registrations"] == [] and result["test_files_skipped"] == 1
 
 
@@ -378,17 +424,28 @@ def test_missing_corpus_is_a_message_not_a_failure(tmp_path, capsys):
 
 
 def test_json_and_table(tmp_path, capsys):
-    corpus = make_corpus(tmp_path / "corpus", {"one/unit": ("o+r/.", 2, {"s.py": """
+    corpus = make_corpus(
+        tmp_path / "corpus",
+        {
+            "one/unit": (
+                "o+r/.",
+                2,
+                {
+                    "s.py": """
         from mcp.server.fastmcp import FastMCP
         mcp = FastMCP("x")
 
         @mcp.tool()
         def only(): ...
-    """})})
+    """
+                },
+            )
+        },
+    )
     out = tmp_path / "census.json"
     assert census.main(["--corpus", str(corpus), "--json", str(out)]) == 0
     table = capsys.readouterr().out
-    assert "one/unit" in table and "1 *" in table       # 1 found, the README says 2: marked
+    assert "one/unit" in table and "1 *" in table  # 1 found, the README says 2: marked
     (unit,) = json.loads(out.read_text())["units"]
     (registration,) = unit["registrations"]
     for key in ("file", "line", "framework", "form", "name", "handler", "handler_file", "handler_line", "server"):
@@ -399,14 +456,17 @@ def test_json_and_table(tmp_path, capsys):
 def test_a_run_leaves_the_process_as_it_found_it(tmp_path):
     """The census raises the recursion limit and pauses the cyclic collector while it runs; both come back."""
     import gc
+
     limit, enabled = sys.getrecursionlimit(), gc.isenabled()
     run_one(tmp_path, {"s.py": "from fastmcp import FastMCP\nmcp = FastMCP('x')\n"})
     assert (sys.getrecursionlimit(), gc.isenabled()) == (limit, enabled)
 
 
 def test_derived_lists_tool_objects_runners_versions_and_request_time(tmp_path):
-    result = run_one(tmp_path, {
-        "tools.py": """
+    result = run_one(
+        tmp_path,
+        {
+            "tools.py": """
             from mcp.server.fastmcp.tools import Tool
 
             def create(): ...
@@ -414,7 +474,7 @@ def test_derived_lists_tool_objects_runners_versions_and_request_time(tmp_path):
             create_tool = Tool.from_function(fn=create, name="create_thing")
             describe_tool = Tool.from_function(fn=describe, name="describe_thing")
         """,
-        "server.py": """
+            "server.py": """
             import os
             import anyio
             from mcp.server.fastmcp import FastMCP
@@ -436,8 +496,8 @@ def test_derived_lists_tool_objects_runners_versions_and_request_time(tmp_path):
             def main():
                 anyio.run(run_server)
         """,
-        "pyproject.toml": '[project]\nname = "x"\nscripts = { things = "server:main" }\n',
-        "two.py": """
+            "pyproject.toml": '[project]\nname = "x"\nscripts = { things = "server:main" }\n',
+            "two.py": """
             from mcp.server.mcpserver import MCPServer
             from mcp.server.mcpserver.resources import TextResource
 
@@ -453,7 +513,7 @@ def test_derived_lists_tool_objects_runners_versions_and_request_time(tmp_path):
 
             server, _ = build()
         """,
-        "versions.py": """
+            "versions.py": """
             from fastmcp import FastMCP
             from fastmcp.tools import tool
 
@@ -468,10 +528,17 @@ def test_derived_lists_tool_objects_runners_versions_and_request_time(tmp_path):
             @tool
             def discovered(): ...
         """,
-    })
+        },
+    )
     tools = {(r["name"], r.get("version")): r for r in result["registrations"] if r["kind"] == "tool"}
-    assert sorted(tools) == [("add_note", None), ("charge", "1.0"), ("charge", "2.0"), ("create_thing", None),
-                             ("describe_thing", None), ("discovered", None)]
+    assert sorted(tools) == [
+        ("add_note", None),
+        ("charge", "1.0"),
+        ("charge", "2.0"),
+        ("create_thing", None),
+        ("describe_thing", None),
+        ("discovered", None),
+    ]
     assert tools[("create_thing", None)]["handler"] == "create" and tools[("create_thing", None)]["reached"]
     assert tools[("describe_thing", None)]["handler_file"].endswith("tools.py")
     assert tools[("discovered", None)]["form"].startswith("@tool (fastmcp")

@@ -4,6 +4,7 @@ read and parsed, and why each was parsed, must be the right ones; an absent corp
 Nothing here is timed: the one test that runs the whole benchmark (slow) checks its figures exist and
 hold together, and that neither the benchmark nor the linter wrote into the tree it measured.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -101,18 +102,21 @@ def test_counts_parsed_skipped_defining_and_reached(tmp_path):
 
 
 def test_a_file_parsed_for_nothing_is_named_with_why(tmp_path):
-    root = make_tree(tmp_path / "tree", {
-        **BASE,
-        # Imports a framework and spells a registration (in a comment), so the pre-scan admits it,
-        # but nothing defines or reaches anything in it.
-        "app/texts.py": """
+    root = make_tree(
+        tmp_path / "tree",
+        {
+            **BASE,
+            # Imports a framework and spells a registration (in a comment), so the pre-scan admits it,
+            # but nothing defines or reaches anything in it.
+            "app/texts.py": """
             from mcp.types import TextContent
 
             # The server registers these with mcp.tool() elsewhere.
             def as_text(value):
                 return TextContent(type="text", text=str(value))
         """,
-    })  # fmt: skip
+        },
+    )
     counts = corpus_counts.count_files(root, jobs=1)
     assert names(root, counts.neither) == ["app/texts.py"]
     assert counts.admitted[counts.neither[0]] == corpus_counts.PRESCAN
@@ -120,15 +124,18 @@ def test_a_file_parsed_for_nothing_is_named_with_why(tmp_path):
 
 
 def test_a_framework_import_alone_is_not_parsed(tmp_path):
-    root = make_tree(tmp_path / "tree", {
-        **BASE,
-        "app/texts.py": """
+    root = make_tree(
+        tmp_path / "tree",
+        {
+            **BASE,
+            "app/texts.py": """
             from mcp.types import TextContent
 
             def as_text(value):
                 return TextContent(type="text", text=str(value))
         """,
-    })  # fmt: skip
+        },
+    )
     counts = corpus_counts.count_files(root, jobs=1)
     assert counts.neither == [] and len(counts.parsed) == 4
 
@@ -137,17 +144,20 @@ def test_reached_only_through_a_lookup_is_consulted_not_neither(tmp_path):
     # The tools register on a server bound in another module, which defines no tool itself: the
     # linter looks that module up to learn the framework. Its tools' file is admitted by the
     # pre-scan's second look (it names no framework, only the project's server module).
-    root = make_tree(tmp_path / "tree", {
-        "app/__init__.py": "",
-        "app/hub.py": 'from mcp.server.fastmcp import FastMCP\n\nshared_server = FastMCP("demo")\n',
-        "app/more.py": """
+    root = make_tree(
+        tmp_path / "tree",
+        {
+            "app/__init__.py": "",
+            "app/hub.py": 'from mcp.server.fastmcp import FastMCP\n\nshared_server = FastMCP("demo")\n',
+            "app/more.py": """
             from app.hub import shared_server
 
             @shared_server.tool()
             def hello() -> str:
                 return "hi"
         """,
-    })  # fmt: skip
+        },
+    )
     counts = corpus_counts.count_files(root, jobs=1)
     assert counts.admitted[str(root / "app/more.py")] == corpus_counts.SECOND_LOOK
     assert names(root, counts.defines) == ["app/more.py"]
@@ -161,9 +171,11 @@ def test_an_absent_corpus_is_a_message_and_exit_0(tmp_path, capsys):
 
 
 def test_diagnostics_are_counted_by_code():
-    output = ("a/b.py:3:9: FL300 [prefer-mcp-error-in-handler] tool 'x': ...\n"
-              "a/b.py:7:1: FL300 [prefer-mcp-error-in-handler] tool 'y': ...\n"
-              "c.py:1:1: FL999 [internal-error] rule FL306 failed\n\nFound 1 error, 2 warnings in 2 files\n")  # fmt: skip
+    output = (
+        "a/b.py:3:9: FL300 [prefer-mcp-error-in-handler] tool 'x': ...\n"
+        "a/b.py:7:1: FL300 [prefer-mcp-error-in-handler] tool 'y': ...\n"
+        "c.py:1:1: FL999 [internal-error] rule FL306 failed\n\nFound 1 error, 2 warnings in 2 files\n"
+    )
     assert corpus_bench.diagnostic_codes(output) == {"FL300": 2, "FL999": 1}
 
 

@@ -1,12 +1,12 @@
 """``bench/resolution.py`` on a small synthetic corpus: it counts definitions, FL190, unresolved
 handlers and callees by how they were followed. Nothing here needs the real corpus."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
-from test_census import make_corpus  # puts bench/ on the path, as bench/census.py is loaded
-
 import resolution  # noqa: E402  (bench/resolution.py)
+from test_census import make_corpus  # puts bench/ on the path, as bench/census.py is loaded
 
 SERVER = """
 from mcp_fusion import tool, Context, ErrorContract, JsonRpcErrorCode

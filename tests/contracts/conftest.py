@@ -3,6 +3,7 @@
 Run them with contract coverage, one server's universe at a time (tool names are the key, as in the
 lockfile): see the README's quickstart.
 """
+
 from __future__ import annotations
 
 import sys

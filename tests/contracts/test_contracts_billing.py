@@ -4,6 +4,7 @@
 two of their reasons no code raises, and coverage says so: ``export_invoices``/``ExportTooLarge`` and
 ``slow_report``/``invoice_not_found`` (declared through the shared ``BILLING_ERRORS``, never failed).
 """
+
 from __future__ import annotations
 
 import importlib

@@ -1,4 +1,5 @@
 """The clean example server's contract suite: every declared reason happens, as declared (100% coverage)."""
+
 from __future__ import annotations
 
 import mcp
@@ -31,7 +32,9 @@ async def test_create_note_duplicate_title() -> None:
 async def test_create_note_notebook_full(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(clean_server, "MAX_NOTES", len(clean_server._NOTES))
     result = await run_tool_contract(clean_server.create_note, {"title": "Holidays", "body": "Book the train."})
-    failed(result, "CONFLICT", "notebook_full", "Ask the user which note to remove, then call delete_note before retrying.")
+    failed(
+        result, "CONFLICT", "notebook_full", "Ask the user which note to remove, then call delete_note before retrying."
+    )
 
 
 def test_delete_note_note_not_found() -> None:  # a plain test: the sync form

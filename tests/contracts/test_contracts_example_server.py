@@ -11,6 +11,7 @@ finds three of them at run time too:
 
 Every other declared reason is exercised with its declared code and its recovery on the wire.
 """
+
 from __future__ import annotations
 
 from datetime import date
@@ -48,8 +49,17 @@ def invoice(monkeypatch: pytest.MonkeyPatch):
     """Add an invoice to the ledger for one test: ``invoice(status=..., issued_on=...)``."""
 
     def add(**fields) -> str:
-        made = Invoice(**{"id": "inv_test", "customer_id": "cus_acme", "status": "open", "currency": "EUR",
-                          "issued_on": date(2026, 3, 1), "lines": [InvoiceLine(**A_LINE[0])], **fields})  # fmt: skip
+        made = Invoice(
+            **{
+                "id": "inv_test",
+                "customer_id": "cus_acme",
+                "status": "open",
+                "currency": "EUR",
+                "issued_on": date(2026, 3, 1),
+                "lines": [InvoiceLine(**A_LINE[0])],
+                **fields,
+            }
+        )
         monkeypatch.setitem(services._INVOICES, made.id, made)
         return made.id
 
@@ -82,12 +92,16 @@ async def test_get_invoice_ledger_unavailable(offline_ledger: None) -> None:
 
 
 async def test_create_invoice_customer_not_found() -> None:
-    result = await run_tool_contract(tools.create_invoice, {"customer_id": "cus_nobody", "currency": "EUR", "lines": A_LINE})
+    result = await run_tool_contract(
+        tools.create_invoice, {"customer_id": "cus_nobody", "currency": "EUR", "lines": A_LINE}
+    )
     failed(result, "NOT_FOUND", "customer_not_found", CUSTOMER_RECOVERY)
 
 
 async def test_create_invoice_currency_mismatch() -> None:
-    result = await run_tool_contract(tools.create_invoice, {"customer_id": "cus_acme", "currency": "USD", "lines": A_LINE})
+    result = await run_tool_contract(
+        tools.create_invoice, {"customer_id": "cus_acme", "currency": "USD", "lines": A_LINE}
+    )
     failed(result, "CONFLICT", "CurrencyMismatch", "Use the billing currency.")
     assert result.failure.message == "ACME Corp is billed in EUR"
 
@@ -146,8 +160,12 @@ async def test_send_reminder_invoice_not_found() -> None:
 
 async def test_send_reminder_reminder_too_soon() -> None:
     result = await run_tool_contract(tools.send_reminder, {"invoice_id": "inv_2026_0003"})
-    failed(result, "RATE_LIMITED", "reminder_too_soon",
-           "Call list_all_invoices to pick an invoice that was not reminded recently.")  # fmt: skip
+    failed(
+        result,
+        "RATE_LIMITED",
+        "reminder_too_soon",
+        "Call list_all_invoices to pick an invoice that was not reminded recently.",
+    )
     assert result.failure.retry_after is not None and result.failure.retry_after > 0
 
 
@@ -169,4 +187,7 @@ async def test_invoice_resource_invoice_not_found() -> None:
 async def test_invoice_resource_ledger_unavailable(offline_ledger: None) -> None:
     data = await read_failure("billing://invoices/inv_2026_0001")
     assert (data["code_name"], data["reason"], data["recovery"]) == (
-        "SERVICE_UNAVAILABLE", "ledger_unavailable", LEDGER_RECOVERY)
+        "SERVICE_UNAVAILABLE",
+        "ledger_unavailable",
+        LEDGER_RECOVERY,
+    )

@@ -5,20 +5,20 @@ Every project gets a ``pyproject.toml`` with a ``[tool.fusion-lint]`` table so t
 the project root (cross-file resolution, relative display paths and config lookup all start there),
 and nothing from the repository's own configuration leaks into a test.
 """
+
 from __future__ import annotations
 
 import os
 import textwrap
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Sequence
 
 import pytest
 from click.testing import CliRunner, Result
 
 from fusion_lint.cli import main
-from fusion_lint.diagnostics import Diagnostic
-from fusion_lint.diagnostics import Report
+from fusion_lint.diagnostics import Diagnostic, Report
 from fusion_lint.engine import Options, Selection, lint
 
 
@@ -57,10 +57,10 @@ class Linted:
     def codes(self) -> list[str]:
         return [d.code for d in self.diagnostics]
 
-    def of(self, code: str, path: Optional[str] = None) -> list[Diagnostic]:
+    def of(self, code: str, path: str | None = None) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.code == code and (path is None or self.relative(d) == path)]
 
-    def lines(self, code: str, path: Optional[str] = None) -> list[int]:
+    def lines(self, code: str, path: str | None = None) -> list[int]:
         return [d.span.line for d in self.of(code, path)]
 
     def summary(self) -> list[tuple[str, str, int]]:
@@ -83,9 +83,9 @@ def lint_project(tmp_path: Path) -> LintProject:
     def run(
         files: dict[str, str],
         *,
-        paths: Optional[Sequence[str]] = None,
+        paths: Sequence[str] | None = None,
         config: str = "",
-        select: Optional[Iterable[str]] = None,
+        select: Iterable[str] | None = None,
         ignore: Iterable[str] = (),
         extend_select: Iterable[str] = (),
         dedent: bool = True,
@@ -120,7 +120,7 @@ def run_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Cl
     """``run_cli("check", "app.py", "--no-cache")`` with ``tmp_path`` as the working directory."""
     monkeypatch.chdir(tmp_path)
 
-    def run(*args: str, input: Optional[str] = None) -> CliOutcome:
+    def run(*args: str, input: str | None = None) -> CliOutcome:
         runner = CliRunner()
         result = runner.invoke(main, list(args), input=input, catch_exceptions=True)
         if result.exception is not None and not isinstance(result.exception, SystemExit):

@@ -4,10 +4,11 @@ Every rule's examples run through it (``test_rule_examples``): the rule's prelud
 snippet, the snippet's ``# error: FLxxx`` comments say where its findings must be, and an example's
 ``fixed`` form is what the rule's fixes make of it.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Optional
 
 from fusion_lint.config import Settings
 from fusion_lint.diagnostics import Diagnostic, Report
@@ -21,9 +22,9 @@ ROOT = "/memory/project"
 def lint_sources(
     sources: dict[str, str],
     *,
-    select: Optional[Iterable[str]] = None,
+    select: Iterable[str] | None = None,
     extend_select: Iterable[str] = (),
-    settings: Optional[Settings] = None,
+    settings: Settings | None = None,
 ) -> Report:
     """The report on an in-memory project: ``sources`` maps relative paths to their text
     (``settings``: a configuration, as a config file would give it)."""

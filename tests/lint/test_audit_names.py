@@ -1,6 +1,7 @@
 """A definition named by a module-level string constant (``@tool(NAME)``), of its file or imported:
 the project view resolves it like a contract constant, so messages, the tool-name vocabulary of
 FL401 and the lockfile use the real name. A name computed at run time stays ``'<dynamic>'``."""
+
 from __future__ import annotations
 
 import json
@@ -24,7 +25,10 @@ def tool_with(name_expr: str, recovery: str = "Call get_invoice again with a val
         {"app.py": HEADER + "NAME = 'get_invoice'\n" + tool_with("NAME")},
         {"app.py": HEADER + "NAME: str = 'get_' 'invoice'\n" + tool_with("name=NAME")},
         {"names.py": "GET = 'get_invoice'\n", "app.py": HEADER + "from names import GET\n" + tool_with("GET")},
-        {"names.py": "GET = 'get_invoice'\nALIAS = GET\n", "app.py": HEADER + "import names\n" + tool_with("names.ALIAS")},
+        {
+            "names.py": "GET = 'get_invoice'\nALIAS = GET\n",
+            "app.py": HEADER + "import names\n" + tool_with("names.ALIAS"),
+        },
     ],
     ids=["same-file", "annotated-concatenated-keyword", "imported", "alias-through-module-attribute"],
 )
@@ -41,8 +45,12 @@ def test_a_constant_name_is_resolved(files: dict[str, str], lint_project) -> Non
 
 @pytest.mark.parametrize(
     "name_expr, setup",
-    [("f'{PREFIX}_invoice'", "PREFIX = 'get'\n"), ("make_name()", "def make_name():\n    return 'x'\n"),
-     ("NAMES['get']", "NAMES = {'get': 'get_invoice'}\n"), ("UNKNOWN", "")],
+    [
+        ("f'{PREFIX}_invoice'", "PREFIX = 'get'\n"),
+        ("make_name()", "def make_name():\n    return 'x'\n"),
+        ("NAMES['get']", "NAMES = {'get': 'get_invoice'}\n"),
+        ("UNKNOWN", ""),
+    ],
     ids=["f-string", "call", "subscript", "unbound"],
 )
 def test_a_computed_name_stays_dynamic(name_expr: str, setup: str, lint_project) -> None:

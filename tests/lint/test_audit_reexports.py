@@ -5,11 +5,10 @@ them from ``myapp.api``. One file cannot see another, so the extractor records w
 (``model.Assumptions``) and the project view confirms it by following the re-export chain; a name
 that turns out to be the project's own is not the runtime's, whatever it is called.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
-
-import pytest
 
 from fusion_lint.engine import Options, lint
 
@@ -21,7 +20,6 @@ ENTRY = (
 )
 
 
-
 def write_project(root: Path, files: dict[str, str]) -> None:
     (root / "pyproject.toml").write_text("[tool.fusion-lint]\n")
     for relative, source in files.items():
@@ -30,7 +28,7 @@ def write_project(root: Path, files: dict[str, str]) -> None:
 
 
 # The tool module names the runtime only in a comment: the pre-scan admits it (see the last test).
-TOOLS = f'''\
+TOOLS = f"""\
 # Tools of myapp, built on mcp_fusion through myapp.api.
 from myapp.api import tool, not_found, ErrorContract, JsonRpcErrorCode, Context, McpError
 
@@ -39,7 +37,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
     if invoice_id == "locked":
         raise McpError(JsonRpcErrorCode.CONFLICT, "Invoice is locked")
     raise not_found("No such invoice")
-'''
+"""
 
 
 def test_definitions_contracts_codes_and_raises_through_a_reexporting_module(lint_project) -> None:
@@ -61,8 +59,8 @@ def test_a_chain_of_reexports_a_module_attribute_and_a_star_import(lint_project)
         "myapp/a.py": "import mcp_fusion\nfrom myapp import tool, ErrorContract, JsonRpcErrorCode\n\n"
         '@tool("a", errors=[ErrorContract(reason="x", code=JsonRpcErrorCode.NOPE, when="w", '
         'recovery="Call a again with a valid identifier.")])\ndef a():\n    return 1\n',
-        "myapp/b.py": "import mcp_fusion\nfrom myapp import api\n\n@api.tool(\"b\", errors=[])\ndef b():\n    return 1\n",
-        "myapp/c.py": "import mcp_fusion\nfrom myapp.api import *\n\n@tool(\"c\", errors=[])\ndef c():\n    return 1\n",
+        "myapp/b.py": 'import mcp_fusion\nfrom myapp import api\n\n@api.tool("b", errors=[])\ndef b():\n    return 1\n',
+        "myapp/c.py": 'import mcp_fusion\nfrom myapp.api import *\n\n@tool("c", errors=[])\ndef c():\n    return 1\n',
     }
 
     linted = lint_project(files)
@@ -80,7 +78,7 @@ def test_a_project_name_that_is_not_the_runtime_one_is_an_ordinary_name(lint_pro
         "myapp/cli.py": "import mcp_fusion\nfrom myapp.registry import tool\n\n"
         '@tool("not_a_tool", errors=[])\ndef command():\n    raise ValueError("x")\n',
         "myapp/tools.py": f"from mcp_fusion import tool, ErrorContract, JsonRpcErrorCode, Context\n"
-        f"from myapp.errors import not_found\n\n@tool(\"get_invoice\", errors=[{ENTRY}])\n"
+        f'from myapp.errors import not_found\n\n@tool("get_invoice", errors=[{ENTRY}])\n'
         "def get_invoice(ctx: Context):\n    raise not_found('No such invoice')\n",
     }
 

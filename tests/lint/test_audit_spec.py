@@ -1,14 +1,13 @@
 """DESIGN §5–§7 read line by line against what the linter does: where each rule points, the
 exclusive chains, strings written as implicit concatenation, data passed positionally, what is
 never silently passed, and the CLI flags working together."""
+
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 HEADER = "from mcp_fusion import tool, ErrorContract, JsonRpcErrorCode, McpError, Context, not_found, conflict\n"
 
@@ -24,7 +23,9 @@ def at(source: str, needle: str, occurrence: int = 0) -> tuple[int, int]:
 
 # ----- where each rule points (§5) ---------------------------------------------------------------
 
-HANDLER_RULES = HEADER + '''import asyncio
+HANDLER_RULES = (
+    HEADER
+    + """import asyncio
 import json
 
 @tool("get_invoice", errors=[
@@ -60,7 +61,8 @@ async def lookup(invoice_id):
 @tool("ping")
 def ping(ctx):
     raise ctx.fail("no_contract")
-'''
+"""
+)
 
 
 def test_every_rule_points_where_the_design_says(lint_project) -> None:
@@ -73,13 +75,13 @@ def test_every_rule_points_where_the_design_says(lint_project) -> None:
         ("FL202", *at(source, '"never_raised"')),
         ("FL207", *at(source, '"by_service"')),
         # raise rules at the raise statement
-        ("FL200", *at(source, 'raise McpError')),
+        ("FL200", *at(source, "raise McpError")),
         ("FL201", *at(source, 'raise not_found("Gone")')),
-        ("FL201", *at(source, 'raise not_found(json')),
-        ("FL302", *at(source, 'raise not_found(json')),
-        ("FL303", *at(source, 'raise not_found(json')),
-        ("FL300", *at(source, 'raise ValueError')),
-        ("FL206", *at(source, 'raise conflict')),  # a service raise the handler reaches
+        ("FL201", *at(source, "raise not_found(json")),
+        ("FL302", *at(source, "raise not_found(json")),
+        ("FL303", *at(source, "raise not_found(json")),
+        ("FL300", *at(source, "raise ValueError")),
+        ("FL206", *at(source, "raise conflict")),  # a service raise the handler reaches
         # FL203-FL205 at the ctx.fail call
         ("FL204", *at(source, 'ctx.fail("no_match")', 1)),
         ("FL203", *at(source, 'ctx.fail("undeclared")')),
@@ -91,7 +93,9 @@ def test_every_rule_points_where_the_design_says(lint_project) -> None:
     assert found == expected
 
 
-SHAPE_RULES = HEADER + '''
+SHAPE_RULES = (
+    HEADER
+    + """
 def hint():
     return "Call get_invoice again."
 
@@ -104,7 +108,8 @@ def hint():
 ])
 async def get_invoice(ctx):
     return 1
-'''
+"""
+)
 
 
 def test_shape_rules_point_at_the_value_or_the_entry_and_chains_are_exclusive(lint_project) -> None:
@@ -151,7 +156,9 @@ def test_bytes_are_not_text(lint_project) -> None:
     linted = lint_project({"app.py": source})
 
     assert sorted((d.code, d.message.rpartition(", got ")[2]) for d in linted.diagnostics if d.code != "FL102") == [
-        ("FL106", "bytes"), ("FL109", "bytes"), ("FL110", "bytes"),
+        ("FL106", "bytes"),
+        ("FL109", "bytes"),
+        ("FL110", "bytes"),
     ]
     assert [d.message for d in linted.of("FL102")] == [
         "tool 't': contract entry is bytes; write ErrorContract(reason=..., code=..., when=..., recovery=...) "
@@ -163,13 +170,17 @@ def test_bytes_are_not_text(lint_project) -> None:
 
 
 def test_implicit_concatenation_is_read_as_the_joined_string_everywhere(lint_project) -> None:
-    source = HEADER + "from mcp_fusion import tool_error\nR = 'no_' 'match'\n" + (
-        "@tool('get_' 'invoice', errors=[ErrorContract(reason=R, code=JsonRpcErrorCode.NOT_FOUND, when='w', "
-        "recovery='Call get_invoice ' 'again with another id.')])\n"
-        "def t(ctx, x: int):\n"
-        "    if x:\n        raise ctx.fail('no_' 'match')\n"
-        "    if x > 1:\n        raise conflict('Locked', {'rea' 'son': 'no_' 'match'})\n"
-        "    raise tool_error('RATE_' 'LIMITED', 'Slow down')\n"
+    source = (
+        HEADER
+        + "from mcp_fusion import tool_error\nR = 'no_' 'match'\n"
+        + (
+            "@tool('get_' 'invoice', errors=[ErrorContract(reason=R, code=JsonRpcErrorCode.NOT_FOUND, when='w', "
+            "recovery='Call get_invoice ' 'again with another id.')])\n"
+            "def t(ctx, x: int):\n"
+            "    if x:\n        raise ctx.fail('no_' 'match')\n"
+            "    if x > 1:\n        raise conflict('Locked', {'rea' 'son': 'no_' 'match'})\n"
+            "    raise tool_error('RATE_' 'LIMITED', 'Slow down')\n"
+        )
     )
 
     linted = lint_project({"app.py": source})
@@ -200,7 +211,11 @@ def test_data_positions_baseline_factories_and_reraises(lint_project) -> None:
 
     assert [(d.code, d.span.line) for d in linted.diagnostics] == [
         ("FL202", 2),  # only 'd' is never raised: its "data" was the message
-        ("FL206", 7), ("FL206", 9), ("FL301", 9), ("FL301", 11), ("FL301", 13),
+        ("FL206", 7),
+        ("FL206", 9),
+        ("FL301", 9),
+        ("FL301", 11),
+        ("FL301", 13),
     ]
     assert "reason 'd' is declared but nothing raises it" in linted.diagnostics[0].message
     assert "internal_error(...)" in linted.diagnostics[-1].message
@@ -210,9 +225,22 @@ def test_data_positions_baseline_factories_and_reraises(lint_project) -> None:
 
 
 DESIGN_CHECK_FLAGS = (
-    "--select", "--ignore", "--extend-select", "--output-format", "--statistics", "--exit-zero", "--quiet",
-    "--show-source", "--no-cache", "--jobs", "--fix", "--diff", "--unsafe-fixes", "--stdin-filename",
-    "--add-noqa", "--report-unused-suppressions",
+    "--select",
+    "--ignore",
+    "--extend-select",
+    "--output-format",
+    "--statistics",
+    "--exit-zero",
+    "--quiet",
+    "--show-source",
+    "--no-cache",
+    "--jobs",
+    "--fix",
+    "--diff",
+    "--unsafe-fixes",
+    "--stdin-filename",
+    "--add-noqa",
+    "--report-unused-suppressions",
 )
 
 
@@ -241,12 +269,16 @@ def test_flags_work_together(tmp_path: Path, run_cli) -> None:
     (tmp_path / "app.py").write_text(HEADER + "@tool('t', errors=[])\ndef t():\n    raise ValueError('x')\n")
 
     quiet_stats = run_cli("--no-cache", "--quiet", "--statistics", "--jobs", "2")
-    zero = run_cli("check", ".", "--no-cache", "--exit-zero", "--show-source", "--select", "prefer-mcp-error-in-handler")
+    zero = run_cli(
+        "check", ".", "--no-cache", "--exit-zero", "--show-source", "--select", "prefer-mcp-error-in-handler"
+    )
     as_json = run_cli("--no-cache", "--output-format", "json", "--ignore", "FL1")
 
     assert quiet_stats.exit_code == 1
-    assert quiet_stats.stdout.splitlines()[-2:] == ["    1  FL101  [*] error-contract-empty",
-                                                  "    1  FL300  [ ] prefer-mcp-error-in-handler"]
+    assert quiet_stats.stdout.splitlines()[-2:] == [
+        "    1  FL101  [*] error-contract-empty",
+        "    1  FL300  [ ] prefer-mcp-error-in-handler",
+    ]
     assert "Found" not in quiet_stats.stdout
     assert zero.exit_code == 0
     assert zero.stdout.splitlines()[:3] == [
@@ -258,7 +290,10 @@ def test_flags_work_together(tmp_path: Path, run_cli) -> None:
     (entry,) = json.loads(as_json.stdout)
     assert set(entry) == {"code", "name", "severity", "message", "filename", "location", "end_location", "fix", "url"}
     assert (entry["code"], entry["location"], entry["end_location"], entry["fix"]) == (
-        "FL300", {"row": 4, "column": 5}, {"row": 4, "column": 26}, None
+        "FL300",
+        {"row": 4, "column": 5},
+        {"row": 4, "column": 26},
+        None,
     )
 
 

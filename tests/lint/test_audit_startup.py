@@ -1,5 +1,6 @@
 """Start-up cost: a run that parses nothing must not import libcst (~0.1 s). Every rule module
 imports ``fixes``, so ``fixes`` imports libcst only when a fix is actually built."""
+
 from __future__ import annotations
 
 import subprocess

@@ -1,6 +1,7 @@
 """The cache never touches what it did not write, and never trusts what it did not check
 (DESIGN §12.4, issue 17): the trials' reproducers, each against what a ``--no-cache`` run says.
 """
+
 from __future__ import annotations
 
 import os
@@ -13,7 +14,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Optional
 
 import pytest
 from click.testing import CliRunner
@@ -23,7 +23,7 @@ from fusion_lint.cache import RunEntry
 from fusion_lint.engine import Options, Report, lint
 from fusion_lint.pipeline import FileResult
 
-TOOLS = '''\
+TOOLS = """\
 from mcp_fusion import ErrorContract, JsonRpcErrorCode, tool
 
 
@@ -35,7 +35,7 @@ async def get_item(item_id: str, ctx) -> dict:
     if not item_id:
         ctx.fail("Item-Missing")
     raise ValueError("boom")
-'''
+"""
 THIRTY_DAYS = 30 * 24 * 3600
 
 
@@ -58,8 +58,11 @@ def seen(report: Report) -> list[tuple[str, str, int, int, str]]:
 
 def snapshot(directory: Path) -> dict[str, tuple[bytes, float]]:
     """Every file under ``directory``: content and mtime."""
-    return {str(p.relative_to(directory)): (p.read_bytes(), p.stat().st_mtime)
-            for p in sorted(directory.rglob("*")) if p.is_file()}  # fmt: skip
+    return {
+        str(p.relative_to(directory)): (p.read_bytes(), p.stat().st_mtime)
+        for p in sorted(directory.rglob("*"))
+        if p.is_file()
+    }
 
 
 def old_pickles(directory: Path) -> None:
@@ -114,13 +117,20 @@ def test_a_cache_dir_at_the_repository_root_hides_nothing_from_git(tmp_path: Pat
     run(tmp_path)
     run(tmp_path)
     assert not (tmp_path / ".gitignore").exists()
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path,
-                            capture_output=True, text=True, check=True).stdout  # fmt: skip
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert sorted(line[3:] for line in status.splitlines()) == ["notes.txt", "pyproject.toml", "tools.py"]
     assert (tmp_path / "fusion-lint" / "CACHEDIR.TAG").is_file()
 
 
-def test_a_cache_dir_whose_folder_is_taken_too_is_refused_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cache_dir_whose_folder_is_taken_too_is_refused_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     project(tmp_path, 'cache-dir = "data"\n')
     (tmp_path / "data" / "fusion-lint").mkdir(parents=True)
     (tmp_path / "data" / "fusion-lint" / "mine.txt").write_text("not a cache\n")
@@ -172,11 +182,15 @@ def test_a_folder_that_merely_looks_like_a_legacy_cache_is_not_adopted(tmp_path:
 # ----- entries are checked, never trusted ---------------------------------------------------------------
 
 
-def entries(root: Path, runs: Optional[bool] = None) -> list[Path]:
+def entries(root: Path, runs: bool | None = None) -> list[Path]:
     """The cache's entries: ``runs`` True the whole-run ones, False the per-file ones (the rules'
     findings, ``rules-``, and the run's snapshot, ``snap-``, are neither)."""
     found = sorted((root / ".fusion_lint_cache").glob("*.pickle"))
-    return [p for p in found if runs is None or (p.name.startswith("run-") == runs and not p.name.startswith(("rules-", "snap-")))]
+    return [
+        p
+        for p in found
+        if runs is None or (p.name.startswith("run-") == runs and not p.name.startswith(("rules-", "snap-")))
+    ]
 
 
 @pytest.mark.slow
@@ -204,7 +218,9 @@ def test_a_planted_entry_is_a_miss_not_all_checks_passed(tmp_path: Path) -> None
     run(tmp_path)
     someone_else = os.urandom(32)  # another user's key, or a guess
     for entry in entries(tmp_path):
-        planted = RunEntry([]) if entry.name.startswith("run-") else FileResult(str(tmp_path / "tools.py"), skipped=True)
+        planted = (
+            RunEntry([]) if entry.name.startswith("run-") else FileResult(str(tmp_path / "tools.py"), skipped=True)
+        )
         cache_store.store_entry(entry.parent, entry.name, planted, someone_else)
     assert seen(run(tmp_path)) == cold
     for entry in entries(tmp_path):  # unsigned, as a checkout would ship them
@@ -383,8 +399,9 @@ def _interpreters_with_fusion_lint() -> dict[tuple[int, int], str]:
     repository = Path(__file__).resolve().parents[2]
     found: dict[tuple[int, int], str] = {tuple(sys.version_info[:2]): sys.executable}  # type: ignore[dict-item]
     for python in sorted(repository.glob(".*venv*/bin/python")):
-        probe = subprocess.run([str(python), "-c", "import sys, fusion_lint; print(*sys.version_info[:2])"],
-                               capture_output=True, text=True)  # fmt: skip
+        probe = subprocess.run(
+            [str(python), "-c", "import sys, fusion_lint; print(*sys.version_info[:2])"], capture_output=True, text=True
+        )
         if probe.returncode == 0:
             major, minor = map(int, probe.stdout.split())
             found.setdefault((major, minor), str(python))
@@ -402,8 +419,9 @@ def test_a_file_one_python_cannot_parse_is_parsed_by_the_next_from_the_same_cach
     (tmp_path / "generic.py").write_text("import mcp_fusion\n\ntype Pair = tuple[int, int]\n")
     outputs = {}
     for version in (max(older), min(newer)):
-        done = subprocess.run([interpreters[version], "-m", "fusion_lint", "."], cwd=tmp_path,
-                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        done = subprocess.run(
+            [interpreters[version], "-m", "fusion_lint", "."], cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
         outputs[version] = done.stdout
     assert "generic.py:3:6: FL000" in outputs[max(older)] and "needs Python \u2265 3.12" in outputs[max(older)]
     assert "FL000" not in outputs[min(newer)]

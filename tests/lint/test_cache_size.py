@@ -1,5 +1,6 @@
 """The cache is no bigger than the source it describes (issue 15): entries are compressed, spans
 pickled as seven ints; an entry that inflates past the limit is a miss, however it is signed."""
+
 from __future__ import annotations
 
 import sys

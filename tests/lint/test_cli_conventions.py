@@ -3,6 +3,7 @@
 The project: ``app.py`` has a fixable FL204 (line 8, a ``ctx.fail`` not raised) and an unfixable
 FL300 (line 10); ``gen/made.py`` has an FL300; ``ignored.py`` (FL300) is listed in ``.gitignore``.
 """
+
 from __future__ import annotations
 
 import json
@@ -10,15 +11,15 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
 
 import pytest
 
 from fusion_lint import __version__
 
-APP = '''\
+APP = """\
 from mcp_fusion import Context, ErrorContract, JsonRpcErrorCode, tool
 
 
@@ -30,7 +31,7 @@ def {name}(key: str, ctx: Context) -> str:
     if key == "x":
         raise ValueError("bad")
     return key
-'''
+"""
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -39,7 +40,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
     (tmp_path / "app.py").write_text(APP.format(name="lookup"))
     (tmp_path / "gen").mkdir()
-    (tmp_path / "gen" / "made.py").write_text(APP.format(name="made").replace('        ctx.fail("missing")\n', "        pass\n"))
+    (tmp_path / "gen" / "made.py").write_text(
+        APP.format(name="made").replace('        ctx.fail("missing")\n', "        pass\n")
+    )
     (tmp_path / "ignored.py").write_text(APP.format(name="ignored"))
     (tmp_path / ".gitignore").write_text("ignored.py\n")
     (tmp_path / "lenient.toml").write_text('ignore = ["FL3"]\n')
@@ -67,7 +70,7 @@ class Case:
     exit_code: int
     check: Callable[..., None]  # (outcome, project root) -> asserts the flag's effect
     env: dict[str, str] = field(default_factory=dict)
-    stdin: Optional[str] = None
+    stdin: str | None = None
 
 
 def _version(outcome, root: Path) -> None:
@@ -169,8 +172,9 @@ CASES = {
     "version": Case(["version"], 0, _version),
     "version-json": Case(["version", "--output-format", "json"], 0, _version_json),
     "--show-settings": Case(["--show-settings", "--select", "FL300", "app.py"], 0, _settings_text),
-    "--show-settings-json": Case(["--show-settings", "--select", "FL300", "--output-format", "json", "app.py"], 0,
-                                 _settings_json),
+    "--show-settings-json": Case(
+        ["--show-settings", "--select", "FL300", "--output-format", "json", "app.py"], 0, _settings_json
+    ),
     "--show-files": Case(["--show-files"], 0, _files),
     "--config": Case(["--config", "lenient.toml"], 1, _only([("app.py", "FL204")])),
     "--isolated": Case(["--isolated", "--select", "FL3"], 1, _only([("app.py", "FL300"), ("gen/made.py", "FL300")])),
@@ -186,16 +190,24 @@ CASES = {
     "--silent": Case(["--silent"], 1, _nothing_printed),
     "--silent-config-error": Case(["--silent", "--select", "FL9x"], 2, _nothing_printed),
     "--exclude": Case(["--exclude", "gen"], 1, _only([("app.py", "FL204"), ("app.py", "FL300")])),
-    "--exclude-replaces-defaults": Case(["--exclude", "gen", "--select", "FL300", ".venv/tool.py"], 1,
-                                        _only([(".venv/tool.py", "FL300")])),
+    "--exclude-replaces-defaults": Case(
+        ["--exclude", "gen", "--select", "FL300", ".venv/tool.py"], 1, _only([(".venv/tool.py", "FL300")])
+    ),
     "--extend-exclude": Case(["--extend-exclude", "gen/,app.py"], 0, _only([])),
-    "--per-file-ignores": Case(["--per-file-ignores", "gen/*.py:FL300", "--per-file-ignores", "app.py:FL2"], 1,
-                               _only([("app.py", "FL300")])),
-    "--per-file-ignores-bad": Case(["--per-file-ignores", "gen/*.py"], 2, _error("--per-file-ignores", "PATTERN:CODES")),
-    "--extend-per-file-ignores": Case(["--extend-per-file-ignores", "!app.py:FL300"], 1,
-                                      _only([("app.py", "FL204"), ("app.py", "FL300")])),
-    "--no-respect-gitignore": Case(["--no-respect-gitignore", "--select", "FL300"], 1,
-                                   _only([("app.py", "FL300"), ("gen/made.py", "FL300"), ("ignored.py", "FL300")])),
+    "--per-file-ignores": Case(
+        ["--per-file-ignores", "gen/*.py:FL300", "--per-file-ignores", "app.py:FL2"], 1, _only([("app.py", "FL300")])
+    ),
+    "--per-file-ignores-bad": Case(
+        ["--per-file-ignores", "gen/*.py"], 2, _error("--per-file-ignores", "PATTERN:CODES")
+    ),
+    "--extend-per-file-ignores": Case(
+        ["--extend-per-file-ignores", "!app.py:FL300"], 1, _only([("app.py", "FL204"), ("app.py", "FL300")])
+    ),
+    "--no-respect-gitignore": Case(
+        ["--no-respect-gitignore", "--select", "FL300"],
+        1,
+        _only([("app.py", "FL300"), ("gen/made.py", "FL300"), ("ignored.py", "FL300")]),
+    ),
     "--color-always": Case(["--color", "always"], 1, _colored),
     "--color-never-beats-FORCE_COLOR": Case(["--color", "never"], 1, _plain, env={"FORCE_COLOR": "1"}),
     "--color-always-beats-NO_COLOR": Case(["--color", "always"], 1, _colored, env={"NO_COLOR": "1"}),
@@ -241,8 +253,14 @@ def test_color_auto_is_on_at_a_terminal(project: Path, env: dict[str, str], colo
     leader, follower = os.openpty()
     environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")} | env
     try:
-        run = subprocess.run([sys.executable, "-m", "fusion_lint", "--no-cache", "app.py"], cwd=project,
-                             stdout=follower, stderr=subprocess.PIPE, env=environment, timeout=120)  # fmt: skip
+        run = subprocess.run(
+            [sys.executable, "-m", "fusion_lint", "--no-cache", "app.py"],
+            cwd=project,
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            env=environment,
+            timeout=120,
+        )
         os.close(follower)
         chunks = []
         while True:

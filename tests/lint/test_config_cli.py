@@ -1,6 +1,7 @@
 """Configuration and the command line (DESIGN §6, §7): config errors are one line and exit 2,
 selection by code, prefix and name, exit codes, and the text and json formats exactly.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,7 +23,9 @@ APP = (
     + "    raise ValueError('bad')\n"
 )
 # Line 2: FL101 (warning); line 6: FL205 (error).
-OTHER = IMPORTS + '@tool("other", errors=[])\ndef other(): ...\n@tool("bare")\ndef bare(ctx):\n    raise ctx.fail("x")\n'
+OTHER = (
+    IMPORTS + '@tool("other", errors=[])\ndef other(): ...\n@tool("bare")\ndef bare(ctx):\n    raise ctx.fail("x")\n'
+)
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -52,11 +55,15 @@ CONFIG_ERRORS = {
     "wrong-list-item": ("select = ['FL1', 2]\n", ["key 'select'", "string"]),
     "out-of-range": ("recovery-min-words = 0\n", ["key 'recovery-min-words'", "greater than or equal to 1"]),
     "bad-module-name": ("runtime-modules = ['not a module']\n", ["key 'runtime-modules'", "dotted module names"]),
-    "per-file-ignores-shape": ("per-file-ignores = { 'tests/*.py' = 'FL1' }\n",
-                               ["key 'per-file-ignores.\"tests/*.py\"'", "list"]),
+    "per-file-ignores-shape": (
+        "per-file-ignores = { 'tests/*.py' = 'FL1' }\n",
+        ["key 'per-file-ignores.\"tests/*.py\"'", "list"],
+    ),
     "unknown-rule-in-select": ("select = ['FL9x']\n", ["key 'select'", "'FL9x'"]),
-    "unknown-rule-in-per-file-ignores": ("per-file-ignores = { 'a.py' = ['nope'] }\n",
-                                         ["per-file-ignores.\"a.py\"", "'nope'"]),
+    "unknown-rule-in-per-file-ignores": (
+        "per-file-ignores = { 'a.py' = ['nope'] }\n",
+        ['per-file-ignores."a.py"', "'nope'"],
+    ),
     "malformed-toml": ("select = [\n", ["invalid TOML"]),
 }
 
@@ -86,8 +93,14 @@ def test_fusion_lint_toml_keys_at_top_level(run_cli, project: Path) -> None:
 
 
 def test_config_is_found_walking_up_and_pyproject_without_table_is_skipped(tmp_path: Path) -> None:
-    write(tmp_path, {"pyproject.toml": "[tool.fusion-lint]\nfollow-calls = 5\n",
-                     "sub/pyproject.toml": "[project]\nname = 'x'\n", "sub/deep/app.py": ""})
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": "[tool.fusion-lint]\nfollow-calls = 5\n",
+            "sub/pyproject.toml": "[project]\nname = 'x'\n",
+            "sub/deep/app.py": "",
+        },
+    )
     found = find_config(tmp_path / "sub" / "deep" / "app.py")
     assert found.path == tmp_path / "pyproject.toml" and found.settings.follow_calls == 5
 
@@ -177,8 +190,13 @@ def test_default_command_and_default_path(run_cli, project: Path) -> None:
 
 
 def test_python_dash_m_entry_point(project: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "fusion_lint", "--no-cache", "--select", "FL101", "."],
-                            cwd=project, capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "fusion_lint", "--no-cache", "--select", "FL101", "."],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 1
     assert result.stdout.startswith("pkg/other.py:2:")
 
@@ -213,9 +231,11 @@ def test_text_summary_singular(run_cli, project: Path) -> None:
 
 def test_quiet_prints_diagnostics_only(run_cli, project: Path) -> None:
     outcome = run_cli("check", "app.py", "--no-cache", "--select", "FL300", "--quiet")
-    assert outcome.stdout.splitlines() == [
-        line for line in outcome.stdout.splitlines() if line.startswith("app.py:5:5: FL300 ")
-    ] and outcome.stdout
+    assert (
+        outcome.stdout.splitlines()
+        == [line for line in outcome.stdout.splitlines() if line.startswith("app.py:5:5: FL300 ")]
+        and outcome.stdout
+    )
     clean = run_cli("check", "app.py", "--no-cache", "--select", "FL205", "--quiet")
     assert (clean.exit_code, clean.stdout) == (0, "")
 

@@ -1,5 +1,6 @@
 """Every configuration error names the file and the key (DESIGN §6, §12.4, issue 17): these were
 "internal error: …", or accepted and then nothing was checked."""
+
 from __future__ import annotations
 
 from pathlib import Path

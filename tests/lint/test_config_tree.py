@@ -2,6 +2,7 @@
 paths, for ``.``, in the editor; ``--config`` forces one, ``--isolated`` none; patterns relative to
 the config's folder; which settings are per file and which are the project's.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,9 +17,11 @@ IMPORTS = "from mcp_fusion import tool, ErrorContract, JsonRpcErrorCode\n"
 # Line 4: FL300 (a builtin exception raised in a handler).
 RAISES = IMPORTS + '@tool("{name}", errors=[])  # noqa: FL101\ndef {name}(item_id: str):\n    raise ValueError("bad")\n'
 # Line 3: FL112 when recovery-min-words is above 4 ("Call get_item with an id": 5 words is fine at 5).
-RECOVERY = (IMPORTS + '@tool("get_{name}", errors=[ErrorContract(code=JsonRpcErrorCode.NOT_FOUND, when="Gone",\n'
-            '    reason="no_match", recovery="Call get_{name} with another id.")])\n'
-            "def get_{name}(item_id: str): ...\n")  # fmt: skip
+RECOVERY = (
+    IMPORTS + '@tool("get_{name}", errors=[ErrorContract(code=JsonRpcErrorCode.NOT_FOUND, when="Gone",\n'
+    '    reason="no_match", recovery="Call get_{name} with another id.")])\n'
+    "def get_{name}(item_id: str): ...\n"
+)
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -41,14 +44,17 @@ def found(outcome) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
 @pytest.fixture
 def two_configs(tmp_path: Path) -> Path:
     """The issue's tree: the root config ignores FL300, ``pkg/legacy``'s own config does not."""
-    write(tmp_path, {
-        "pyproject.toml": '[tool.fusion-lint]\nignore = ["FL300"]\n',
-        "pkg/__init__.py": "",
-        "pkg/tools.py": RAISES.format(name="tools"),
-        "pkg/legacy/__init__.py": "",
-        "pkg/legacy/pyproject.toml": "[project]\nname = 'legacy'\n\n[tool.fusion-lint]\n",
-        "pkg/legacy/old.py": RAISES.format(name="old"),
-    })  # fmt: skip
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": '[tool.fusion-lint]\nignore = ["FL300"]\n',
+            "pkg/__init__.py": "",
+            "pkg/tools.py": RAISES.format(name="tools"),
+            "pkg/legacy/__init__.py": "",
+            "pkg/legacy/pyproject.toml": "[project]\nname = 'legacy'\n\n[tool.fusion-lint]\n",
+            "pkg/legacy/old.py": RAISES.format(name="old"),
+        },
+    )
     return tmp_path
 
 
@@ -98,15 +104,23 @@ def test_the_lsp_uses_the_same_config_per_file(two_configs: Path) -> None:
 
     client = LspClient(two_configs)
     try:
-        client.request("initialize", {"processId": None, "rootUri": two_configs.as_uri(), "capabilities": {
-            "textDocument": {"publishDiagnostics": {"versionSupport": True}}}})  # fmt: skip
+        client.request(
+            "initialize",
+            {
+                "processId": None,
+                "rootUri": two_configs.as_uri(),
+                "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}}},
+            },
+        )
         client.notify("initialized", {})
         codes = {}
         for relative in ("pkg/tools.py", "pkg/legacy/old.py"):
             path = two_configs / relative
             uri = path.as_uri()
-            client.notify("textDocument/didOpen", {"textDocument": {
-                "uri": uri, "languageId": "python", "version": 1, "text": path.read_text()}})  # fmt: skip
+            client.notify(
+                "textDocument/didOpen",
+                {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": path.read_text()}},
+            )
             codes[relative] = [d["code"] for d in client.diagnostics(uri, version=1)]
         assert codes == {"pkg/tools.py": [], "pkg/legacy/old.py": ["FL300"]}
         client.request("shutdown", None)
@@ -127,8 +141,7 @@ def test_the_buffer_path_of_the_engine_agrees(two_configs: Path) -> None:
 
 
 def test_in_one_folder_the_dedicated_file_wins(run_cli, tmp_path: Path) -> None:
-    write(tmp_path, {"app.py": RAISES.format(name="app"),
-                     "pyproject.toml": '[tool.fusion-lint]\nselect = ["FL1"]\n'})  # fmt: skip
+    write(tmp_path, {"app.py": RAISES.format(name="app"), "pyproject.toml": '[tool.fusion-lint]\nselect = ["FL1"]\n'})
     assert found(run_cli("check", "--no-cache")) == []
     (tmp_path / "fusion-lint.toml").write_text('select = ["FL3"]\n')
     assert found(run_cli("check", "--no-cache")) == [("app.py", "FL300")]
@@ -166,7 +179,9 @@ PER_FILE_IGNORES = {
 
 @pytest.mark.parametrize("pattern", PER_FILE_IGNORES.values(), ids=PER_FILE_IGNORES.keys())
 def test_per_file_ignores_are_relative_to_their_config(run_cli, two_configs: Path, pattern: str) -> None:
-    (two_configs / "pkg/legacy/pyproject.toml").write_text(f"[tool.fusion-lint]\nper-file-ignores = {{ {pattern} = ['FL300'] }}\n")
+    (two_configs / "pkg/legacy/pyproject.toml").write_text(
+        f"[tool.fusion-lint]\nper-file-ignores = {{ {pattern} = ['FL300'] }}\n"
+    )
     assert found(run_cli("check", "--no-cache", "--select", "FL300", ".")) == [("pkg/tools.py", "FL300")]
 
 
@@ -190,7 +205,9 @@ def test_excludes_are_relative_to_their_config(run_cli, two_configs: Path) -> No
     (nested / "pyproject.toml").write_text('[tool.fusion-lint]\nextend-exclude = ["/gen", "./pkg/legacy"]\n')
     assert found(run_cli("check", "--no-cache", ".")) == [("pkg/legacy/old.py", "FL300")]
     # an absolute path works too
-    (nested / "pyproject.toml").write_text(f'[tool.fusion-lint]\nextend-exclude = ["{nested.as_posix()}/gen", "deep.py"]\n')
+    (nested / "pyproject.toml").write_text(
+        f'[tool.fusion-lint]\nextend-exclude = ["{nested.as_posix()}/gen", "deep.py"]\n'
+    )
     assert found(run_cli("check", "--no-cache", ".")) == [("pkg/legacy/old.py", "FL300")]
 
 
@@ -200,10 +217,15 @@ def test_a_config_excludes_a_folder_that_has_a_config_of_its_own(run_cli, two_co
     assert found(outcome) == [("pkg/tools.py", "FL300")] and "2 files checked)" in outcome.stdout
 
 
-@pytest.mark.parametrize("table", [
-    'per-file-ignores = { "[z-a].py" = ["FL300"] }', 'per-file-ignores = { "!" = ["FL300"] }',
-    'exclude = ["[z-a]"]', 'extend-exclude = ["a/[z-a]/b"]',
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "table",
+    [
+        'per-file-ignores = { "[z-a].py" = ["FL300"] }',
+        'per-file-ignores = { "!" = ["FL300"] }',
+        'exclude = ["[z-a]"]',
+        'extend-exclude = ["a/[z-a]/b"]',
+    ],
+)
 def test_a_pattern_that_cannot_be_parsed_names_the_key_and_the_file(run_cli, two_configs: Path, table: str) -> None:
     (two_configs / "pkg/legacy/pyproject.toml").write_text(f"[tool.fusion-lint]\n{table}\n")
     outcome = run_cli("check", "--no-cache", ".")
@@ -217,9 +239,15 @@ def test_a_pattern_that_cannot_be_parsed_names_the_key_and_the_file(run_cli, two
 
 
 def test_recovery_min_words_is_the_entry_files_own(run_cli, tmp_path: Path) -> None:
-    write(tmp_path, {"pyproject.toml": "[tool.fusion-lint]\nrecovery-min-words = 8\n",
-                     "app.py": RECOVERY.format(name="app"), "sub/fusion-lint.toml": "recovery-min-words = 3\n",
-                     "sub/item.py": RECOVERY.format(name="item")})  # fmt: skip
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": "[tool.fusion-lint]\nrecovery-min-words = 8\n",
+            "app.py": RECOVERY.format(name="app"),
+            "sub/fusion-lint.toml": "recovery-min-words = 3\n",
+            "sub/item.py": RECOVERY.format(name="item"),
+        },
+    )
     assert found(run_cli("check", "--no-cache", "--select", "FL112", ".")) == [("app.py", "FL112")]
 
 
@@ -227,7 +255,9 @@ def test_project_wide_settings_come_from_the_projects_config(run_cli, two_config
     """``runtime-modules`` shapes the whole project: a nested config's applies only when its folder
     is the project (every path inside it, and the folder no package of the project above)."""
     (two_configs / "pkg/legacy/__init__.py").unlink()  # legacy/ is then a project of its own
-    (two_configs / "pkg/legacy/pyproject.toml").write_text('[tool.fusion-lint]\nruntime-modules = ["vendored.fusion"]\n')
+    (two_configs / "pkg/legacy/pyproject.toml").write_text(
+        '[tool.fusion-lint]\nruntime-modules = ["vendored.fusion"]\n'
+    )
     assert found(run_cli("check", "--no-cache", ".")) == [("pkg/legacy/old.py", "FL300")]
     assert found(run_cli("check", "--no-cache", "pkg/legacy")) == []  # nothing there imports vendored.fusion
     shown = json.loads(run_cli("check", "--show-settings", "--output-format", "json", "pkg/legacy/old.py").stdout)
@@ -237,8 +267,10 @@ def test_project_wide_settings_come_from_the_projects_config(run_cli, two_config
 
 TOOL_NAMED = IMPORTS + '@tool("get_item")\ndef get_item(item_id: str) -> str:\n    return item_id\n'
 # Line 2: FL401 when no tool of the project is called get_item.
-NAMES_GET_ITEM = (IMPORTS + '@tool("old", errors=[ErrorContract(code=JsonRpcErrorCode.NOT_FOUND, when="Gone", reason="gone",'
-                  ' recovery="Call get_item again with an existing id.")])  # noqa: FL202\ndef old(item_id: str): ...\n')  # fmt: skip
+NAMES_GET_ITEM = (
+    IMPORTS + '@tool("old", errors=[ErrorContract(code=JsonRpcErrorCode.NOT_FOUND, when="Gone", reason="gone",'
+    ' recovery="Call get_item again with an existing id.")])  # noqa: FL202\ndef old(item_id: str): ...\n'
+)
 
 
 def test_a_config_in_a_subpackage_keeps_it_in_the_project_above(run_cli, two_configs: Path) -> None:
@@ -246,7 +278,7 @@ def test_a_config_in_a_subpackage_keeps_it_in_the_project_above(run_cli, two_con
     project as for ``.`` (its recovery names a tool of ``pkg/tools.py``: no FL401), while its own
     config still governs its rules."""
     write(two_configs, {"pkg/tools.py": TOOL_NAMED, "pkg/legacy/old.py": NAMES_GET_ITEM})
-    (two_configs / "pkg/legacy/pyproject.toml").write_text('[tool.fusion-lint]\nrecovery-min-words = 9\n')
+    (two_configs / "pkg/legacy/pyproject.toml").write_text("[tool.fusion-lint]\nrecovery-min-words = 9\n")
     expected = [("pkg/legacy/old.py", "FL112")]  # legacy's own recovery-min-words, and no FL401
     assert found(run_cli("check", "--no-cache", ".")) == expected
     assert found(run_cli("check", "--no-cache", "pkg/legacy/old.py")) == expected
@@ -260,9 +292,33 @@ def test_a_config_in_a_subpackage_keeps_it_in_the_project_above(run_cli, two_con
 
 
 def test_default_excludes_are_ruffs() -> None:
-    ruff = {".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".nox",
-            ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".venv", ".vscode",
-            "__pypackages__", "_build", "buck-out", "dist", "node_modules", "site-packages", "venv"}  # fmt: skip
+    ruff = {
+        ".bzr",
+        ".direnv",
+        ".eggs",
+        ".git",
+        ".git-rewrite",
+        ".hg",
+        ".ipynb_checkpoints",
+        ".mypy_cache",
+        ".nox",
+        ".pants.d",
+        ".pyenv",
+        ".pytest_cache",
+        ".pytype",
+        ".ruff_cache",
+        ".svn",
+        ".tox",
+        ".venv",
+        ".vscode",
+        "__pypackages__",
+        "_build",
+        "buck-out",
+        "dist",
+        "node_modules",
+        "site-packages",
+        "venv",
+    }
     assert set(DEFAULT_EXCLUDE) == ruff | {".fusion_lint_cache"}
 
 

@@ -6,6 +6,7 @@ what was skipped, and the rules that need the whole contract (§5.2) stay silent
 Resolution is observed through shape rules: an entry whose reason is ``"NoMatch"`` fires FL107,
 which can only happen if that entry was found.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -22,20 +23,17 @@ IMPORTS = "from mcp_fusion import tool, ErrorContract, JsonRpcErrorCode\n"
 
 
 def tool_module(errors: str, prelude: str = "", body: str = "    return {}\n") -> str:
-    return (
-        IMPORTS
-        + prelude
-        + f'@tool("get_item", errors={errors})\n'
-        + "def get_item(item_id: str, ctx):\n"
-        + body
-    )
+    return IMPORTS + prelude + f'@tool("get_item", errors={errors})\n' + "def get_item(item_id: str, ctx):\n" + body
 
 
 SAME_FILE_FORMS = {
     "list-literal": ("", f"[{BAD}]"),
     "tuple-literal": ("", f"({BAD},)"),
-    "dict-entry": ("", '[{"reason": "NoMatch", "code": -32001, "when": "No match", '
-                       '"recovery": "Call get_item again with a valid id."}]'),
+    "dict-entry": (
+        "",
+        '[{"reason": "NoMatch", "code": -32001, "when": "No match", '
+        '"recovery": "Call get_item again with a valid id."}]',
+    ),
     "module-level-name": (f"ERRORS = [{BAD}]\n", "ERRORS"),
     "annotated-module-level-name": (f"ERRORS: list = [{BAD}]\n", "ERRORS"),
     "spread": (f"SHARED = [{BAD}]\n", f"[*SHARED, {GOOD}]"),
@@ -73,8 +71,12 @@ CROSS_FILE_FORMS = {
     "package-re-export": _package(
         f"SHARED = [{BAD}]\n", "from pkg import SHARED\n", "SHARED", init="from .contracts import SHARED\n"
     ),
-    "entry-constant-imported": _package(f"NO_MATCH = {BAD}\n", "from .contracts import NO_MATCH\n", f"[NO_MATCH, {GOOD}]"),
-    "concatenation-of-imported": _package(f"SHARED = [{BAD}]\n", "from .contracts import SHARED\n", f"SHARED + [{GOOD}]"),
+    "entry-constant-imported": _package(
+        f"NO_MATCH = {BAD}\n", "from .contracts import NO_MATCH\n", f"[NO_MATCH, {GOOD}]"
+    ),
+    "concatenation-of-imported": _package(
+        f"SHARED = [{BAD}]\n", "from .contracts import SHARED\n", f"SHARED + [{GOOD}]"
+    ),
 }
 
 
@@ -89,11 +91,15 @@ def test_contract_resolves_across_files(lint_project, files: dict[str, str]) -> 
 def test_imported_contract_is_read_when_only_the_server_file_is_reported(lint_project) -> None:
     # pre-commit passes only the changed file: the contract is still read from its own file, so
     # the handler checks see the full contract (FL203 stays silent for the declared reason).
-    files = _package(f"SHARED = [{GOOD}]\n", "from .contracts import SHARED\n", "SHARED",)
-    files["pkg/server.py"] = tool_module("SHARED", "from .contracts import SHARED\n",
-                                         "    raise ctx.fail('locked')\n")
-    files["pkg/other.py"] = tool_module("SHARED", "from .contracts import SHARED\n",
-                                        "    raise ctx.fail('not_declared')\n").replace("get_item", "other_item")
+    files = _package(
+        f"SHARED = [{GOOD}]\n",
+        "from .contracts import SHARED\n",
+        "SHARED",
+    )
+    files["pkg/server.py"] = tool_module("SHARED", "from .contracts import SHARED\n", "    raise ctx.fail('locked')\n")
+    files["pkg/other.py"] = tool_module(
+        "SHARED", "from .contracts import SHARED\n", "    raise ctx.fail('not_declared')\n"
+    ).replace("get_item", "other_item")
     linted = lint_project(files, paths=["pkg/server.py"], dedent=False)
     assert linted.codes() == [], linted.summary()
     linted = lint_project(files, paths=["pkg/other.py"], dedent=False)
@@ -101,22 +107,28 @@ def test_imported_contract_is_read_when_only_the_server_file_is_reported(lint_pr
 
 
 def test_src_layout_package_resolves(lint_project) -> None:
-    files = {f"src/{path}": source for path, source in
-             _package(f"SHARED = [{BAD}]\n", "from pkg.contracts import SHARED\n", "SHARED").items()}
+    files = {
+        f"src/{path}": source
+        for path, source in _package(f"SHARED = [{BAD}]\n", "from pkg.contracts import SHARED\n", "SHARED").items()
+    }
     linted = lint_project(files, dedent=False)
     assert linted.summary() == [("FL107", "src/pkg/contracts.py", 2)]
 
 
 STRING_CONSTANT_FORMS = {
     "same-file": {
-        "app.py": tool_module('[ErrorContract(reason=NO_MATCH, code=JsonRpcErrorCode.NOT_FOUND, when=WHEN, '
-                              'recovery="Try again")]', 'NO_MATCH = "NoMatch"\nWHEN = "No " "match"\n'),
+        "app.py": tool_module(
+            '[ErrorContract(reason=NO_MATCH, code=JsonRpcErrorCode.NOT_FOUND, when=WHEN, recovery="Try again")]',
+            'NO_MATCH = "NoMatch"\nWHEN = "No " "match"\n',
+        ),
     },
     "imported": {
         "pkg/__init__.py": "",
         "pkg/reasons.py": 'NO_MATCH = "NoMatch"\nWHEN = "No match"\n',
-        "pkg/app.py": tool_module('[ErrorContract(reason=NO_MATCH, code=JsonRpcErrorCode.NOT_FOUND, when=WHEN, '
-                                  'recovery="Try again")]', "from .reasons import NO_MATCH, WHEN\n"),
+        "pkg/app.py": tool_module(
+            '[ErrorContract(reason=NO_MATCH, code=JsonRpcErrorCode.NOT_FOUND, when=WHEN, recovery="Try again")]',
+            "from .reasons import NO_MATCH, WHEN\n",
+        ),
     },
 }
 
@@ -130,9 +142,11 @@ def test_string_constant_as_field_value(lint_project, files: dict[str, str]) -> 
 
 
 def test_code_constant_as_field_value(lint_project) -> None:
-    source = tool_module('[ErrorContract(reason="no_match", code=CODE, when="No match", '
-                         'recovery="Call get_item again with a valid id.")]',
-                         "CODE = JsonRpcErrorCode.UNKNOWN_ERROR\n")
+    source = tool_module(
+        '[ErrorContract(reason="no_match", code=CODE, when="No match", '
+        'recovery="Call get_item again with a valid id.")]',
+        "CODE = JsonRpcErrorCode.UNKNOWN_ERROR\n",
+    )
     assert lint_project({"app.py": source}, dedent=False).codes() == ["FL105"]
 
 
@@ -184,8 +198,9 @@ def test_cycle_of_names_terminates_as_unresolved(lint_project) -> None:
 
 
 def test_unresolvable_field_value_names_the_field(lint_project) -> None:
-    source = tool_module('[ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No match", '
-                         "recovery=make_hint())]")
+    source = tool_module(
+        '[ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No match", recovery=make_hint())]'
+    )
     linted = lint_project({"app.py": source}, dedent=False)
     assert linted.codes() == ["FL190"]
     message = linted.of("FL190")[0].message
@@ -222,8 +237,8 @@ def test_wrong_contract_shapes(lint_project, errors: str, code: str, fragment: s
 
 def test_shared_contract_findings_are_reported_once(lint_project) -> None:
     # Two tools share one bad constant: one finding at the constant, not one per tool.
-    source = IMPORTS + f"SHARED = [{BAD}]\n" + "".join(
-        f'@tool("t{n}", errors=SHARED)\ndef t{n}(): ...\n' for n in range(3)
+    source = (
+        IMPORTS + f"SHARED = [{BAD}]\n" + "".join(f'@tool("t{n}", errors=SHARED)\ndef t{n}(): ...\n' for n in range(3))
     )
     linted = lint_project({"app.py": source}, select=["FL1"], dedent=False)
     assert linted.summary() == [("FL107", "app.py", 2)]
@@ -232,18 +247,25 @@ def test_shared_contract_findings_are_reported_once(lint_project) -> None:
 @pytest.mark.parametrize(
     ("entry", "fragment"),
     [
-        ('ErrorContract(reason=Reasons.GONE, code=JsonRpcErrorCode.NOT_FOUND, when="Gone", '
-         'recovery="Call get_item again with a valid id.")', "reason is 'app.Reasons.GONE'"),
-        ('ErrorContract(reason="no_match", code=pick_code(), when="Gone", '
-         'recovery="Call get_item again with a valid id.")', "code is a call to pick_code()"),
+        (
+            'ErrorContract(reason=Reasons.GONE, code=JsonRpcErrorCode.NOT_FOUND, when="Gone", '
+            'recovery="Call get_item again with a valid id.")',
+            "reason is 'app.Reasons.GONE'",
+        ),
+        (
+            'ErrorContract(reason="no_match", code=pick_code(), when="Gone", '
+            'recovery="Call get_item again with a valid id.")',
+            "code is a call to pick_code()",
+        ),
         ("ErrorContract(**COMMON)", "**COMMON"),
     ],
     ids=["reason-attribute", "code-call", "spread-fields"],
 )
 def test_unknown_reason_or_code_skips_the_handler_rules(lint_project, entry: str, fragment: str) -> None:
     # With the reason or code unknown, 'no_match' may well be declared: FL203/FL202 would guess.
-    source = tool_module(f"[{entry}]", "class Reasons:\n    GONE = compute('no_match')\n",
-                         body="    raise ctx.fail('no_match')\n")
+    source = tool_module(
+        f"[{entry}]", "class Reasons:\n    GONE = compute('no_match')\n", body="    raise ctx.fail('no_match')\n"
+    )
     linted = lint_project({"app.py": source}, dedent=False)
     assert linted.codes() == ["FL190"], linted.summary()
     message = linted.of("FL190")[0].message

@@ -1,10 +1,11 @@
 """False positives the judged corpus sample found (docs/precision.md), each as the smallest project
 that shows it, with the true positive next to it so that the fix cannot simply silence the rule."""
+
 from __future__ import annotations
 
 from harness import lint_sources
 
-DECORATORS = '''
+DECORATORS = """
 from functools import wraps
 
 
@@ -27,9 +28,9 @@ def log_calls(func):
             log("failed")
             raise
     return wrapper
-'''
+"""
 
-TOOLS = '''
+TOOLS = """
 from mcp.server.fastmcp import FastMCP
 
 from .common.decorators import handle_exceptions, log_calls
@@ -54,7 +55,7 @@ async def flush_cache(name: str) -> dict:
 async def drop_cache(name: str) -> dict:
     check_name(name)
     return {"dropped": name}
-'''
+"""
 
 
 def findings(code: str, sources: dict[str, str]) -> list[tuple[str, int, str]]:
@@ -71,12 +72,15 @@ def test_fl300_a_catch_all_decorator_in_another_module_absorbs_the_raise() -> No
     """elasticache-mcp-server: ``@mcp.tool(...)`` over ``@handle_exceptions`` (common/decorators.py),
     whose wrapper returns ``{"error": str(e)}``: the helper's ValueError never reaches FastMCP. A
     decorator that logs and re-raises lets it through, and the message names only that tool."""
-    found = findings("FL300", {
-        "app/__init__.py": "",
-        "app/common/__init__.py": "",
-        "app/common/decorators.py": DECORATORS,
-        "app/tools.py": TOOLS,
-    })
+    found = findings(
+        "FL300",
+        {
+            "app/__init__.py": "",
+            "app/common/__init__.py": "",
+            "app/common/decorators.py": DECORATORS,
+            "app/tools.py": TOOLS,
+        },
+    )
     assert [(name, line) for name, line, _ in found] == [("tools.py", 11)]
     assert "tool 'drop-cache'" in found[0][2] and "flush-cache" not in found[0][2]
 
@@ -85,7 +89,10 @@ def test_fl307_a_name_is_followed_only_below_its_assignment_in_the_except_clause
     """prometheus-mcp-server: ``error_msg`` is a literal where the try body raises it; the
     ``error_msg = f"...{e}"`` of the except clause below is another value. After the clause, the
     name does hold the exception's text."""
-    found = findings("FL307", {"server.py": '''
+    found = findings(
+        "FL307",
+        {
+            "server.py": """
 from mcp.server.fastmcp import FastMCP
 
 mcp = FastMCP("metrics")
@@ -101,7 +108,9 @@ async def run_query(query: str) -> str:
     except OSError as e:
         error_msg = f"Query failed: {e}"
     return error_msg
-'''})
+"""
+        },
+    )
     assert [(name, line) for name, line, _ in found] == [("server.py", 16)]
 
 
@@ -110,7 +119,10 @@ def test_fl300_a_resource_is_not_told_it_is_a_tool() -> None:
     elevenlabs-mcp: a resource template raises FileNotFoundError. FastMCP answers a resource read
     with a JSON-RPC error, not `Error executing tool ...`: one finding says that, naming the
     resources; the other names the tools with the tool message."""
-    found = findings("FL300", {"server.py": '''
+    found = findings(
+        "FL300",
+        {
+            "server.py": """
 from mcp.server.fastmcp import FastMCP
 
 mcp = FastMCP("graph")
@@ -130,10 +142,17 @@ def status() -> str:
 @mcp.tool()
 def run_query(query: str) -> str:
     return graph().run(query)
-'''})
+"""
+        },
+    )
     assert sorted((line, subject(message)) for _, line, message in found) == [
-        (9, "resource 'graph://status'"), (9, "tool 'run_query'")]
+        (9, "resource 'graph://status'"),
+        (9, "tool 'run_query'"),
+    ]
     by_subject = {subject(message): message for _, _, message in found}
-    assert "a JSON-RPC error carrying its text (mcp 1.x FastMCP), not a resource" in by_subject["resource 'graph://status'"]
+    assert (
+        "a JSON-RPC error carrying its text (mcp 1.x FastMCP), not a resource"
+        in by_subject["resource 'graph://status'"]
+    )
     assert "Error executing tool" not in by_subject["resource 'graph://status'"]
     assert "`Error executing tool run_query: <its text>`" in by_subject["tool 'run_query'"]

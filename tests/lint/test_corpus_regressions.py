@@ -1,5 +1,6 @@
 """Defects the corpus benchmark found on real servers (issue 19), each as the smallest project that
 shows it. Each test failed before its fix."""
+
 from __future__ import annotations
 
 import textwrap
@@ -26,8 +27,10 @@ def test_a_package_init_registering_its_submodules_functions_resolves_them():
     # ``__init__`` imports its submodules and registers their functions. ``session.start_session``
     # qualifies to ``pkg.session.start_session``, which starts with the package's own name, and was
     # taken for a function of ``__init__`` itself: FL190 "cannot be resolved", and no FL300.
-    report = lint_sources(_dedented({
-        "pkg/__init__.py": """
+    report = lint_sources(
+        _dedented(
+            {
+                "pkg/__init__.py": """
             from . import session
             from .session import stop_session
 
@@ -35,8 +38,10 @@ def test_a_package_init_registering_its_submodules_functions_resolves_them():
                 mcp.tool()(session.start_session)
                 mcp.tool()(stop_session)
         """,
-        "pkg/session.py": SESSION,
-    }))  # fmt: skip
+                "pkg/session.py": SESSION,
+            }
+        )
+    )
     found = sorted((d.code, d.path.rsplit("/", 1)[1], d.span.line) for d in report.diagnostics)
     assert found == [("FL300", "session.py", 5), ("FL300", "session.py", 8)]
 
@@ -44,8 +49,10 @@ def test_a_package_init_registering_its_submodules_functions_resolves_them():
 def test_a_package_init_still_resolves_its_own_functions_and_instances():
     # The other side of the fix: a name defined in the ``__init__`` itself (a function, an
     # instance of its own class) stays this module's.
-    report = lint_sources(_dedented({
-        "pkg/__init__.py": """
+    report = lint_sources(
+        _dedented(
+            {
+                "pkg/__init__.py": """
             from mcp.server.fastmcp import FastMCP
 
             mcp = FastMCP("demo")
@@ -62,7 +69,9 @@ def test_a_package_init_still_resolves_its_own_functions_and_instances():
             mcp.tool()(ping)
             mcp.tool()(service.handle)
         """,
-    }))  # fmt: skip
+            }
+        )
+    )
     found = sorted((d.code, d.span.line) for d in report.diagnostics)
     assert found == [("FL300", 8), ("FL300", 13)]
 
@@ -82,20 +91,23 @@ def test_a_namespace_package_resolves_from_a_folder_above_its_project(tmp_path):
     from fusion_lint.engine import Options, lint
 
     project = tmp_path / "monorepo" / "src" / "documentdb-mcp-server"
-    _write(project, {
-        "awslabs/documentdb_mcp_server/__init__.py": "",
-        "awslabs/documentdb_mcp_server/query_tools.py": """
+    _write(
+        project,
+        {
+            "awslabs/documentdb_mcp_server/__init__.py": "",
+            "awslabs/documentdb_mcp_server/query_tools.py": """
             async def find(collection: str) -> list:
                 raise ValueError(f"no collection {collection}")
         """,
-        "awslabs/documentdb_mcp_server/server.py": """
+            "awslabs/documentdb_mcp_server/server.py": """
             from awslabs.documentdb_mcp_server.query_tools import find
             from mcp.server.fastmcp import FastMCP
 
             mcp = FastMCP("documentdb")
             mcp.tool(name="find")(find)
         """,
-    })  # fmt: skip
+        },
+    )
     server = project / "awslabs/documentdb_mcp_server/server.py"
     for named in (tmp_path / "monorepo", project, server):
         report = lint(Options(paths=[str(named)], use_cache=False, jobs=1))
@@ -109,8 +121,10 @@ def test_a_nested_def_registered_by_a_call_in_its_function_is_the_handler():
     # The SDK's examples/stories: ``build_server()`` defines ``call_tool`` inside and returns
     # ``Server(..., on_call_tool=call_tool)``; another registers a nested ``search`` with
     # ``mcp.add_tool(search)``. The handler was looked up at module level only: FL190, body unseen.
-    report = lint_sources(_dedented({
-        "stories.py": """
+    report = lint_sources(
+        _dedented(
+            {
+                "stories.py": """
             from mcp.server.lowlevel import Server
             from mcp.server.mcpserver import MCPServer
 
@@ -136,7 +150,9 @@ def test_a_nested_def_registered_by_a_call_in_its_function_is_the_handler():
                 def register(self, mcp: MCPServer) -> None:
                     mcp.add_tool(search)  # a module-level ``search``: there is none
         """,
-    }))  # fmt: skip
+            }
+        )
+    )
     found = sorted((d.code, d.span.line) for d in report.diagnostics)
     assert found == [("FL190", 25), ("FL300", 7), ("FL300", 15)], found
 
@@ -145,8 +161,10 @@ def test_a_prompt_registered_by_a_bare_call_is_a_prompt():
     # awslabs aws-bedrock-custom-model-import-mcp-server, prompts.py: ``mcp.prompt(self.method)`` in
     # ``__init__(self, mcp: FastMCP)`` (fastmcp's bare form, as ``mcp.tool(self.method)`` beside it)
     # registered nothing: its six prompts went unchecked and the file was parsed for nothing.
-    report = lint_sources(_dedented({
-        "prompts.py": """
+    report = lint_sources(
+        _dedented(
+            {
+                "prompts.py": """
             from fastmcp import FastMCP
 
             class Prompts:
@@ -160,7 +178,9 @@ def test_a_prompt_registered_by_a_bare_call_is_a_prompt():
                 def list_jobs(self) -> str:
                     return "List the jobs"
         """,
-    }))  # fmt: skip
+            }
+        )
+    )
     assert report.definitions == {"prompt": 2}
     assert sorted((d.code, d.span.line) for d in report.diagnostics) == [("FL300", 10)]
 
@@ -173,14 +193,16 @@ def test_a_checkout_root_with_an_init_is_no_package(tmp_path):
     from fusion_lint.engine import Options, lint
 
     checkout = tmp_path / "corpus" / "Office-Word-MCP-Server"
-    _write(checkout, {
-        "__init__.py": "",
-        "word_server/__init__.py": "",
-        "word_server/format_tools.py": """
+    _write(
+        checkout,
+        {
+            "__init__.py": "",
+            "word_server/__init__.py": "",
+            "word_server/format_tools.py": """
             def format_text(filename: str) -> str:
                 raise ValueError(f"cannot open {filename}")
         """,
-        "word_server/main.py": """
+            "word_server/main.py": """
             from fastmcp import FastMCP
             from word_server import format_tools
 
@@ -190,7 +212,8 @@ def test_a_checkout_root_with_an_init_is_no_package(tmp_path):
             def format_text(filename: str) -> str:
                 return format_tools.format_text(filename)
         """,
-    })  # fmt: skip
+        },
+    )
     for named in (tmp_path / "corpus", checkout):
         report = lint(Options(paths=[str(named)], use_cache=False, jobs=1))
         assert sorted((d.code, d.path.rsplit("/", 1)[1]) for d in report.diagnostics) == [("FL300", "format_tools.py")]
@@ -205,13 +228,16 @@ def test_files_loaded_on_demand_share_one_worker(tmp_path, monkeypatch):
 
     helpers = {f"app/helper_{n}.py": f"def work_{n}(key):\n    raise ValueError(key)\n" for n in range(4)}
     calls = "\n".join(f"    helper_{n}.work_{n}(key)" for n in range(4))
-    _write(tmp_path, {
-        "app/__init__.py": "",
-        **helpers,
-        "app/server.py": "from mcp.server.fastmcp import FastMCP\n"
-                         + "".join(f"from app import helper_{n}\n" for n in range(4))
-                         + f"\nmcp = FastMCP('demo')\n\n@mcp.tool()\ndef run(key: str) -> None:\n{calls}\n",
-    })  # fmt: skip
+    _write(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            **helpers,
+            "app/server.py": "from mcp.server.fastmcp import FastMCP\n"
+            + "".join(f"from app import helper_{n}\n" for n in range(4))
+            + f"\nmcp = FastMCP('demo')\n\n@mcp.tool()\ndef run(key: str) -> None:\n{calls}\n",
+        },
+    )
     started = []
     start = workers.WorkerPool._start
     monkeypatch.setattr(workers.WorkerPool, "_start", lambda pool: started.append(pool) or start(pool))

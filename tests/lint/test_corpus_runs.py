@@ -5,6 +5,7 @@ Both tests are slow (each lints real trees end to end) and skip when the corpus 
 the corpus only: every run is ``--no-cache`` (the corpus is read-only, and a cache could hide a
 difference between the two runs).
 """
+
 from __future__ import annotations
 
 import json
@@ -34,8 +35,11 @@ def test_every_rule_on_the_whole_corpus_no_internal_error_no_traceback(tmp_path)
     assert CORPUS is not None
     done = subprocess.run(
         [sys.executable, "-m", "fusion_lint", str(CORPUS), "--no-cache", "--select", "ALL", "--output-format", "json"],
-        cwd=tmp_path, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert "Traceback" not in done.stderr, done.stderr[-5000:]
     assert done.returncode in (0, 1), done.stderr[-5000:]
     diagnostics = json.loads(done.stdout)

@@ -1,5 +1,6 @@
 """Deterministic output (DESIGN §11, issue 9): the same input gives the same bytes, whatever
 ``--jobs``, across runs, and from the cache."""
+
 from __future__ import annotations
 
 import importlib.util

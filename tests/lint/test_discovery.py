@@ -1,6 +1,7 @@
 """Discovery (DESIGN §6, issue 3 point 1): which files are read and reported, in what order;
 ``.gitignore`` and excludes honoured, also for files passed by name; loops and missing paths.
 """
+
 from __future__ import annotations
 
 import os
@@ -45,8 +46,18 @@ def test_same_file_given_twice_is_listed_once(tmp_path: Path) -> None:
 def test_gitignore_is_respected(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / ".gitignore").write_text("build/\n*_generated.py\n!keep_generated.py\n/top_only.py\n")
-    make(tmp_path, "app.py", "build/out.py", "x_generated.py", "keep_generated.py", "top_only.py",
-         "sub/top_only.py", "sub/deep/.gitignore", "sub/deep/local.py", "sub/deep/other.py")
+    make(
+        tmp_path,
+        "app.py",
+        "build/out.py",
+        "x_generated.py",
+        "keep_generated.py",
+        "top_only.py",
+        "sub/top_only.py",
+        "sub/deep/.gitignore",
+        "sub/deep/local.py",
+        "sub/deep/other.py",
+    )
     (tmp_path / "sub/deep/.gitignore").write_text("local.py\n")
     assert walk(tmp_path, [tmp_path]) == ["app.py", "keep_generated.py", "sub/deep/other.py", "sub/top_only.py"]
     # respect-gitignore = false reads everything
@@ -93,8 +104,12 @@ def test_default_excludes(tmp_path: Path) -> None:
 
 
 def test_exclude_and_extend_exclude_through_lint(lint_project) -> None:
-    files = {"app.py": EMPTY_CONTRACT, "gen/api.py": EMPTY_CONTRACT, "legacy/old.py": EMPTY_CONTRACT,
-             ".venv/site.py": EMPTY_CONTRACT}
+    files = {
+        "app.py": EMPTY_CONTRACT,
+        "gen/api.py": EMPTY_CONTRACT,
+        "legacy/old.py": EMPTY_CONTRACT,
+        ".venv/site.py": EMPTY_CONTRACT,
+    }
     assert reported(lint_project(files, dedent=False)) == ["app.py", "gen/api.py", "legacy/old.py"]
     extended = lint_project(files, config='extend-exclude = ["gen/", "old.py"]\n', dedent=False)
     assert reported(extended) == ["app.py"]
@@ -105,8 +120,12 @@ def test_exclude_and_extend_exclude_through_lint(lint_project) -> None:
 
 def test_excludes_apply_to_files_passed_explicitly(lint_project) -> None:
     files = {"app.py": EMPTY_CONTRACT, "gen/api.py": EMPTY_CONTRACT, "legacy/old.py": EMPTY_CONTRACT}
-    linted = lint_project(files, config='extend-exclude = ["gen/", "legacy/old.py"]\n',
-                          paths=["app.py", "gen/api.py", "legacy/old.py"], dedent=False)
+    linted = lint_project(
+        files,
+        config='extend-exclude = ["gen/", "legacy/old.py"]\n',
+        paths=["app.py", "gen/api.py", "legacy/old.py"],
+        dedent=False,
+    )
     assert reported(linted) == ["app.py"]
     assert linted.report.files_checked == 1
 
@@ -181,8 +200,11 @@ def test_syntax_error_is_fl000_and_other_files_are_linted(lint_project) -> None:
         "c_nul.py": "from mcp_fusion import tool\nx = 1\x00\n",
     }
     linted = lint_project(files, dedent=False)
-    assert [t for t in linted.summary()] == [("FL000", "a_broken.py", 2), ("FL101", "b_ok.py", 2),
-                                              ("FL000", "c_nul.py", 1)]
+    assert [t for t in linted.summary()] == [
+        ("FL000", "a_broken.py", 2),
+        ("FL101", "b_ok.py", 2),
+        ("FL000", "c_nul.py", 1),
+    ]
     assert "syntax error" in linted.of("FL000", "a_broken.py")[0].message
 
 
@@ -201,7 +223,9 @@ def test_files_without_the_runtime_are_counted_but_not_parsed(lint_project) -> N
     assert linted.report.files_checked == 4
 
 
-def test_a_directory_gone_before_it_is_listed_is_skipped_silently(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_directory_gone_before_it_is_listed_is_skipped_silently(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A concurrent run's cache staging directory can vanish between its parent's listing and its
     own: nothing was there to lint, so it is no FL001 (a race the cache test met on CI)."""
     make(tmp_path, "a.py", "gone/b.py")

@@ -1,5 +1,6 @@
 """Rule documentation: ``fusion-lint rule`` for every code and name, and the committed
 ``docs/rules.md`` generated from the rule classes (stale page = failing test)."""
+
 from __future__ import annotations
 
 import os
@@ -56,7 +57,9 @@ def test_the_page_documents_every_rule_with_why_and_examples() -> None:
             shown = without_markers(rule.invalid_examples()[0].snippet).rstrip()
             assert shown in section, f"{rule.code}: failing example missing"
         if rule.VALID or (rule.INVALID and rule.invalid_examples()[0].fixed):
-            assert "**Use instead:**" in section or "**After the fix:**" in section, f"{rule.code}: fixed example missing"
+            assert "**Use instead:**" in section or "**After the fix:**" in section, (
+                f"{rule.code}: fixed example missing"
+            )
         for title, text in (("Options", rule.options), ("Known limits", rule.limits)):
             assert (f"**{title}.** {text}" in section) == bool(text), (rule.code, title)
 
@@ -83,7 +86,7 @@ def test_the_docs_show_snippets_without_the_prelude_or_the_expectations() -> Non
     page = docs.render_markdown()
     assert "# error: FL" not in page
     assert "ENTRIES = [ErrorContract(" not in page  # the handler rules' prelude stays hidden
-    assert "raise ctx.fail(\"no_match\") from e" in page  # FL302's fixed form, as its fix writes it
+    assert 'raise ctx.fail("no_match") from e' in page  # FL302's fixed form, as its fix writes it
 
 
 def test_docs_check_mode_reports_a_stale_page(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -156,7 +159,13 @@ def test_the_readme_shows_what_the_quickstart_command_prints() -> None:
     readme = (root / "README.md").read_text(encoding="utf-8")
     shown = readme.split("What the first command prints:\n\n```text\n", 1)[1].split("```", 1)[0]
     env = {key: value for key, value in os.environ.items() if key not in ("FORCE_COLOR", "NO_COLOR")}
-    run = subprocess.run([sys.executable, "-m", "fusion_lint", "--no-cache", "fixtures/example_server"], cwd=root,
-                         capture_output=True, text=True, timeout=300, env=env)  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-m", "fusion_lint", "--no-cache", "fixtures/example_server"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert (run.returncode, run.stderr) == (1, "")
     assert run.stdout == shown, "the README's quickstart output is stale: paste what the command prints"

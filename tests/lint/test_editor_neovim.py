@@ -8,6 +8,7 @@ opens a file of the bundled example server, waits for the diagnostics, picks a q
 and applies the fix-all; the test checks the diagnostics against the CLI's and the buffer after each
 step. CI installs Debian's Neovim (0.7.2); ``FUSION_LINT_NVIM=/path/to/nvim`` runs another build.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,7 +18,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Optional
 
 import pytest
 
@@ -114,7 +114,7 @@ def neovim_version(nvim: str) -> tuple[int, int]:
     return int(match.group(1)), int(match.group(2))
 
 
-def neovim_snippets() -> list[tuple[tuple[int, int], Optional[tuple[int, int]], str]]:
+def neovim_snippets() -> list[tuple[tuple[int, int], tuple[int, int] | None, str]]:
     """(first version, last version or None, Lua) for each Neovim snippet of docs/editors.md."""
     blocks = re.findall(r"^```lua\n(.*?)^```", EDITORS_PAGE.read_text(encoding="utf-8"), flags=re.MULTILINE | re.DOTALL)
     snippets = []
@@ -128,7 +128,7 @@ def neovim_snippets() -> list[tuple[tuple[int, int], Optional[tuple[int, int]], 
     return snippets
 
 
-def snippet_for(version: tuple[int, int]) -> Optional[str]:
+def snippet_for(version: tuple[int, int]) -> str | None:
     for low, high, lua in neovim_snippets():
         if low <= version and (high is None or version <= high):
             return lua
@@ -144,9 +144,15 @@ def test_the_page_has_one_neovim_snippet_for_every_version_from_0_7() -> None:
     assert "vim.lsp.start_client" in snippet_for((0, 10)) and "vim.lsp.enable" in snippet_for((0, 12))
 
 
-def _cli(project: Path, *args: str, stdin: Optional[str] = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fusion_lint", *args], cwd=project, capture_output=True,
-                          text=True, input=stdin, timeout=300)  # fmt: skip
+def _cli(project: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "fusion_lint", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=300,
+    )
 
 
 @pytest.mark.slow
@@ -174,14 +180,24 @@ def test_neovim_shows_the_diagnostics_and_applies_the_code_actions(tmp_path: Pat
     environment = {
         **os.environ,
         "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-        "XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data"),
-        "XDG_STATE_HOME": str(home / "state"), "XDG_CACHE_HOME": str(home / "cache"),
-        "FL_SNIPPET": str(tmp_path / "snippet.lua"), "FL_FILE": str(tools), "FL_OUT": str(tmp_path / "out.json"),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_STATE_HOME": str(home / "state"),
+        "XDG_CACHE_HOME": str(home / "cache"),
+        "FL_SNIPPET": str(tmp_path / "snippet.lua"),
+        "FL_FILE": str(tools),
+        "FL_OUT": str(tmp_path / "out.json"),
         "FL_TIMEOUT_MS": str(TIMEOUT_S * 1000),
-    }  # fmt: skip
-    run = subprocess.run([NVIM, "--headless", "--clean", "-n", "-c", f"luafile {tmp_path / 'driver.lua'}"],
-                         cwd=project, env=environment, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                         timeout=6 * TIMEOUT_S)  # fmt: skip
+    }
+    run = subprocess.run(
+        [NVIM, "--headless", "--clean", "-n", "-c", f"luafile {tmp_path / 'driver.lua'}"],
+        cwd=project,
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=6 * TIMEOUT_S,
+    )
     logs = "\n".join(f"--- {log}\n{log.read_text(errors='replace')[-4000:]}" for log in home.rglob("*.log"))
     assert (tmp_path / "out.json").exists(), f"nvim wrote no result (exit {run.returncode}):\n{run.stderr}\n{logs}"
     result = json.loads((tmp_path / "out.json").read_text())
@@ -200,8 +216,9 @@ def test_neovim_shows_the_diagnostics_and_applies_the_code_actions(tmp_path: Pat
     # The quick fix: only the discarded ctx.fail changed.
     assert result["menus"]["FL204"][0].startswith("Raise the error (FL204)"), result["menus"]
     assert any(label.startswith("Disable FL204 for this line") for label in result["menus"]["FL204"])
-    fixed = original.replace('        ctx.fail("already_void")  # demo: FL204',
-                             '        raise ctx.fail("already_void")  # demo: FL204')  # fmt: skip
+    fixed = original.replace(
+        '        ctx.fail("already_void")  # demo: FL204', '        raise ctx.fail("already_void")  # demo: FL204'
+    )
     assert fixed != original and result["fixed"]["text"] == fixed
     # "Disable FL300 for this line": a noqa after the line's own comment, nothing else touched.
     flagged = next(line for line in fixed.splitlines() if line.endswith("# demo: FL300"))

@@ -6,6 +6,7 @@ lists tools, a reported file is not analysed) it resolves everything.
 
 What was resolved in full is counted (``facts_partial.LAST_FULL_PATHS``, ``resolve.LAST_RESOLVE``),
 never timed."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -35,7 +36,9 @@ def write_extra(root: Path, imports: str, handler: str) -> None:
         f"from mcp_fusion import Context, tool\n{imports}\n\n\n"
         '@tool("extra_item", description="Again", errors=[])\n'
         "async def extra_item(item_id: str, ctx: Context) -> dict:\n"
-        f"    return await {handler}(item_id, ctx)\n", encoding="utf-8")  # fmt: skip
+        f"    return await {handler}(item_id, ctx)\n",
+        encoding="utf-8",
+    )
 
 
 @pytest.fixture
@@ -51,7 +54,9 @@ def buffer_lint(path: Path, partial: bool, monkeypatch: pytest.MonkeyPatch, text
 
 def test_a_tool_module_buffer_resolves_only_its_definitions(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target = project / "pkg" / "tools" / "m3.py"
-    edited = target.read_text(encoding="utf-8").replace('raise ctx.fail("item_missing_3")', 'ctx.fail("item_missing_3")')
+    edited = target.read_text(encoding="utf-8").replace(
+        'raise ctx.fail("item_missing_3")', 'ctx.fail("item_missing_3")'
+    )
     everything = rendered(buffer_lint(target, False, monkeypatch, edited))
     assert facts_partial.LAST_FULL_PATHS is None and LAST_RESOLVE.vocabulary_only == 0
     report = buffer_lint(target, True, monkeypatch, edited)
@@ -69,8 +74,9 @@ def test_the_language_server_lint_takes_the_same_path(project: Path) -> None:
 
 
 @pytest.mark.parametrize("shared", ["services.py", "contracts.py"])
-def test_a_shared_module_buffer_resolves_everything_importing_it(project: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                 shared: str) -> None:  # fmt: skip
+def test_a_shared_module_buffer_resolves_everything_importing_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch, shared: str
+) -> None:
     target = project / "pkg" / shared
     everything = rendered(buffer_lint(target, False, monkeypatch))
     assert rendered(buffer_lint(target, True, monkeypatch)) == everything
@@ -91,8 +97,9 @@ def test_an_importer_of_the_buffer_is_resolved_in_full(project: Path, monkeypatc
     assert LAST_RESOLVE.full == TOOLS_PER_MODULE + 1
 
 
-def test_a_skipped_file_that_imports_is_followed_through_its_facts(project: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_skipped_file_that_imports_is_followed_through_its_facts(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # hub.py names no runtime (the pre-scan skips it) and re-exports m1's handler to extra.py: the
     # graph loads its facts to see that extra.py reaches m1 through it.
     (project / "pkg" / "hub.py").write_text("from .tools.m1 import get_item_1\n", encoding="utf-8")
@@ -100,17 +107,24 @@ def test_a_skipped_file_that_imports_is_followed_through_its_facts(project: Path
     target = project / "pkg" / "tools" / "m1.py"
     everything = rendered(buffer_lint(target, False, monkeypatch))
     assert rendered(buffer_lint(target, True, monkeypatch)) == everything
-    assert facts_partial.LAST_FULL_PATHS == {str(target), str(project / "pkg" / "extra.py"), str(project / "pkg" / "hub.py")}
+    assert facts_partial.LAST_FULL_PATHS == {
+        str(target),
+        str(project / "pkg" / "extra.py"),
+        str(project / "pkg" / "hub.py"),
+    }
     assert facts_partial.LAST_LOOKED_AT == [str(project / "pkg" / "hub.py")]
     assert LAST_RESOLVE.full == TOOLS_PER_MODULE + 1
 
 
-def test_a_skipped_file_that_mounts_a_server_makes_the_lint_resolve_everything(project: Path,
-                                                                               monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_skipped_file_that_mounts_a_server_makes_the_lint_resolve_everything(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Whether a resolution loads hub.py decides whether its mount prefix is in the vocabulary.
     (project / "pkg" / "hub.py").write_text(
         "from .tools.m1 import get_item_1\nfrom elsewhere import build\n\napp = build()\n"
-        'app.mount(other, prefix="hub")\n', encoding="utf-8")  # fmt: skip
+        'app.mount(other, prefix="hub")\n',
+        encoding="utf-8",
+    )
     write_extra(project, "from pkg.hub import get_item_1", "get_item_1")
     target = project / "pkg" / "tools" / "m3.py"
     everything = rendered(buffer_lint(target, False, monkeypatch))
@@ -118,8 +132,9 @@ def test_a_skipped_file_that_mounts_a_server_makes_the_lint_resolve_everything(p
     assert facts_partial.LAST_FULL_PATHS is None and LAST_RESOLVE.vocabulary_only == 0
 
 
-def test_a_module_outside_the_walk_is_followed_through_its_facts(project: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_module_outside_the_walk_is_followed_through_its_facts(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (project / "pyproject.toml").write_text('[tool.fusion-lint]\nexclude = ["pkg/vendored"]\n', encoding="utf-8")
     (project / "pkg" / "vendored").mkdir()
     (project / "pkg" / "vendored" / "__init__.py").write_text("", encoding="utf-8")

@@ -1,10 +1,11 @@
 """Whole-file suppressions (``# fusion-lint: noqa``, ``# fusion-lint: noqa: FL300, FL302``) and what
 FL900 judges: only fusion-lint's own codes and names (DESIGN §12.4).
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 import pytest
 
@@ -22,12 +23,20 @@ TOOL = (
 )
 
 
-def run(tmp_path: Path, source: str, unused: bool = False, select: Optional[Sequence[str]] = None,
-        config: str = "") -> list[tuple[str, int, str]]:  # fmt: skip
+def run(
+    tmp_path: Path, source: str, unused: bool = False, select: Sequence[str] | None = None, config: str = ""
+) -> list[tuple[str, int, str]]:
     (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n" + config)
     (tmp_path / "app.py").write_text(source)
-    report = lint(Options(paths=[str(tmp_path)], use_cache=False, jobs=1, report_unused_suppressions=unused,
-                          selection=Selection(select=list(select) if select else None)))  # fmt: skip
+    report = lint(
+        Options(
+            paths=[str(tmp_path)],
+            use_cache=False,
+            jobs=1,
+            report_unused_suppressions=unused,
+            selection=Selection(select=list(select) if select else None),
+        )
+    )
     return [(d.code, d.span.line, d.message) for d in report.diagnostics]
 
 
@@ -39,29 +48,43 @@ def test_without_a_suppression_both_findings_are_reported(tmp_path: Path) -> Non
     assert codes(run(tmp_path, TOOL)) == [("FL107", 3), ("FL300", 5)]
 
 
-@pytest.mark.parametrize("comment", [
-    "# fusion-lint: noqa", "#fusion-lint:noqa", "# FUSION-LINT: NOQA", "    # fusion-lint: noqa  ",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "# fusion-lint: noqa",
+        "#fusion-lint:noqa",
+        "# FUSION-LINT: NOQA",
+        "    # fusion-lint: noqa  ",
+    ],
+)
 def test_a_whole_file_suppression_anywhere_silences_every_finding(tmp_path: Path, comment: str) -> None:
     assert run(tmp_path, TOOL + comment + "\n") == []
     assert run(tmp_path, comment + "\n" + TOOL) == []
 
 
-@pytest.mark.parametrize("comment", [
-    "# fusion-lint: noqa: FL300", "# fusion-lint: noqa: fl300, FL302", "# fusion-lint: noqa:FL300 FL999",
-    "# fusion-lint: noqa: prefer-mcp-error-in-handler",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "# fusion-lint: noqa: FL300",
+        "# fusion-lint: noqa: fl300, FL302",
+        "# fusion-lint: noqa:FL300 FL999",
+        "# fusion-lint: noqa: prefer-mcp-error-in-handler",
+    ],
+)
 def test_a_whole_file_suppression_with_codes_silences_those(tmp_path: Path, comment: str) -> None:
     assert codes(run(tmp_path, comment + "\n" + TOOL)) == [("FL107", 4)]
 
 
-@pytest.mark.parametrize("source", [
-    TOOL.replace("    raise", "    x = 1  # fusion-lint: noqa\n    raise"),  # after code: not a line of its own
-    TOOL + '"""\n# fusion-lint: noqa\n"""\n',  # inside a string
-    TOOL + "# fusion-lint: noqa FL300\n",  # no colon: a typo must not silence the whole file
-    TOOL + "# fusion-lint: noqa:\n",  # a colon and no code
-    TOOL + "# fusion-lint: noqa-later\n",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "source",
+    [
+        TOOL.replace("    raise", "    x = 1  # fusion-lint: noqa\n    raise"),  # after code: not a line of its own
+        TOOL + '"""\n# fusion-lint: noqa\n"""\n',  # inside a string
+        TOOL + "# fusion-lint: noqa FL300\n",  # no colon: a typo must not silence the whole file
+        TOOL + "# fusion-lint: noqa:\n",  # a colon and no code
+        TOOL + "# fusion-lint: noqa-later\n",
+    ],
+)
 def test_what_is_not_a_whole_file_suppression(tmp_path: Path, source: str) -> None:
     assert {code for code, _ in codes(run(tmp_path, source))} == {"FL107", "FL300"}
 
@@ -92,9 +115,11 @@ def test_foreign_codes_and_a_bare_noqa_are_never_reported(tmp_path: Path, commen
 
 
 def test_our_own_unused_suppressions_are_reported(tmp_path: Path) -> None:
-    source = ("import os  # fusion-lint: ignore\n"  # a bare one of ours
-              "import re  # noqa: FL399\n"  # a code of ours naming no rule
-              "import io  # fusion-lint: ignore[fail-not-raised]\n" + TOOL)  # fmt: skip
+    source = (
+        "import os  # fusion-lint: ignore\n"  # a bare one of ours
+        "import re  # noqa: FL399\n"  # a code of ours naming no rule
+        "import io  # fusion-lint: ignore[fail-not-raised]\n" + TOOL
+    )
     found = run(tmp_path, source, unused=True)
     assert [message for code, _, message in found if code == "FL900"] == [
         "unused suppression: '# fusion-lint: ignore' suppresses nothing here; remove it",
@@ -116,10 +141,14 @@ def test_unused_whole_file_suppressions(tmp_path: Path) -> None:
     assert found[0][2] == "unused suppression: FL302 suppresses nothing in this file; remove it"
     clean = TOOL.replace("    raise ValueError('bad')", "    return None").replace('"NoMatch"', '"no_match"')
     blanket = run(tmp_path, "# fusion-lint: noqa\n" + clean, unused=True)
-    assert blanket == [("FL900", 1, "unused suppression: '# fusion-lint: noqa' suppresses nothing in this file; remove it")]
+    assert blanket == [
+        ("FL900", 1, "unused suppression: '# fusion-lint: noqa' suppresses nothing in this file; remove it")
+    ]
     assert run(tmp_path, "# fusion-lint: noqa\n" + TOOL, unused=True) == []
 
 
 def test_a_line_suppression_is_used_before_the_files(tmp_path: Path) -> None:
-    source = "# fusion-lint: noqa: FL300\n" + TOOL.replace("raise ValueError('bad')", "raise ValueError('bad')  # noqa: FL300")
+    source = "# fusion-lint: noqa: FL300\n" + TOOL.replace(
+        "raise ValueError('bad')", "raise ValueError('bad')  # noqa: FL300"
+    )
     assert codes(run(tmp_path, source, unused=True)) == [("FL900", 1), ("FL107", 4)]

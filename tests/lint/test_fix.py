@@ -3,23 +3,23 @@ before/after pair compared byte for byte (so comments and formatting outside the
 and the safety of applying them: rounds, the parse gate, atomic writes, files changed on disk,
 idempotence, ``--diff`` writing nothing, encodings, BOMs and line endings.
 """
+
 from __future__ import annotations
 
 import json
 import os
 import stat
 import textwrap
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable, Optional
 
 import pytest
 
 from fusion_lint import fix as fix_module
-from fusion_lint.rules import fl204_fail_not_raised
 from fusion_lint.diagnostics import Edit, Fix
 from fusion_lint.engine import Options, Selection, lint
 from fusion_lint.fix import apply_edits, apply_fixes, noqa_edits, unified_diff
-from fusion_lint.rules import Rule, all_rules
+from fusion_lint.rules import Rule, all_rules, fl204_fail_not_raised
 
 
 def write_project(root: Path, files: dict[str, str], dedent: bool = True) -> None:
@@ -29,6 +29,7 @@ def write_project(root: Path, files: dict[str, str], dedent: bool = True) -> Non
         target = root / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(textwrap.dedent(source) if dedent else source)
+
 
 CONTRACT = textwrap.dedent(
     """\
@@ -40,7 +41,7 @@ CONTRACT = textwrap.dedent(
 )
 
 
-def lint_root(root: Path, select: Optional[Iterable[str]] = None):
+def lint_root(root: Path, select: Iterable[str] | None = None):
     options = Options(
         paths=[str(root)],
         selection=Selection(select=list(select) if select is not None else None),
@@ -51,14 +52,21 @@ def lint_root(root: Path, select: Optional[Iterable[str]] = None):
 
 
 def run_fix(
-    root: Path, *, unsafe: bool = False, select: Optional[Iterable[str]] = None, write: bool = True, noqa: bool = False
+    root: Path, *, unsafe: bool = False, select: Iterable[str] | None = None, write: bool = True, noqa: bool = False
 ):
     options, report = lint_root(root, select)
     return apply_fixes(report, options, write=write, unsafe=unsafe, add_noqa=noqa, fix=not noqa)
 
 
-def fixed(tmp_path: Path, source: str, *, unsafe: bool = False, select: Optional[Iterable[str]] = None,
-          name: str = "app.py", extra: Optional[dict[str, str]] = None) -> str:  # fmt: skip
+def fixed(
+    tmp_path: Path,
+    source: str,
+    *,
+    unsafe: bool = False,
+    select: Iterable[str] | None = None,
+    name: str = "app.py",
+    extra: dict[str, str] | None = None,
+) -> str:
     """Write ``source`` (dedented) as the one tool module of a project, run ``--fix``, return the text."""
     write_project(tmp_path, {name: source, **(extra or {})})
     run_fix(tmp_path, unsafe=unsafe, select=select)
@@ -252,7 +260,9 @@ def test_fl301_from_the_errors_module_and_a_star_import(tmp_path: Path) -> None:
 # ----- FL201: a direct raise of a declared code -> raise ctx.fail(...) (unsafe) ----------------------
 
 
-FL201_HEADER = "from mcp_fusion import Context, ErrorContract, JsonRpcErrorCode, McpError, not_found, tool\n\n" + CONTRACT
+FL201_HEADER = (
+    "from mcp_fusion import Context, ErrorContract, JsonRpcErrorCode, McpError, not_found, tool\n\n" + CONTRACT
+)
 
 
 def test_fl201_rewrites_a_factory_keeping_message_data_and_cause(tmp_path: Path) -> None:
@@ -299,7 +309,7 @@ def test_fl201_rewrites_mcp_error_by_keyword_and_is_unsafe_only(tmp_path: Path) 
     source = FL201_HEADER + dedent(body)
     assert fixed(tmp_path, source, select=["FL201"]) == source  # safe fixes only: untouched
     assert fixed(tmp_path, source, unsafe=True, select=["FL201"]) == source.replace(
-        "McpError(message=\"No such invoice\", code=JsonRpcErrorCode.NOT_FOUND)",
+        'McpError(message="No such invoice", code=JsonRpcErrorCode.NOT_FOUND)',
         'ctx.fail(message="No such invoice", reason="no_match")',
     )
 
@@ -307,8 +317,8 @@ def test_fl201_rewrites_mcp_error_by_keyword_and_is_unsafe_only(tmp_path: Path) 
 def test_fl201_has_no_fix_when_two_reasons_match(tmp_path: Path) -> None:
     source = FL201_HEADER.replace(
         "]\n",
-        "    ErrorContract(reason=\"gone\", code=JsonRpcErrorCode.NOT_FOUND, when=\"Deleted\",\n"
-        "                  recovery=\"Call list_invoices to find a valid invoice id.\"),\n]\n",
+        '    ErrorContract(reason="gone", code=JsonRpcErrorCode.NOT_FOUND, when="Deleted",\n'
+        '                  recovery="Call list_invoices to find a valid invoice id."),\n]\n',
     ) + dedent(
         """\
 
@@ -470,8 +480,10 @@ def test_fl302_appends_the_cause_before_a_trailing_comment(tmp_path: Path) -> No
         ('@tool("x", errors = [ ] , description="d")\n', '@tool("x", description="d")\n'),
         ('@tool(\n    "x",\n    errors=[],\n)\n', '@tool(\n    "x",\n)\n'),
         ('@tool(\n    "x",\n    errors=[]\n)\n', '@tool(\n    "x"\n)\n'),
-        ('@tool(\n    "x",  # the name\n    errors=[],\n    description="d",\n)\n',
-         '@tool(\n    "x",  # the name\n    description="d",\n)\n'),
+        (
+            '@tool(\n    "x",  # the name\n    errors=[],\n    description="d",\n)\n',
+            '@tool(\n    "x",  # the name\n    description="d",\n)\n',
+        ),
     ],
     ids=["last", "middle", "spaced", "trailing-comma", "no-trailing-comma", "comment-kept"],
 )
@@ -491,12 +503,13 @@ def test_fl101_in_the_call_form(tmp_path: Path) -> None:
 
 def _documented_fixes() -> list:
     return [
-        pytest.param(rule, rule.prelude + example.snippet, rule.prelude + example.fixed_snippet,
-                     id=f"{rule.code}-{index}")
+        pytest.param(
+            rule, rule.prelude + example.snippet, rule.prelude + example.fixed_snippet, id=f"{rule.code}-{index}"
+        )
         for rule in all_rules()
         for index, example in enumerate(rule.invalid_examples())
         if example.fixed is not None
-    ]  # fmt: skip
+    ]
 
 
 @pytest.mark.parametrize(("rule", "before", "after"), _documented_fixes())
@@ -548,8 +561,10 @@ def test_a_fix_that_breaks_the_code_is_not_applied(tmp_path: Path, monkeypatch, 
         return Fix("Raise the error", [Edit(site.span.start, site.span.start, "raise raise ")])
 
     monkeypatch.setattr(fl204_fail_not_raised, "insert_raise", broken)
-    source = ROUNDS_SOURCE.replace('raise McpError(JsonRpcErrorCode.NOT_FOUND, "No such invoice")',
-                                   'ctx.fail("no_match")\n        raise not_found("x")')  # fmt: skip
+    source = ROUNDS_SOURCE.replace(
+        'raise McpError(JsonRpcErrorCode.NOT_FOUND, "No such invoice")',
+        'ctx.fail("no_match")\n        raise not_found("x")',
+    )
     result = fixed(tmp_path, source)
     # The good fix (FL302) went in; the broken one did not, and was reported.
     assert result == source.replace('raise not_found("x")', 'raise not_found("x") from e')
@@ -754,8 +769,7 @@ def test_add_noqa_suppresses_every_finding_and_merges_existing_comments(tmp_path
 
 
 def test_noqa_never_goes_after_a_backslash_or_inside_a_string() -> None:
-    from fusion_lint.diagnostics import Diagnostic
-    from fusion_lint.diagnostics import Span
+    from fusion_lint.diagnostics import Diagnostic, Span
 
     text = 'x = 1 + \\\n    2\ny = """a\nb"""\n'
 
@@ -771,7 +785,9 @@ def test_noqa_never_goes_after_a_backslash_or_inside_a_string() -> None:
 
 
 def test_json_carries_the_fix_with_offsets_and_rows(tmp_path: Path, run_cli) -> None:
-    write_project(tmp_path, {"app.py": "from mcp_fusion import tool\n\n\n@tool('x', errors=[])\ndef x():\n    return 1\n"})
+    write_project(
+        tmp_path, {"app.py": "from mcp_fusion import tool\n\n\n@tool('x', errors=[])\ndef x():\n    return 1\n"}
+    )
     outcome = run_cli("check", ".", "--no-cache", "--output-format", "json")
     [diagnostic] = json.loads(outcome.stdout)
     assert diagnostic["code"] == "FL101"

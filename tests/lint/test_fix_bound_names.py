@@ -1,6 +1,7 @@
 """What the FL301 fix knows of a file before it adds a name: how often each name is bound anywhere
 in it, every scope and every binding form (recorded by the extractor from CPython's tree, so the
 fix never parses the file)."""
+
 from __future__ import annotations
 
 import ast
@@ -9,7 +10,7 @@ import pytest
 
 from fusion_lint.facts.extract import file_names
 
-SOURCE = '''\
+SOURCE = """\
 from mcp_fusion import McpError, not_found as nf
 import mcp_fusion.errors
 timeout = 3
@@ -29,10 +30,28 @@ def handler(ctx, *args, conflict=None, **kw):
             pass
     (walrus := 1)
 class rate_limited: ...
-'''
+"""
 
-BOUND_ONCE = ["McpError", "nf", "mcp_fusion", "timeout", "handler", "ctx", "args", "conflict", "kw",
-              "internal_error", "a", "b", "exc", "cap", "rest", "others", "walrus", "rate_limited"]  # fmt: skip
+BOUND_ONCE = [
+    "McpError",
+    "nf",
+    "mcp_fusion",
+    "timeout",
+    "handler",
+    "ctx",
+    "args",
+    "conflict",
+    "kw",
+    "internal_error",
+    "a",
+    "b",
+    "exc",
+    "cap",
+    "rest",
+    "others",
+    "walrus",
+    "rate_limited",
+]
 NEVER_BOUND = ["not_found", "invalid_params", "unavailable", "ValueError"]
 
 

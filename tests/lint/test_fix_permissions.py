@@ -6,6 +6,7 @@ bit is still left alone (``chmod a-w`` says "do not change this"), and root can 
 file its owner back. What a user who is not root meets (a file of someone else in a group it
 shares) is simulated where the fix decides it cannot give the original owner to a new file.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,7 +19,7 @@ from fusion_lint import files
 from fusion_lint.engine import Options, lint
 from fusion_lint.fix import apply_fixes
 
-SOURCE = '''\
+SOURCE = """\
 from mcp_fusion import ErrorContract, JsonRpcErrorCode, tool
 
 
@@ -30,7 +31,7 @@ async def get_item(item_id: str, ctx) -> dict:
     if not item_id:
         ctx.fail("item_missing")
     return {}
-'''
+"""
 FIXED = SOURCE.replace('        ctx.fail("item_missing")', '        raise ctx.fail("item_missing")')
 
 
@@ -87,7 +88,11 @@ def test_without_the_right_to_give_the_owner_back_the_file_is_rewritten_in_place
     after = shared.stat()
     assert shared.read_text() == FIXED
     assert (after.st_ino, after.st_uid, after.st_gid, stat.S_IMODE(after.st_mode)) == (
-        before.st_ino, before.st_uid, before.st_gid, 0o664)  # fmt: skip
+        before.st_ino,
+        before.st_uid,
+        before.st_gid,
+        0o664,
+    )
 
 
 def test_a_file_with_hard_links_is_rewritten_in_place_so_every_link_sees_the_fix(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ lines, a one-name-per-line import). For all of it, ``--fix --unsafe-fixes``:
 
 and ``--diff`` writes nothing, while printing exactly what ``--fix`` then writes.
 """
+
 from __future__ import annotations
 
 import ast
@@ -19,15 +20,15 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Optional
 
 import pytest
+from budget import budget
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from budget import budget
 from fusion_lint.cli import main
 from fusion_lint.rules import all_rules
 
@@ -42,7 +43,11 @@ FIXTURE_FILES = sorted(
     p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rglob("*.py") if "__pycache__" not in p.parts
 )
 EXAMPLES = sorted(
-    {rule.prelude + example.snippet for rule in all_rules() for example in (*rule.valid_examples(), *rule.invalid_examples())}
+    {
+        rule.prelude + example.snippet
+        for rule in all_rules()
+        for example in (*rule.valid_examples(), *rule.invalid_examples())
+    }
 )
 
 
@@ -72,8 +77,9 @@ def tree_state(root: Path) -> dict[str, tuple[bytes, int]]:
 
 
 def copy_fixtures(root: Path) -> None:
-    shutil.copytree(FIXTURES, root, ignore=shutil.ignore_patterns("__pycache__", ".fusion_lint_cache"),
-                    dirs_exist_ok=True)  # fmt: skip
+    shutil.copytree(
+        FIXTURES, root, ignore=shutil.ignore_patterns("__pycache__", ".fusion_lint_cache"), dirs_exist_ok=True
+    )
     if not (root / "pyproject.toml").exists():
         (root / "pyproject.toml").write_text("[tool.fusion-lint]\n")
 
@@ -146,14 +152,14 @@ FACTORIES = {
     "service_unavailable": "SERVICE_UNAVAILABLE",
     "timeout": "TIMEOUT",
 }
-Mutation = Callable[[str, int], Optional[str]]
+Mutation = Callable[[str, int], str | None]
 
 
 def _at(pattern: str, replace: Callable[[re.Match], str]) -> Mutation:
     """A mutation rewriting the ``n``-th match (modulo their number) of ``pattern``."""
     compiled = re.compile(pattern, re.MULTILINE)
 
-    def mutate(text: str, n: int) -> Optional[str]:
+    def mutate(text: str, n: int) -> str | None:
         matches = list(compiled.finditer(text))
         if not matches:
             return None
@@ -163,7 +169,7 @@ def _at(pattern: str, replace: Callable[[re.Match], str]) -> Mutation:
     return mutate
 
 
-def _camel_reason(text: str, n: int) -> Optional[str]:
+def _camel_reason(text: str, n: int) -> str | None:
     """Every use of one snake_case string literal becomes CamelCase (a reason FL107 renames back)."""
     literals = sorted(set(re.findall(r"""(["'])([a-z]+(?:_[a-z0-9]+)+)\1""", text)))
     if not literals:
@@ -173,7 +179,7 @@ def _camel_reason(text: str, n: int) -> Optional[str]:
     return re.sub(rf"""(["']){name}\1""", lambda m: f"{m.group(1)}{camel}{m.group(1)}", text)
 
 
-def _vertical_import(text: str, n: int) -> Optional[str]:
+def _vertical_import(text: str, n: int) -> str | None:
     match = re.search(r"^from mcp_fusion import ([^\n(\\]+)$", text, re.MULTILINE)
     if match is None:
         return None
@@ -188,7 +194,9 @@ MUTATIONS: dict[str, Mutation] = {
         r"\b(" + "|".join(FACTORIES) + r")\((\)?)",
         lambda m: f"McpError(JsonRpcErrorCode.{FACTORIES[m.group(1)]}" + (")" if m.group(2) else ", "),
     ),
-    "fail-to-factory": _at(r"""\b\w+\.fail\((["'])\w+\1(, )?\)?""", lambda m: "not_found(" + (")" if m.group(0).endswith(")") else "")),
+    "fail-to-factory": _at(
+        r"""\b\w+\.fail\((["'])\w+\1(, )?\)?""", lambda m: "not_found(" + (")" if m.group(0).endswith(")") else "")
+    ),
     "fail-to-mcp-error": _at(
         r"""\b\w+\.fail\((["'])\w+\1(, )?\)?""",
         lambda m: "McpError(JsonRpcErrorCode.NOT_FOUND" + (")" if m.group(0).endswith(")") else ", "),
@@ -220,9 +228,10 @@ def mutate(text: str, steps: list[tuple[str, int]]) -> str:
 SOURCES = [("fixture", name) for name in FIXTURE_FILES] + [("example", str(i)) for i in range(len(EXAMPLES))]
 # Half the draws come from code that raises: that is where most fixes apply.
 RAISING = [
-    (kind, key) for kind, key in SOURCES
+    (kind, key)
+    for kind, key in SOURCES
     if "raise " in (EXAMPLES[int(key)] if kind == "example" else (FIXTURES / key).read_text(encoding="utf-8"))
-]  # fmt: skip
+]
 IMPORTS = "from mcp_fusion import JsonRpcErrorCode, McpError, not_found\n"
 
 

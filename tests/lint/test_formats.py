@@ -1,5 +1,6 @@
 """The CI output formats (DESIGN §7): SARIF 2.1.0 validated against the official schema, GitHub
 workflow annotations parsed back, JUnit XML parsed; and the flags that shape every format."""
+
 from __future__ import annotations
 
 import json
@@ -11,9 +12,7 @@ import jsonschema
 import pytest
 
 from fusion_lint.config import LoadedConfig, Settings
-from fusion_lint.diagnostics import Diagnostic, Edit, Fix
-from fusion_lint.diagnostics import Report
-from fusion_lint.diagnostics import Span
+from fusion_lint.diagnostics import Diagnostic, Edit, Fix, Report, Span
 from fusion_lint.output.github import escape_data, escape_property, github_annotation
 from fusion_lint.output.junit import junit
 from fusion_lint.output.sarif import sarif
@@ -21,7 +20,7 @@ from fusion_lint.rules import all_rules
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "data" / "sarif-schema-2.1.0.json").read_text())
 
-CONTRACT_TOOL = '''\
+CONTRACT_TOOL = """\
 from mcp_fusion import Context, ErrorContract, JsonRpcErrorCode, McpError, tool
 
 
@@ -33,7 +32,7 @@ def lookup(key: str, ctx: Context) -> str:
     if key == "\u00e9t\u00e9":
         raise ctx.fail("50%_off, really: no")
     return key
-'''
+"""
 CLEAN_TOOL = CONTRACT_TOOL.replace('        ctx.fail("missing")', '        raise ctx.fail("missing")').replace(
     '"50%_off, really: no"', '"missing"'
 )
@@ -87,14 +86,19 @@ def test_sarif_is_valid_and_matches_the_findings(project: Path, run_cli) -> None
         location = result["locations"][0]["physicalLocation"]
         assert location["artifactLocation"] == {"uri": "app/tools.py", "uriBaseId": "%SRCROOT%"}
         assert location["region"] == {
-            "startLine": finding["location"]["row"], "startColumn": finding["location"]["column"],
-            "endLine": finding["end_location"]["row"], "endColumn": finding["end_location"]["column"],
-        }  # fmt: skip
+            "startLine": finding["location"]["row"],
+            "startColumn": finding["location"]["column"],
+            "endLine": finding["end_location"]["row"],
+            "endColumn": finding["end_location"]["column"],
+        }
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == project.as_uri() + "/"
     fixed = [result for result in results if result["ruleId"] == "FL204"][0]
     replacement = fixed["fixes"][0]["artifactChanges"][0]["replacements"][0]
     offset = replacement["deletedRegion"]["charOffset"]
-    assert CONTRACT_TOOL[:offset].endswith("    if not key:\n        ") and replacement["insertedContent"]["text"] == "raise "
+    assert (
+        CONTRACT_TOOL[:offset].endswith("    if not key:\n        ")
+        and replacement["insertedContent"]["text"] == "raise "
+    )
 
 
 def test_sarif_lists_only_the_selected_rules(project: Path, run_cli) -> None:
@@ -127,8 +131,12 @@ def test_sarif_flags(project: Path, run_cli) -> None:
 def _fingerprints(run_cli) -> dict[tuple[str, int], str]:
     document = json.loads(_lint(run_cli, "--output-format", "sarif").stdout)
     jsonschema.Draft4Validator(SCHEMA).validate(document)
-    return {(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]):
-            r["partialFingerprints"]["fusionLint/v1"] for r in document["runs"][0]["results"]}  # fmt: skip
+    return {
+        (r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]): r["partialFingerprints"][
+            "fusionLint/v1"
+        ]
+        for r in document["runs"][0]["results"]
+    }
 
 
 def test_sarif_fingerprints_survive_an_unrelated_line_above(project: Path, run_cli) -> None:
@@ -138,7 +146,9 @@ def test_sarif_fingerprints_survive_an_unrelated_line_above(project: Path, run_c
     tools.write_text('"""A docstring added on top."""\n\n' + CONTRACT_TOOL)
     after = _fingerprints(run_cli)
     assert sorted(after) == [("FL203", 12), ("FL204", 10)]  # the lines moved ...
-    assert after[("FL204", 10)] == before[("FL204", 8)] and after[("FL203", 12)] == before[("FL203", 10)]  # ... not them
+    assert (
+        after[("FL204", 10)] == before[("FL204", 8)] and after[("FL203", 12)] == before[("FL203", 10)]
+    )  # ... not them
     # A second identical finding gets a fingerprint of its own; editing the finding's line changes it.
     tools.write_text(CONTRACT_TOOL.replace('        ctx.fail("missing")\n', '        ctx.fail("missing")\n' * 2))
     twice = _fingerprints(run_cli)
@@ -170,8 +180,7 @@ ANNOTATION = re.compile(r"^::(?P<kind>error|warning) (?P<properties>[^:]*)::(?P<
 
 
 def _unescape(value: str) -> str:
-    return (value.replace("%0D", "\r").replace("%0A", "\n").replace("%3A", ":").replace("%2C", ",")
-            .replace("%25", "%"))  # fmt: skip
+    return value.replace("%0D", "\r").replace("%0A", "\n").replace("%3A", ":").replace("%2C", ",").replace("%25", "%")
 
 
 def _parse_annotation(line: str) -> tuple[str, dict[str, str], str]:
@@ -192,10 +201,12 @@ def test_github_annotations_carry_the_findings(project: Path, run_cli) -> None:
         assert kind == finding["severity"]
         assert properties == {
             "file": "app/tools.py",
-            "line": str(finding["location"]["row"]), "col": str(finding["location"]["column"]),
-            "endLine": str(finding["end_location"]["row"]), "endColumn": str(finding["end_location"]["column"]),
+            "line": str(finding["location"]["row"]),
+            "col": str(finding["location"]["column"]),
+            "endLine": str(finding["end_location"]["row"]),
+            "endColumn": str(finding["end_location"]["column"]),
             "title": f"{finding['code']} {finding['name']}",
-        }  # fmt: skip
+        }
         assert message == finding["message"]
     # The reason with '%', ',' and ':' went through the message escaping intact.
     assert any("50%_off, really: no" in message for _, _, message in annotations)
@@ -222,8 +233,10 @@ def test_github_escaping_follows_the_workflow_command_rules() -> None:
     span = Span(3, 4, 5, 6)
     diagnostic = Diagnostic("FL204", "fail-not-raised", "warning", "line one\nline: two, 5%", "odd,dir:x/f.py", span)
     line = github_annotation(diagnostic)
-    assert line == ("::warning file=odd%2Cdir%3Ax/f.py,line=3,col=5,endLine=5,endColumn=7,"
-                    "title=FL204 fail-not-raised::line one%0Aline: two, 5%25")  # fmt: skip
+    assert line == (
+        "::warning file=odd%2Cdir%3Ax/f.py,line=3,col=5,endLine=5,endColumn=7,"
+        "title=FL204 fail-not-raised::line one%0Aline: two, 5%25"
+    )
     kind, properties, message = _parse_annotation(line)
     assert (kind, properties["file"], message) == ("warning", "odd,dir:x/f.py", "line one\nline: two, 5%")
 
@@ -262,8 +275,14 @@ def test_junit_show_source_and_statistics(project: Path, run_cli) -> None:
 def test_junit_stays_well_formed_with_characters_xml_cannot_hold() -> None:
     span = Span(1, 0, 1, 1)
     message = "tool 'x': reason 'a\x00b' & <c> \"d\" \x1b[0m"
-    report = Report([Diagnostic("FL203", "error-contract-reason-undeclared", "error", message, "/abs/x.py", span)],
-                    1, LoadedConfig(settings=Settings(), path=None), {}, ["/abs/x.py"], frozenset({"FL203"}))
+    report = Report(
+        [Diagnostic("FL203", "error-contract-reason-undeclared", "error", message, "/abs/x.py", span)],
+        1,
+        LoadedConfig(settings=Settings(), path=None),
+        {},
+        ["/abs/x.py"],
+        frozenset({"FL203"}),
+    )
     document = ElementTree.fromstring(junit(report).encode("utf-8"))
     text = document.find("testsuite/testcase/failure").text
     assert "reason 'a\ufffdb' & <c> \"d\" \ufffd[0m" in text
@@ -273,13 +292,16 @@ def test_sarif_fix_offsets_and_unicode_survive(tmp_path: Path) -> None:
     """A fix edit is reported as a code-point replacement; a non-ASCII message stays text."""
     span = Span(2, 4, 2, 9, 10, 15, 2)
     fix = Fix("Raise the error", [Edit(10, 10, "raise ")])
-    diagnostic = Diagnostic("FL204", "fail-not-raised", "error", "tool 'caf\u00e9': \U0001F50E", str(tmp_path / "x.py"), span, fix)
-    report = Report([diagnostic], 1, LoadedConfig(settings=Settings(), path=None), {}, [diagnostic.path],
-                    frozenset({"FL204"}))  # fmt: skip
+    diagnostic = Diagnostic(
+        "FL204", "fail-not-raised", "error", "tool 'caf\u00e9': \U0001f50e", str(tmp_path / "x.py"), span, fix
+    )
+    report = Report(
+        [diagnostic], 1, LoadedConfig(settings=Settings(), path=None), {}, [diagnostic.path], frozenset({"FL204"})
+    )
     document = json.loads(sarif(report))
     jsonschema.Draft4Validator(SCHEMA).validate(document)
     (result,) = document["runs"][0]["results"]
-    assert result["message"]["text"] == "tool 'caf\u00e9': \U0001F50E"
+    assert result["message"]["text"] == "tool 'caf\u00e9': \U0001f50e"
     assert result["fixes"][0]["artifactChanges"][0]["replacements"] == [
         {"deletedRegion": {"charOffset": 10, "charLength": 0}, "insertedContent": {"text": "raise "}}
     ]

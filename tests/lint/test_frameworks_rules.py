@@ -1,16 +1,16 @@
 """The rules on framework servers (DESIGN §12.2): what each framework makes of a failure, the
 forms real servers use (FL306's traps, FL307's one assignment, FL305's two spellings), FL208's
 draft, loops over literal lists, mount prefixes, prompts, and the honest summary."""
+
 from __future__ import annotations
 
 import textwrap
 
 import pytest
+from harness import ROOT, lint_sources
 
 from fusion_lint.fix import apply_edits
 from fusion_lint.output.common import summary
-
-from harness import ROOT, lint_sources
 
 FASTMCP1 = "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('billing')\n"
 
@@ -35,7 +35,7 @@ def findings(source: str, *codes: str, extra: tuple[str, ...] = ()) -> list[tupl
         ('{"status": "info", "error": "No error details for this job"}', False),
         ('{"valid": False, "errors": []}', False),
         ('"FAILED"', False),
-        ('"Exception(\'x\') is how you build one"', False),  # call-like: code, not a message
+        ("\"Exception('x') is how you build one\"", False),  # call-like: code, not a message
         ('"Errors found: none"', False),
         ('CallToolResult(content=[TextContent(type="text", text="Error: x")], isError=True)', False),
         ('"exception_count: 3"', False),
@@ -102,12 +102,18 @@ def test_fl307_not_for_text_that_does_not_come_from_the_exception() -> None:
 @pytest.mark.parametrize(
     "imports, raised, says",
     [
-        ("from mcp.server.fastmcp import FastMCP\nfrom mcp.shared.exceptions import McpError\nfrom mcp.types import ErrorData",
-         "McpError(ErrorData(code=-32602, message='bad id'))", "FastMCP"),
-        ("from mcp.server.mcpserver import MCPServer as FastMCP\nfrom mcp.shared.exceptions import MCPError",
-         "MCPError(-32602, 'bad id')", "MCPServer"),
+        (
+            "from mcp.server.fastmcp import FastMCP\nfrom mcp.shared.exceptions import McpError\nfrom mcp.types import ErrorData",
+            "McpError(ErrorData(code=-32602, message='bad id'))",
+            "FastMCP",
+        ),
+        (
+            "from mcp.server.mcpserver import MCPServer as FastMCP\nfrom mcp.shared.exceptions import MCPError",
+            "MCPError(-32602, 'bad id')",
+            "MCPServer",
+        ),
     ],
-)  # fmt: skip
+)
 def test_fl305_both_spellings_say_what_their_framework_sends(imports: str, raised: str, says: str) -> None:
     source = imports + textwrap.dedent(f"""
         mcp = FastMCP("billing")
@@ -124,7 +130,7 @@ def test_fl305_both_spellings_say_what_their_framework_sends(imports: str, raise
 # ----- FL208: opt-in, and its draft ---------------------------------------------------------------
 
 
-DRAFTABLE = FASTMCP1 + textwrap.dedent('''
+DRAFTABLE = FASTMCP1 + textwrap.dedent("""
     import json
 
 
@@ -152,7 +158,7 @@ DRAFTABLE = FASTMCP1 + textwrap.dedent('''
         if not isinstance(a, int):
             raise TypeError("a must be an int")
         return a + b
-''')
+""")
 
 
 def test_fl208_is_opt_in() -> None:
@@ -168,7 +174,10 @@ def test_fl208_draft_is_a_contract_the_linter_then_reads() -> None:
     assert finding.fix is not None and finding.fix.applicability == "unsafe"
     fixed = apply_edits(DRAFTABLE, finding.fix.edits)
     assert "from mcp_fusion import ErrorContract, JsonRpcErrorCode, contract\n" in fixed
-    assert '@mcp.tool()\n@contract(errors=[\n    ErrorContract(reason="invoice_id_is_required", code=JsonRpcErrorCode.INVALID_PARAMS' in fixed
+    assert (
+        '@mcp.tool()\n@contract(errors=[\n    ErrorContract(reason="invoice_id_is_required", code=JsonRpcErrorCode.INVALID_PARAMS'
+        in fixed
+    )
     assert 'reason="invoice_locked", code=JsonRpcErrorCode.CONFLICT' in fixed
     assert 'reason="invoice_not_found", code=JsonRpcErrorCode.NOT_FOUND, when="Error: invoice not found"' in fixed
     compile(fixed, "app.py", "exec")
@@ -318,23 +327,35 @@ def test_the_summary_counts_definitions_and_says_when_nothing_was_checked() -> N
         ("from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\n@mcp.tool()\ndef f(): ...\n", True),
         ("from fastmcp.tools import tool\n@tool\ndef greet(name: str) -> str: ...\n", True),
         ("from fastmcp import FastMCP\napp = FastMCP('a')\napp.mount(sub, prefix='billing')\n", True),
-        ("from mcp.server.lowlevel import Server\nserver = Server('s')\n@server.call_tool()\nasync def c(n, a): ...\n", True),
+        (
+            "from mcp.server.lowlevel import Server\nserver = Server('s')\n@server.call_tool()\nasync def c(n, a): ...\n",
+            True,
+        ),
         ("from mcp.server.lowlevel import Server\nserver = Server('s', on_call_tool=handle)\n", True),
         ("def register(mcp):\n    mcp.tool()(helper)\n", True),
         ("from mcp_fusion import ErrorContract\n", True),
         # what only looks like a registration: a mock's attribute, an OAuth field, a prompt object,
         # fastmcp middleware's hook, a docstring or comment naming the decorator
         ("from fastmcp import FastMCP\ndef test_it(mock):\n    mock.tool = object()\n", False),
-        ("from mcp.server.auth.provider import AuthorizationParams\ndef f(params):\n    return params.resource\n", False),
+        (
+            "from mcp.server.auth.provider import AuthorizationParams\ndef f(params):\n    return params.resource\n",
+            False,
+        ),
         ("from mcp.server.fastmcp.prompts.base import Prompt\nP = Prompt.from_function(f, name='p')\n", False),
-        ("from fastmcp.server.middleware import Middleware\nclass M(Middleware):\n"
-         "    async def on_call_tool(self, context, call_next):\n        return await call_next(context)\n", False),
+        (
+            "from fastmcp.server.middleware import Middleware\nclass M(Middleware):\n"
+            "    async def on_call_tool(self, context, call_next):\n        return await call_next(context)\n",
+            False,
+        ),
         ('def test_tools():\n    """Tools are plain functions decorated with @mcp.tool()."""\n', False),
         ("def test_tools():\n    # each is registered with mcp.tool(name=...)\n    pass\n", False),
         # the forms a registration takes
         ("from mcp.server.fastmcp.tools import Tool\nTOOLS = [Tool.from_function(f)]\n", True),
         ("def register(mcp):\n    for fn in FNS: mcp.add_tool(fn)\n", True),
-        ("class Tools:\n    def __init__(self, mcp):\n        self.find = self.mcp.tool(name='find')(self._find)\n", True),
+        (
+            "class Tools:\n    def __init__(self, mcp):\n        self.find = self.mcp.tool(name='find')(self._find)\n",
+            True,
+        ),
     ],
 )
 def test_the_prescan_admits_registrations_not_framework_imports_alone(source: str, admitted: bool) -> None:

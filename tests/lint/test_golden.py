@@ -6,10 +6,11 @@ functions of resolved definitions); a restructuring must leave them unchanged. A
 of behaviour regenerates them (``FUSION_LINT_REGENERATE_GOLDEN=1 python -m pytest
 tests/lint/test_golden.py``) and the diff shows, in review, exactly what changed for users.
 """
+
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,7 @@ CASES = [
 ]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _report(cwd: Path, target: str, flags: tuple[str, ...]):  # type: ignore[no-untyped-def]
     """One lint per case, as ``fusion-lint TARGET --no-cache [--select ...]`` runs it from ``cwd``."""
     previous = os.getcwd()
@@ -54,8 +55,9 @@ def _run(cwd: Path, target: str, flags: tuple[str, ...], output_format: str, mon
 
 @pytest.mark.parametrize("output_format", FORMATS)
 @pytest.mark.parametrize(("name", "cwd", "target", "flags"), CASES, ids=[case[0] for case in CASES])
-def test_output_is_unchanged(name: str, cwd: Path, target: str, flags: tuple[str, ...], output_format: str,
-                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_output_is_unchanged(
+    name: str, cwd: Path, target: str, flags: tuple[str, ...], output_format: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     produced = _run(cwd, target, flags, output_format, monkeypatch)
     expected_path = GOLDEN / "expected" / f"{name}.{output_format}"
     if os.environ.get("FUSION_LINT_REGENERATE_GOLDEN"):

@@ -3,13 +3,12 @@
 Each test writes a small project and asserts the exact (code, file, line) triples that come out,
 so a rule that fires too often, too rarely or in the wrong place fails the test.
 """
+
 from __future__ import annotations
 
 import pytest
 
-IMPORTS = (
-    "from mcp_fusion import tool, ErrorContract, JsonRpcErrorCode, Context, McpError, not_found, conflict\n"
-)
+IMPORTS = "from mcp_fusion import tool, ErrorContract, JsonRpcErrorCode, Context, McpError, not_found, conflict\n"
 NO_MATCH = (
     'ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No item",'
     ' recovery="Call get_item again with a valid id.")'
@@ -21,14 +20,16 @@ LOCKED = (
 LOCKED_BY_SERVICE = LOCKED[:-1] + ', thrown_by="service")'
 
 
-def module(body: str, errors: str = f"[{NO_MATCH}, {LOCKED}]", after: str = "", params: str = "item_id: str, ctx: Context",
-           before: str = "") -> str:
+def module(
+    body: str,
+    errors: str = f"[{NO_MATCH}, {LOCKED}]",
+    after: str = "",
+    params: str = "item_id: str, ctx: Context",
+    before: str = "",
+) -> str:
     """Line 1 imports, then ``before``; the decorator is on line 2 + len(before lines), the def on
     the next line, and ``body`` (4-space indented) right after it."""
-    return (
-        IMPORTS + before + f'@tool("get_item", errors={errors})\n'
-        f"async def get_item({params}):\n" + body + after
-    )
+    return IMPORTS + before + f'@tool("get_item", errors={errors})\nasync def get_item({params}):\n' + body + after
 
 
 def triples(linted, *codes: str) -> list[tuple[str, str, int]]:
@@ -77,8 +78,9 @@ def test_service_raise_of_undeclared_code_is_fl200_in_the_service_file(lint_proj
         {
             "pkg/__init__.py": "",
             "pkg/service.py": "from mcp_fusion import forbidden\ndef fetch():\n    raise forbidden('nope')\n",
-            "pkg/tools.py": module("    raise ctx.fail('no_match') if False else fetch()\n",
-                                   before="from pkg.service import fetch\n"),
+            "pkg/tools.py": module(
+                "    raise ctx.fail('no_match') if False else fetch()\n", before="from pkg.service import fetch\n"
+            ),
         },
         dedent=False,
     )
@@ -136,7 +138,9 @@ CONTEXT_PARAMS = {
 
 @pytest.mark.parametrize("params", CONTEXT_PARAMS.values(), ids=CONTEXT_PARAMS.keys())
 def test_renamed_context_parameter(lint_project, params: str) -> None:
-    source = module("    raise c.fail('nope')\n", params=params, before="import mcp_fusion as mf\nfrom typing import Optional\n")
+    source = module(
+        "    raise c.fail('nope')\n", params=params, before="import mcp_fusion as mf\nfrom typing import Optional\n"
+    )
     linted = lint_project({"app.py": source}, dedent=False)
     assert triples(linted, "FL203") == [("FL203", "app.py", 6)], linted.summary()
     assert "'nope'" in linted.of("FL203")[0].message
@@ -156,8 +160,9 @@ def test_unannotated_other_name_is_not_the_context(lint_project) -> None:
 
 def test_annotation_wins_over_conventional_name(lint_project) -> None:
     # ``ctx`` is an ordinary argument here; ``c`` is the Context.
-    source = module("    ctx.fail('nope')\n    raise c.fail('no_match')\n", params="ctx: dict, c: Context",
-                    errors=f"[{NO_MATCH}]")
+    source = module(
+        "    ctx.fail('nope')\n    raise c.fail('no_match')\n", params="ctx: dict, c: Context", errors=f"[{NO_MATCH}]"
+    )
     assert triples(lint_project({"app.py": source}, dedent=False)) == []
 
 
@@ -171,7 +176,7 @@ def test_aliased_fail(lint_project) -> None:
 
 
 def test_aliased_recovery_for_names_a_reason(lint_project) -> None:
-    body = ("    hint = ctx.recovery_for\n    raise ctx.fail('no_match', data=hint('locked'))\n")
+    body = "    hint = ctx.recovery_for\n    raise ctx.fail('no_match', data=hint('locked'))\n"
     linted = lint_project({"app.py": module(body)}, dedent=False)
     assert triples(linted) == []  # 'locked' is named by recovery_for: no FL202
 
@@ -200,11 +205,7 @@ def test_namespaced_factory(lint_project) -> None:
 
 
 def test_mcp_error_with_code_alias_and_int(lint_project) -> None:
-    body = (
-        "    if item_id == 'a':\n"
-        "        raise McpError(Codes.FORBIDDEN, 'no')\n"
-        "    raise McpError(-32006, 'who?')\n"
-    )
+    body = "    if item_id == 'a':\n        raise McpError(Codes.FORBIDDEN, 'no')\n    raise McpError(-32006, 'who?')\n"
     source = module(body, errors=f"[{NO_MATCH}]", before="from mcp_fusion import JsonRpcErrorCode as Codes\n")
     linted = lint_project({"app.py": source}, dedent=False)
     assert triples(linted, "FL200") == [("FL200", "app.py", 6), ("FL200", "app.py", 7)]
@@ -225,8 +226,11 @@ def test_call_cycle_between_helpers_terminates_and_finds_facts(lint_project) -> 
         "        return ping(n - 1)\n"
         "    raise conflict('locked', data={'reason': 'locked'})\n"
     )
-    source = module("    raise ctx.fail('no_match') if item_id else ping(3)\n", after=after,
-                    before="from mcp_fusion import forbidden\n")
+    source = module(
+        "    raise ctx.fail('no_match') if item_id else ping(3)\n",
+        after=after,
+        before="from mcp_fusion import forbidden\n",
+    )
     linted = lint_project({"app.py": source}, dedent=False)
     assert triples(linted) == [("FL200", "app.py", 9)], linted.summary()  # the FORBIDDEN in ping
     # 'locked' is raised in pong with its reason: FL202 stays silent.
@@ -234,8 +238,12 @@ def test_call_cycle_between_helpers_terminates_and_finds_facts(lint_project) -> 
 
 def test_self_recursive_helper(lint_project) -> None:
     after = "def walk(n):\n    return walk(n - 1) if n else fetch()\ndef fetch():\n    raise forbidden('x')\n"
-    source = module("    walk(3)\n    raise ctx.fail('no_match')\n", after=after, errors=f"[{NO_MATCH}]",
-                    before="from mcp_fusion import forbidden\n")
+    source = module(
+        "    walk(3)\n    raise ctx.fail('no_match')\n",
+        after=after,
+        errors=f"[{NO_MATCH}]",
+        before="from mcp_fusion import forbidden\n",
+    )
     assert triples(lint_project({"app.py": source}, dedent=False)) == [("FL200", "app.py", 10)]
 
 
@@ -249,8 +257,12 @@ CHAIN = (
 
 @pytest.mark.parametrize(("depth", "found"), [(3, False), (4, True), (0, False)])
 def test_follow_calls_depth_bound(lint_project, depth: int, found: bool) -> None:
-    source = module("    level1()\n    raise ctx.fail('no_match')\n", after=CHAIN, errors=f"[{NO_MATCH}]",
-                    before="from mcp_fusion import forbidden\n")
+    source = module(
+        "    level1()\n    raise ctx.fail('no_match')\n",
+        after=CHAIN,
+        errors=f"[{NO_MATCH}]",
+        before="from mcp_fusion import forbidden\n",
+    )
     linted = lint_project({"app.py": source}, config=f"follow-calls = {depth}\n", dedent=False)
     assert (triples(linted, "FL200") == [("FL200", "app.py", 14)]) is found, linted.summary()
 
@@ -268,8 +280,12 @@ def test_method_calls_on_self_and_unknown_objects_are_opaque(lint_project) -> No
 
 def test_calls_into_classes_methods_via_module_function(lint_project) -> None:
     after = "class Repo:\n    def get(self):\n        raise forbidden('x')\ndef use():\n    Repo.get(None)\n"
-    source = module("    use()\n    raise ctx.fail('no_match')\n", after=after, errors=f"[{NO_MATCH}]",
-                    before="from mcp_fusion import forbidden\n")
+    source = module(
+        "    use()\n    raise ctx.fail('no_match')\n",
+        after=after,
+        errors=f"[{NO_MATCH}]",
+        before="from mcp_fusion import forbidden\n",
+    )
     assert triples(lint_project({"app.py": source}, dedent=False)) == [("FL200", "app.py", 9)]
 
 
@@ -288,8 +304,11 @@ def test_fl207_only_when_selected(lint_project) -> None:
 
 
 def test_fl207_silent_when_a_service_raises_it(lint_project) -> None:
-    source = module("    lock()\n    raise ctx.fail('no_match')\n", errors=f"[{NO_MATCH}, {LOCKED_BY_SERVICE}]",
-                    after="def lock():\n    raise conflict('Locked', {'reason': 'locked'})\n")
+    source = module(
+        "    lock()\n    raise ctx.fail('no_match')\n",
+        errors=f"[{NO_MATCH}, {LOCKED_BY_SERVICE}]",
+        after="def lock():\n    raise conflict('Locked', {'reason': 'locked'})\n",
+    )
     assert triples(lint_project({"app.py": source}, extend_select=["FL207"], dedent=False)) == []
 
 
@@ -308,17 +327,25 @@ def test_fl207_silent_when_a_service_raises_it(lint_project) -> None:
     ],
 )
 def test_baseline_codes_never_fl200_or_fl201(lint_project, raise_line: str) -> None:
-    source = module(f"    {raise_line}\n", errors=f"[{NO_MATCH}]",
-                    before="from mcp_fusion import service_unavailable, request_cancelled, serialization_error\n")
+    source = module(
+        f"    {raise_line}\n",
+        errors=f"[{NO_MATCH}]",
+        before="from mcp_fusion import service_unavailable, request_cancelled, serialization_error\n",
+    )
     linted = lint_project({"app.py": source}, dedent=False)
     assert not linted.of("FL200") and not linted.of("FL201"), linted.summary()
 
 
 def test_declared_baseline_code_is_not_fl201(lint_project) -> None:
-    entry = ('ErrorContract(reason="upstream_down", code=JsonRpcErrorCode.SERVICE_UNAVAILABLE, when="Down",'
-             ' recovery="Wait a minute, then call get_item again.")')
-    source = module("    raise service_unavailable('down')\n", errors=f"[{entry}]",
-                    before="from mcp_fusion import service_unavailable\n")
+    entry = (
+        'ErrorContract(reason="upstream_down", code=JsonRpcErrorCode.SERVICE_UNAVAILABLE, when="Down",'
+        ' recovery="Wait a minute, then call get_item again.")'
+    )
+    source = module(
+        "    raise service_unavailable('down')\n",
+        errors=f"[{entry}]",
+        before="from mcp_fusion import service_unavailable\n",
+    )
     linted = lint_project({"app.py": source}, dedent=False)
     assert not linted.of("FL201"), linted.summary()
 
@@ -402,36 +429,53 @@ RULE_CASES = {
     "FL202-no-literal-fail-no-check": ("    return None\n", f"[{NO_MATCH}, {LOCKED}]", [], ""),
     "FL202-recovery-for-names": (
         "    if item_id:\n        return ctx.recovery_for('locked')\n    raise ctx.fail('no_match')\n",
-        f"[{NO_MATCH}, {LOCKED}]", [], "",
+        f"[{NO_MATCH}, {LOCKED}]",
+        [],
+        "",
     ),
     "FL202-named-by-mcp-error-positional-data": (
         "    if item_id:\n        raise McpError(JsonRpcErrorCode.CONFLICT, 'x', {'reason': 'locked'})\n"
         "    raise ctx.fail('no_match')\n",
-        f"[{NO_MATCH}, {LOCKED}]", [], "",
+        f"[{NO_MATCH}, {LOCKED}]",
+        [],
+        "",
     ),
     "FL202-named-by-dict-call-data": (
         "    if item_id:\n        raise conflict('x', data=dict(reason='locked'))\n    raise ctx.fail('no_match')\n",
-        f"[{NO_MATCH}, {LOCKED}]", [], "",
+        f"[{NO_MATCH}, {LOCKED}]",
+        [],
+        "",
     ),
-    "FL202-thrown-by-service-exempt": ("    raise ctx.fail('no_match')\n", f"[{NO_MATCH}, {LOCKED_BY_SERVICE}]", [], ""),
+    "FL202-thrown-by-service-exempt": (
+        "    raise ctx.fail('no_match')\n",
+        f"[{NO_MATCH}, {LOCKED_BY_SERVICE}]",
+        [],
+        "",
+    ),
     "FL203-fires": ("    raise ctx.fail('missing')\n", f"[{NO_MATCH}]", [4], "ctx.fail('missing') names a reason"),
     "FL203-recovery-for": (
         "    hint = ctx.recovery_for('missing')\n    raise ctx.fail('no_match', data=hint)\n",
-        f"[{NO_MATCH}]", [4], "ctx.recovery_for('missing')",
+        f"[{NO_MATCH}]",
+        [4],
+        "ctx.recovery_for('missing')",
     ),
     "FL204-fires": ("    ctx.fail('no_match')\n", f"[{NO_MATCH}]", [4], "is discarded"),
     "FL204-awaited-discard": ("    await ctx.fail('no_match')\n", f"[{NO_MATCH}]", [4], "is discarded"),
     "FL204-returned-is-not-discarded": ("    return ctx.fail('no_match')\n", f"[{NO_MATCH}]", [], ""),
     "FL206-fires": (
-        "    raise not_found('x', {'reason': 'locked'})\n", f"[{LOCKED}]", [4], "reason 'locked' as NOT_FOUND",
+        "    raise not_found('x', {'reason': 'locked'})\n",
+        f"[{LOCKED}]",
+        [4],
+        "reason 'locked' as NOT_FOUND",
     ),
     "FL206-same-code": ("    raise conflict('x', {'reason': 'locked'})\n", f"[{LOCKED}]", [], ""),
 }
 
 
 @pytest.mark.parametrize(("body", "errors", "lines", "fragment"), RULE_CASES.values(), ids=RULE_CASES.keys())
-def test_handler_conformance_rules(lint_project, body: str, errors: str, lines: list[int], fragment: str,
-                                   request: pytest.FixtureRequest) -> None:
+def test_handler_conformance_rules(
+    lint_project, body: str, errors: str, lines: list[int], fragment: str, request: pytest.FixtureRequest
+) -> None:
     code = request.node.callspec.id.split("-")[0]
     linted = lint_project({"app.py": module(body, errors=errors)}, dedent=False)
     found = linted.of(code)
@@ -442,12 +486,14 @@ def test_handler_conformance_rules(lint_project, body: str, errors: str, lines: 
 
 
 def test_fl205_fires_without_contract_and_not_with_one(lint_project) -> None:
-    without = lint_project({"app.py": module("    raise ctx.fail('no_match')\n", errors="None")
-                            .replace(", errors=None", "")}, dedent=False)
+    without = lint_project(
+        {"app.py": module("    raise ctx.fail('no_match')\n", errors="None").replace(", errors=None", "")}, dedent=False
+    )
     assert triples(without) == [("FL205", "app.py", 4)]
     assert without.of("FL205")[0].message.startswith("tool 'get_item': ctx.fail() in a definition that declares no")
-    with_contract = lint_project({"app.py": module("    raise ctx.fail('no_match')\n", errors=f"[{NO_MATCH}]")},
-                                 dedent=False)
+    with_contract = lint_project(
+        {"app.py": module("    raise ctx.fail('no_match')\n", errors=f"[{NO_MATCH}]")}, dedent=False
+    )
     assert triples(with_contract) == []
 
 
@@ -477,9 +523,14 @@ def test_fl201_fix_only_when_exactly_one_reason_matches(lint_project) -> None:
     assert text[: edit.start] + edit.content + text[edit.end :] == module(
         "    raise ctx.fail(\"no_match\", 'gone')\n", errors=f"[{NO_MATCH}]"
     )
-    two = lint_project({"app.py": module("    raise not_found('gone')\n",
-                                          errors=f"[{NO_MATCH}, {NO_MATCH.replace('no_match', 'archived')}]")},
-                       dedent=False)
+    two = lint_project(
+        {
+            "app.py": module(
+                "    raise not_found('gone')\n", errors=f"[{NO_MATCH}, {NO_MATCH.replace('no_match', 'archived')}]"
+            )
+        },
+        dedent=False,
+    )
     assert two.of("FL201")[0].fix is None
 
 
@@ -491,58 +542,81 @@ BODY_CASES = {
     "FL300-bare-class": ("    raise PermissionError\n", [4], "raise PermissionError"),
     "FL300-guard-not-flagged": ("    raise TypeError('programming error')\n", [], ""),
     "FL300-reraise-not-flagged": (
-        "    try:\n        pass\n    except ValueError as e:\n        raise e\n", [], "",
+        "    try:\n        pass\n    except ValueError as e:\n        raise e\n",
+        [],
+        "",
     ),
     # A raise in a helper escapes to the handler that calls it unguarded: reported at the raise.
     "FL300-escapes-from-helpers": ("    helper()\n", [8], "ValueError"),
     "FL300-caught-around-the-helper": (
-        "    try:\n        helper()\n    except ValueError:\n        raise ctx.fail('no_match')\n", [], "",
+        "    try:\n        helper()\n    except ValueError:\n        raise ctx.fail('no_match')\n",
+        [],
+        "",
     ),
     "FL301-fires": ("    raise McpError(JsonRpcErrorCode.NOT_FOUND, 'gone')\n", [4], "is not_found(...)"),
     "FL301-baseline-too": ("    raise McpError(JsonRpcErrorCode.TIMEOUT, 'slow')\n", [4], "is timeout(...)"),
     "FL301-no-factory": ("    raise McpError(JsonRpcErrorCode.METHOD_NOT_FOUND, 'x')\n", [], ""),
     "FL302-fires": (
-        "    try:\n        pass\n    except KeyError as e:\n        raise not_found('gone')\n", [7], "add 'from e'",
+        "    try:\n        pass\n    except KeyError as e:\n        raise not_found('gone')\n",
+        [7],
+        "add 'from e'",
     ),
     "FL302-with-cause-kwarg": (
-        "    try:\n        pass\n    except KeyError as e:\n        raise not_found('gone', cause=e)\n", [], "",
+        "    try:\n        pass\n    except KeyError as e:\n        raise not_found('gone', cause=e)\n",
+        [],
+        "",
     ),
     "FL302-unnamed-except": ("    try:\n        pass\n    except KeyError:\n        raise not_found('gone')\n", [], ""),
     "FL303-fires-json": (
         "    try:\n        pass\n    except KeyError as e:\n        raise ctx.fail('no_match', json.dumps(payload)) from e\n",
-        [7], "json.dumps(...)",
+        [7],
+        "json.dumps(...)",
     ),
     "FL303-fires-repr": (
         "    try:\n        pass\n    except KeyError as e:\n        raise ctx.fail('no_match', f'failed: {e!r}') from e\n",
-        [7], "{e!r}",
+        [7],
+        "{e!r}",
     ),
     "FL303-plain-message": ("    raise ctx.fail('no_match', 'No item with that id')\n", [], ""),
     "FL304-fires-base-exception": (
-        "    try:\n        await asyncio.sleep(0)\n    except BaseException:\n        return None\n", [6],
+        "    try:\n        await asyncio.sleep(0)\n    except BaseException:\n        return None\n",
+        [6],
         "catches BaseException",
     ),
     "FL304-tuple": (
         "    try:\n        await asyncio.sleep(0)\n    except (ValueError, asyncio.CancelledError):\n        return None\n",
-        [6], "CancelledError",
+        [6],
+        "CancelledError",
     ),
-    "FL304-no-await-no-cancellation": ("    try:\n        pass\n    except BaseException:\n        return None\n", [], ""),
+    "FL304-no-await-no-cancellation": (
+        "    try:\n        pass\n    except BaseException:\n        return None\n",
+        [],
+        "",
+    ),
     "FL304-async-with-awaits": (
-        "    try:\n        async with lock:\n            pass\n    except BaseException:\n        return None\n", [7],
+        "    try:\n        async with lock:\n            pass\n    except BaseException:\n        return None\n",
+        [7],
         "BaseException",
     ),
     "FL304-async-for-awaits": (
         "    try:\n        async for x in feed():\n            pass\n    except BaseException:\n        return None\n",
-        [7], "BaseException",
+        [7],
+        "BaseException",
     ),
     "FL304-raising-another-error-still-swallows": (
-        "    try:\n        await asyncio.sleep(0)\n    except BaseException:\n        raise RuntimeError('x')\n", [6],
+        "    try:\n        await asyncio.sleep(0)\n    except BaseException:\n        raise RuntimeError('x')\n",
+        [6],
         "BaseException",
     ),
     "FL304-reraises": (
-        "    try:\n        await asyncio.sleep(0)\n    except BaseException:\n        cleanup()\n        raise\n", [], "",
+        "    try:\n        await asyncio.sleep(0)\n    except BaseException:\n        cleanup()\n        raise\n",
+        [],
+        "",
     ),
     "FL304-exception-is-fine": (
-        "    try:\n        await asyncio.sleep(0)\n    except Exception:\n        return None\n", [], "",
+        "    try:\n        await asyncio.sleep(0)\n    except Exception:\n        return None\n",
+        [],
+        "",
     ),
     "FL305-fires": ("    raise MCPError(-32001, 'gone')\n", [4], "the SDK's MCPError"),
     "FL305-our-error-is-fine": ("    raise ctx.fail('no_match')\n", [], ""),
@@ -550,8 +624,9 @@ BODY_CASES = {
 
 
 @pytest.mark.parametrize(("body", "lines", "fragment"), BODY_CASES.values(), ids=BODY_CASES.keys())
-def test_handler_body_rules(lint_project, body: str, lines: list[int], fragment: str,
-                            request: pytest.FixtureRequest) -> None:
+def test_handler_body_rules(
+    lint_project, body: str, lines: list[int], fragment: str, request: pytest.FixtureRequest
+) -> None:
     code = request.node.callspec.id.split("-")[0]
     after = "import json, asyncio\nfrom mcp import MCPError\ndef helper():\n    raise ValueError('x')\n"
     linted = lint_project({"app.py": module(body, errors=f"[{NO_MATCH}]", after=after)}, dedent=False)
@@ -625,8 +700,11 @@ SERVICE_CLASS = (
 def test_calls_into_service_classes_are_followed(lint_project, before: str, call: str) -> None:
     body = ("    svc = Billing()\n" if "svc." in call else "") + f"    {call}\n    raise ctx.fail('no_match')\n"
     linted = lint_project(
-        {"pkg/__init__.py": "", "pkg/services.py": SERVICE_CLASS,
-         "pkg/tools.py": module(body, errors=f"[{NO_MATCH}, {LOCKED}]", before=before)},
+        {
+            "pkg/__init__.py": "",
+            "pkg/services.py": SERVICE_CLASS,
+            "pkg/tools.py": module(body, errors=f"[{NO_MATCH}, {LOCKED}]", before=before),
+        },
         dedent=False,
     )
     # 'locked' is raised by Billing._check, reached through self._check: FL202 stays silent, and the
@@ -635,12 +713,17 @@ def test_calls_into_service_classes_are_followed(lint_project, before: str, call
 
 
 def test_service_method_raising_with_a_mismatched_code(lint_project) -> None:
-    service = SERVICE_CLASS.replace("raise conflict('Locked', data={'reason': 'locked'})",
-                                    "raise forbidden('Locked', data={'reason': 'locked'})")
+    service = SERVICE_CLASS.replace(
+        "raise conflict('Locked', data={'reason': 'locked'})", "raise forbidden('Locked', data={'reason': 'locked'})"
+    )
     linted = lint_project(
-        {"pkg/__init__.py": "", "pkg/services.py": service,
-         "pkg/tools.py": module("    billing.pay(item_id)\n    raise ctx.fail('no_match')\n",
-                                before="from .services import billing\n")},
+        {
+            "pkg/__init__.py": "",
+            "pkg/services.py": service,
+            "pkg/tools.py": module(
+                "    billing.pay(item_id)\n    raise ctx.fail('no_match')\n", before="from .services import billing\n"
+            ),
+        },
         dedent=False,
     )
     assert triples(linted) == [("FL200", "pkg/services.py", 6), ("FL206", "pkg/services.py", 6)]

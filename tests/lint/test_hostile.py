@@ -5,6 +5,7 @@ pre-scan lets it through to the parsers, next to good files whose diagnostics mu
 exactly as when they are linted alone. Parser processes that die or hang are simulated by
 replacing the function a worker runs for one marked file.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -23,7 +24,7 @@ from fusion_lint import cli, engine, pipeline, runner, workers
 from fusion_lint.engine import Options, lint
 from fusion_lint.rules import REGISTRY, all_rules
 
-GOOD = '''\
+GOOD = """\
 from mcp_fusion import ErrorContract, JsonRpcErrorCode, tool
 
 
@@ -42,7 +43,7 @@ async def get_item(item_id: str, ctx) -> dict:
     if not item_id:
         ctx.fail("Item-Missing")
     raise ctx.fail("Item-Missing")
-'''
+"""
 # What GOOD yields on its own: (code, line, column) of each diagnostic.
 GOOD_FINDINGS = [("FL107", 8, 19), ("FL204", 17, 8)]
 
@@ -59,12 +60,20 @@ HOSTILE: dict[str, tuple[bytes, str, str]] = {
         "FL001",
         "not valid utf-8",
     ),
-    "deep_parentheses.py": (b"import mcp_fusion\nx = " + b"(" * 3000 + b"1" + b")" * 3000 + b"\n", "FL000", "parenthes"),
+    "deep_parentheses.py": (
+        b"import mcp_fusion\nx = " + b"(" * 3000 + b"1" + b")" * 3000 + b"\n",
+        "FL000",
+        "parenthes",
+    ),
     "deep_lists.py": (b"import mcp_fusion\nx = " + b"[" * 1500 + b"]" * 1500 + b"\n", "FL000", "too many nested"),
     # CPython 3.11 and 3.12 refuse these themselves (recursion), 3.10 and 3.13 parse them: the gate's
     # own bound stops them there, before libcst (which runs for minutes on them).
     "attribute_chain.py": (b"import mcp_fusion\nx = a" + b".b" * 20_000 + b"\n", "FL000", "recursion|nests deeper"),
-    "addition_chain.py": (b"import mcp_fusion\nx = " + b" + ".join([b"a"] * 20_000) + b"\n", "FL000", "recursion|nests deeper"),
+    "addition_chain.py": (
+        b"import mcp_fusion\nx = " + b" + ".join([b"a"] * 20_000) + b"\n",
+        "FL000",
+        "recursion|nests deeper",
+    ),
     "subscript_chain.py": (b"import mcp_fusion\nx = a" + b"[0]" * 2_900 + b"\n", "FL000", "recursion|nests deeper"),
     "call_chain.py": (b"import mcp_fusion\nx = a" + b"()" * 1_500 + b"\n", "FL000", "nests deeper"),
 }
@@ -73,7 +82,9 @@ HOSTILE: dict[str, tuple[bytes, str, str]] = {
 # CPython accepts it and the analysis follows it in-process (its walks over CPython's tree iterate,
 # or recurse no deeper than a chain of names). 600 terms, where libcst's code generator, which
 # placed the facts until they were read from CPython's tree, ran out of stack in-process at ~480.
-DEEP_IN_A_FUNCTION = "import mcp_fusion\n\n\ndef total(a):\n    raise mcp_fusion.not_found(" + " + ".join(["a"] * 600) + ")\n"
+DEEP_IN_A_FUNCTION = (
+    "import mcp_fusion\n\n\ndef total(a):\n    raise mcp_fusion.not_found(" + " + ".join(["a"] * 600) + ")\n"
+)
 
 
 def _good_variants() -> dict[str, bytes]:
@@ -120,7 +131,9 @@ def test_every_hostile_file_costs_one_diagnostic_and_good_files_are_intact(hosti
     for name, (_, code, fragment) in HOSTILE.items():
         assert [d.code for d in found.get(name, [])] == [code], (name, found.get(name))
         assert any(part in found[name][0].message.lower() for part in fragment.lower().split("|")), (
-            name, found[name][0].message)  # fmt: skip
+            name,
+            found[name][0].message,
+        )
     assert [d.code for d in found["huge.py"]] == ["FL001"]
     assert "too large" in found["huge.py"][0].message
     for name in _good_variants():  # a BOM and CRLF line endings change nothing

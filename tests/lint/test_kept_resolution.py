@@ -6,10 +6,10 @@ constant module the pre-scan skips, a tool renamed, a file added or deleted, a c
 Each step lints the buffer twice — through the language server (kept state) and as the CLI's
 ``--stdin-filename`` does (nothing kept) — and compares every output format. What was replayed is
 counted (``kept_resolution.LAST``), never timed."""
+
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import pytest
 from test_facts_partial import write_project
@@ -27,7 +27,7 @@ OTHERS = MODULES - 1 + 3
 
 REASONS = 'LOCKED = "item_locked_4"\nMISSING = "Item_Missing_4"\n'  # a module the pre-scan skips
 
-CONSTANT_USER = '''\
+CONSTANT_USER = """\
 from mcp_fusion import Context, ErrorContract, JsonRpcErrorCode, tool
 
 from pkg.contracts import SHARED
@@ -44,7 +44,7 @@ BASE = {"code": JsonRpcErrorCode.CONFLICT, "when": "The item is locked"}
 ])
 async def lock_item(item_id: str, ctx: Context, force: bool = False) -> dict:
     raise ctx.fail(LOCKED)
-'''
+"""
 
 
 @pytest.fixture
@@ -55,7 +55,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def same_as_without(path: Path, text: Optional[str] = None) -> str:
+def same_as_without(path: Path, text: str | None = None) -> str:
     """The buffer's lint through the language server, checked against the language server's
     lint without its kept resolution and against the CLI's (``--stdin-filename``: nothing kept)."""
     text = path.read_text(encoding="utf-8") if text is None else text
@@ -136,7 +136,8 @@ def test_files_added_deleted_and_config_changed(project: Path) -> None:
     buffer = project / "pkg" / "tools" / "m2.py"
     same_as_without(buffer)
     (project / "pkg" / "tools" / "m99.py").write_text(
-        (project / "pkg" / "tools" / "m1.py").read_text(encoding="utf-8").replace("_1", "_99"), encoding="utf-8")
+        (project / "pkg" / "tools" / "m1.py").read_text(encoding="utf-8").replace("_1", "_99"), encoding="utf-8"
+    )
     same_as_without(buffer)
     assert kept_resolution.LAST.cleared
     (project / "pkg" / "tools" / "m7.py").unlink()
@@ -155,15 +156,18 @@ def test_buffers_of_other_documents_and_new_imports(project: Path) -> None:
     same_as_without(m5)
     assert kept_resolution.LAST.resolved == 1  # m3, in full before
     # The buffer now imports another tool module: that one is resolved in full, the rest replayed.
-    text = m3.read_text(encoding="utf-8").replace("import json\n", "import json\n\nfrom pkg.tools.m6 import get_item_6\n")
+    text = m3.read_text(encoding="utf-8").replace(
+        "import json\n", "import json\n\nfrom pkg.tools.m6 import get_item_6\n"
+    )
     same_as_without(m3, text + "\n\nasync def again(item_id, ctx):\n    return await get_item_6(item_id, ctx)\n")
     # A definition of the buffer holding the shared entry with every kept file: one resolution of it.
     same_as_without(project / "pkg" / "locks.py")
     assert kept_resolution.LAST.replayed == OTHERS - 1 and kept_resolution.LAST.resolved == 1  # (m3 as on disk)
 
 
-def test_a_lint_that_cannot_have_the_kept_resolution_resolves_alone(project: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_lint_that_cannot_have_the_kept_resolution_resolves_alone(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     buffer = project / "pkg" / "tools" / "m3.py"
     same_as_without(buffer)
     kept = kept_resolution._KEPT[lsp.PROJECT_FACTS]
@@ -194,15 +198,15 @@ def test_the_vocabulary_and_fl401s_index_serve_again(project: Path) -> None:
     assert kept.vocabulary.tool_index is not index
 
 
-HELPER = '''\
+HELPER = """\
 def logged_tool(mcp, name):
     def decorator(func):
         mcp.tool(name=name)(func)
         return func
     return decorator
-'''
+"""
 
-REGISTERED = '''\
+REGISTERED = """\
 from app.audit import logged_tool
 from app.server import mcp
 
@@ -217,9 +221,9 @@ logged_tool(mcp, "find_invoice")(find)
 @mcp.tool()
 def close_invoice(invoice_id: str) -> str:
     return invoice_id
-'''
+"""
 
-BUFFER = '''\
+BUFFER = """\
 from mcp_fusion import Context, ErrorContract, JsonRpcErrorCode, tool
 
 
@@ -229,7 +233,7 @@ from mcp_fusion import Context, ErrorContract, JsonRpcErrorCode, tool
 ])
 async def pay_invoice(invoice_id: str, ctx: Context) -> dict:
     raise ctx.fail("invoice_missing")
-'''
+"""
 
 
 def test_tools_a_registration_helper_and_a_framework_register(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -241,8 +245,9 @@ def test_tools_a_registration_helper_and_a_framework_register(tmp_path: Path, mo
     (app / "server.py").write_text("from fastmcp import FastMCP\n\nmcp = FastMCP('billing')\n", encoding="utf-8")
     (app / "audit.py").write_text(HELPER, encoding="utf-8")
     for number in range(6):
-        (app / f"registered_{number}.py").write_text(REGISTERED.replace("_invoice", f"_invoice_{number}" if number else "_invoice"),
-                                                     encoding="utf-8")  # fmt: skip
+        (app / f"registered_{number}.py").write_text(
+            REGISTERED.replace("_invoice", f"_invoice_{number}" if number else "_invoice"), encoding="utf-8"
+        )
     buffer = app / "pay.py"
     buffer.write_text(BUFFER, encoding="utf-8")
     before = same_as_without(buffer)

@@ -2,6 +2,7 @@
 folder whose stat did not move is not listed again, and whatever moved (an entry added, removed or
 renamed, a folder replaced, a ``.gitignore`` or config edited in place, a linked module's target)
 gives the walk a fresh run would. Counted (folders listed, listings reused), never timed."""
+
 from __future__ import annotations
 
 import os
@@ -16,7 +17,7 @@ from fusion_lint.discovery import Discovery, Walker
 from fusion_lint.engine import Options, lint
 from fusion_lint.modules import module_of
 
-PAST_NS = (time.time_ns() - 3_600 * 10**9)  # an hour ago: a folder changed since has another mtime
+PAST_NS = time.time_ns() - 3_600 * 10**9  # an hour ago: a folder changed since has another mtime
 
 
 @pytest.fixture(autouse=True)
@@ -44,7 +45,9 @@ def make(root: Path, *relative: str, content: str = "x = 1\n") -> None:
         path.write_text(content)
 
 
-def walked(root: Path, kept: kept_walk.KeptWalk, excludes: tuple[str, ...] = ()) -> tuple[list[str], kept_walk.WalkLease]:
+def walked(
+    root: Path, kept: kept_walk.KeptWalk, excludes: tuple[str, ...] = ()
+) -> tuple[list[str], kept_walk.WalkLease]:
     found = Discovery()
     with kept_walk.walks_kept_in(kept) as lease:
         Walker(root, list(excludes)).walk([root], found)
@@ -128,7 +131,9 @@ def test_a_folder_holding_a_linked_module_is_always_listed(tmp_path: Path) -> No
     assert "link.py" not in files and str(tmp_path) in lease.listed
 
 
-def test_a_folder_changed_just_before_it_was_listed_is_listed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_folder_changed_just_before_it_was_listed_is_listed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(kept_walk, "RACY_S", 2.0)
     make(tmp_path, "a.py")  # just now: a change within the clock's granularity may not move its stat
     kept = kept_walk.KeptWalk()

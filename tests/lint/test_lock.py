@@ -3,13 +3,15 @@
 Each test writes a small project into ``tmp_path``, locks it with the CLI, edits the code, and
 checks: the deltas, their classification, the exit codes and the bytes of the lockfile.
 """
+
 from __future__ import annotations
 
 import hashlib
 import importlib.util
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 import pytest
 
@@ -22,13 +24,13 @@ HEADER = "from mcp_fusion import tool, resource, prompt, Context, ErrorContract,
 
 def entry(
     reason: str,
-    code: "str | int" = "NOT_FOUND",
+    code: str | int = "NOT_FOUND",
     *,
     when: str = "No invoice has that id",
     recovery: str = "Call list_invoices to find a valid invoice id.",
-    retryable: Optional[bool] = None,
-    severity: Optional[str] = None,
-    thrown_by: Optional[str] = None,
+    retryable: bool | None = None,
+    severity: str | None = None,
+    thrown_by: str | None = None,
 ) -> str:
     """``ErrorContract(...)`` source; ``code`` is a member name or an int literal."""
     code_source = code if isinstance(code, int) else f"JsonRpcErrorCode.{code}"
@@ -145,12 +147,22 @@ CHANGES = {
         [("SAFE", "when_changed", "tool", "list_invoices", "bad_cursor")],
     ),
     "recovery text changed": (
-        billing(list_invoices=(entry("bad_cursor", "INVALID_PARAMS", retryable=False,
-                                     recovery="Call list_invoices again without a cursor."),)),
+        billing(
+            list_invoices=(
+                entry(
+                    "bad_cursor",
+                    "INVALID_PARAMS",
+                    retryable=False,
+                    recovery="Call list_invoices again without a cursor.",
+                ),
+            )
+        ),
         [("SAFE", "recovery_changed", "tool", "list_invoices", "bad_cursor")],
     ),
     "severity changed": (
-        billing(get_invoice=(NOT_FOUND, entry("ledger_down", "SERVICE_UNAVAILABLE", retryable=True, severity="warning"))),
+        billing(
+            get_invoice=(NOT_FOUND, entry("ledger_down", "SERVICE_UNAVAILABLE", retryable=True, severity="warning"))
+        ),
         [("SAFE", "severity_changed", "tool", "get_invoice", "ledger_down")],
     ),
 }
@@ -221,11 +233,25 @@ def test_json_deltas_are_the_shared_delta_dicts(project, run_cli: RunCli, tmp_pa
 
 
 def test_lockfile_records_every_field_of_every_entry(project, run_cli: RunCli, tmp_path: Path) -> None:
-    project({"app.py": module(tool_source(
-        "get_invoice",
-        entry("ledger_down", "SERVICE_UNAVAILABLE", when="Ledger unreachable",
-              recovery="Wait, then call get_invoice again.", retryable=True, severity="warning", thrown_by="service"),
-    ), tool_source("ping"))})
+    project(
+        {
+            "app.py": module(
+                tool_source(
+                    "get_invoice",
+                    entry(
+                        "ledger_down",
+                        "SERVICE_UNAVAILABLE",
+                        when="Ledger unreachable",
+                        recovery="Wait, then call get_invoice again.",
+                        retryable=True,
+                        severity="warning",
+                        thrown_by="service",
+                    ),
+                ),
+                tool_source("ping"),
+            )
+        }
+    )
 
     outcome = lock(run_cli)
 
@@ -243,21 +269,29 @@ def test_lockfile_records_every_field_of_every_entry(project, run_cli: RunCli, t
 def test_int_code_and_dict_entries_lock_like_members(project, run_cli: RunCli, tmp_path: Path) -> None:
     project({"app.py": module(tool_source("get_invoice", entry("invoice_not_found")))})
     lock(run_cli)
-    as_dict = ('{"reason": "invoice_not_found", "code": -32001, "when": "No invoice has that id", '
-               '"recovery": "Call list_invoices to find a valid invoice id."}')
-    project({"app.py": HEADER + f"@tool('get_invoice', errors=[{as_dict}])\nasync def get_invoice(ctx):\n    return 1\n"})
+    as_dict = (
+        '{"reason": "invoice_not_found", "code": -32001, "when": "No invoice has that id", '
+        '"recovery": "Call list_invoices to find a valid invoice id."}'
+    )
+    project(
+        {"app.py": HEADER + f"@tool('get_invoice', errors=[{as_dict}])\nasync def get_invoice(ctx):\n    return 1\n"}
+    )
 
     assert deltas_of(run_cli) == (0, [])
 
 
 def test_contracts_shared_across_files_resolve(project, run_cli: RunCli, tmp_path: Path) -> None:
-    project({
-        "billing/__init__.py": "",
-        "billing/contracts.py": HEADER + f"COMMON = [{entry('ledger_down', 'SERVICE_UNAVAILABLE', retryable=True)}]\n",
-        "billing/tools.py": HEADER + "from billing.contracts import COMMON\n\n"
-        + f"@tool('get_invoice', errors=[*COMMON, {entry('invoice_not_found')}])\nasync def get_invoice(ctx):\n"
-        "    return 1\n",
-    })
+    project(
+        {
+            "billing/__init__.py": "",
+            "billing/contracts.py": HEADER
+            + f"COMMON = [{entry('ledger_down', 'SERVICE_UNAVAILABLE', retryable=True)}]\n",
+            "billing/tools.py": HEADER
+            + "from billing.contracts import COMMON\n\n"
+            + f"@tool('get_invoice', errors=[*COMMON, {entry('invoice_not_found')}])\nasync def get_invoice(ctx):\n"
+            "    return 1\n",
+        }
+    )
 
     assert lock(run_cli).exit_code == 0
     document = json.loads((tmp_path / LOCKFILE_NAME).read_text())
@@ -266,8 +300,10 @@ def test_contracts_shared_across_files_resolve(project, run_cli: RunCli, tmp_pat
 
 def test_static_lock_matches_the_runtime_lock_of_the_same_code(project, run_cli: RunCli, tmp_path: Path) -> None:
     """The server diffs its live definitions against this file: both sides must produce the same bytes."""
-    source = BASE + tool_source("texty", entry("odd_text", when="Ünïcode \"quoted\"\nand a newline",
-                                                  recovery="Call ping first, then call texty again."))
+    source = BASE + tool_source(
+        "texty",
+        entry("odd_text", when='Ünïcode "quoted"\nand a newline', recovery="Call ping first, then call texty again."),
+    )
     project({"served.py": source})
     lock(run_cli)
 
@@ -296,8 +332,10 @@ def test_string_and_constructed_codes_lock_by_name_and_mirror_like_the_runtime(
 
     errors = json.loads((tmp_path / LOCKFILE_NAME).read_text())["tools"]["get_invoice"]["errors"]
     assert {reason: (e["code"], e["code_value"]) for reason, e in errors.items()} == {
-        "busy": ("SERVER_BUSY", -32000), "gone": ("NOT_FOUND", -32001),
-        "locked": ("INVOICE_LOCKED", None), "taken": ("CONFLICT", -32002),
+        "busy": ("SERVER_BUSY", -32000),
+        "gone": ("NOT_FOUND", -32001),
+        "locked": ("INVOICE_LOCKED", None),
+        "taken": ("CONFLICT", -32002),
     }
     spec = importlib.util.spec_from_file_location("served_codes_for_lock_test", tmp_path / "served.py")
     served = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
@@ -322,27 +360,44 @@ def test_writing_twice_gives_the_same_bytes(project, run_cli: RunCli, tmp_path: 
 
 
 def test_order_of_files_definitions_and_entries_is_irrelevant(project, run_cli: RunCli, tmp_path: Path) -> None:
-    project({"app.py": module(tool_source("get_invoice", NOT_FOUND, LEDGER_DOWN),
-                              tool_source("list_invoices", BAD_CURSOR), tool_source("ping"))})
+    project(
+        {
+            "app.py": module(
+                tool_source("get_invoice", NOT_FOUND, LEDGER_DOWN),
+                tool_source("list_invoices", BAD_CURSOR),
+                tool_source("ping"),
+            )
+        }
+    )
     lock(run_cli)
     first = (tmp_path / LOCKFILE_NAME).read_bytes()
 
-    project({"a_first.py": module(tool_source("ping")), "b/__init__.py": "",
-             "b/z_last.py": module(tool_source("list_invoices", BAD_CURSOR),
-                                   tool_source("get_invoice", LEDGER_DOWN, NOT_FOUND))})
+    project(
+        {
+            "a_first.py": module(tool_source("ping")),
+            "b/__init__.py": "",
+            "b/z_last.py": module(
+                tool_source("list_invoices", BAD_CURSOR), tool_source("get_invoice", LEDGER_DOWN, NOT_FOUND)
+            ),
+        }
+    )
     lock(run_cli)
 
     assert (tmp_path / LOCKFILE_NAME).read_bytes() == first
 
 
 def test_lock_written_on_one_tree_is_in_sync_after_files_move(project, run_cli: RunCli, tmp_path: Path) -> None:
-    project({
-        "server/__init__.py": "",
-        "server/contracts.py": HEADER + f"LEDGER = [{entry('ledger_down', 'SERVICE_UNAVAILABLE', retryable=True)}]\n",
-        "server/invoices.py": HEADER + "from server.contracts import LEDGER\n\n"
-        + f"@tool('get_invoice', errors=[*LEDGER, {entry('invoice_not_found')}])\nasync def get_invoice(ctx):\n"
-        "    return 1\n" + tool_source("ping"),
-    })
+    project(
+        {
+            "server/__init__.py": "",
+            "server/contracts.py": HEADER
+            + f"LEDGER = [{entry('ledger_down', 'SERVICE_UNAVAILABLE', retryable=True)}]\n",
+            "server/invoices.py": HEADER
+            + "from server.contracts import LEDGER\n\n"
+            + f"@tool('get_invoice', errors=[*LEDGER, {entry('invoice_not_found')}])\nasync def get_invoice(ctx):\n"
+            "    return 1\n" + tool_source("ping"),
+        }
+    )
     assert lock(run_cli).exit_code == 0
     locked = (tmp_path / LOCKFILE_NAME).read_bytes()
 
@@ -355,7 +410,8 @@ def test_lock_written_on_one_tree_is_in_sync_after_files_move(project, run_cli: 
     (tmp_path / "billing_api" / "handlers").mkdir()
     (tmp_path / "billing_api" / "handlers" / "__init__.py").write_text("")
     (tmp_path / "billing_api" / "handlers" / "get.py").write_text(
-        moved.replace("from server.contracts import LEDGER", "from billing_api.shared_errors import LEDGER"))
+        moved.replace("from server.contracts import LEDGER", "from billing_api.shared_errors import LEDGER")
+    )
     (tmp_path / "health.py").write_text(HEADER + "@tool('ping')" + ping)
 
     outcome = lock(run_cli, "--check")
@@ -423,7 +479,10 @@ def test_check_without_a_lockfile_is_a_one_line_exit_2(project, run_cli: RunCli)
     [
         ("{not json", "not valid JSON"),
         ('{"format": "something-else", "version": 1, "tools": {}, "resources": {}}', '"format" must be'),
-        ('{"format": "fusion-contracts-lock", "version": 99, "tools": {}, "resources": {}}', "unsupported lockfile version"),
+        (
+            '{"format": "fusion-contracts-lock", "version": 99, "tools": {}, "resources": {}}',
+            "unsupported lockfile version",
+        ),
         (b"\xff\xfe garbage", "cannot read the lockfile"),
     ],
     ids=["not-json", "wrong-format", "future-version", "not-utf8"],
@@ -521,8 +580,12 @@ def test_a_flood_of_refusals_is_capped_and_counted(project, run_cli: RunCli) -> 
 
 
 def test_errors_none_is_no_contract_and_prompts_are_not_locked(project, run_cli: RunCli, tmp_path: Path) -> None:
-    project({"app.py": HEADER + "@tool('ping', errors=None)\nasync def ping(ctx):\n    return 1\n\n"
-             "@prompt('summarise')\ndef summarise(text: str) -> str:\n    return text\n"})
+    project(
+        {
+            "app.py": HEADER + "@tool('ping', errors=None)\nasync def ping(ctx):\n    return 1\n\n"
+            "@prompt('summarise')\ndef summarise(text: str) -> str:\n    return text\n"
+        }
+    )
 
     assert lock(run_cli).exit_code == 0
     document = json.loads((tmp_path / LOCKFILE_NAME).read_text())

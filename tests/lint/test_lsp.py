@@ -4,6 +4,7 @@
 answers nothing but what it must, and collects ``publishDiagnostics`` notifications. The unit tests
 at the bottom pin the position conversions the end-to-end test relies on.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -13,8 +14,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 import pytest
 
@@ -31,9 +33,12 @@ class LspClient:
     def __init__(self, cwd: Path):
         self.process = subprocess.Popen(
             [sys.executable, "-m", "fusion_lint", "lsp"],
-            cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        )  # fmt: skip
-        self.inbox: "queue.Queue[Optional[dict]]" = queue.Queue()
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self.inbox: queue.Queue[dict | None] = queue.Queue()
         self.backlog: list[dict] = []
         self.next_id = 0
         threading.Thread(target=self._read, daemon=True).start()
@@ -93,9 +98,12 @@ class LspClient:
 
     def diagnostics(self, uri: str, version: int) -> list[dict]:
         message = self.wait_for(
-            lambda m: m.get("method") == "textDocument/publishDiagnostics"
-            and m["params"]["uri"] == uri and m["params"].get("version") == version
-        )  # fmt: skip
+            lambda m: (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == uri
+                and m["params"].get("version") == version
+            )
+        )
         return message["params"]["diagnostics"]
 
     def stderr(self) -> str:
@@ -110,18 +118,18 @@ class LspClient:
         self.process.wait(timeout=TIMEOUT_S)
 
 
-CONTRACTS = '''\
+CONTRACTS = """\
 from mcp_fusion import ErrorContract, JsonRpcErrorCode
 
 SEARCH_ERRORS = [
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="Nothing matched the query",
                   recovery="Call search again with a broader query string."),
 ]
-'''
+"""
 
 # The contract lives in a sibling file (cross-file resolution makes FL203 possible at all), the
 # config ignores FL300, and FL204 sits after an astral character (2 UTF-16 units, 1 code point).
-BROKEN = '''\
+BROKEN = """\
 from mcp_fusion import Context, tool
 from contracts import SEARCH_ERRORS
 
@@ -132,9 +140,9 @@ async def search(query: str, ctx: Context) -> str:
         raise ValueError("empty query")
     if query == "?":
         raise ctx.fail("no_such_reason")
-    label = "\U0001F50E"; ctx.fail("no_match")
+    label = "\U0001f50e"; ctx.fail("no_match")
     return label + query
-'''
+"""
 
 FIXED = BROKEN.replace('raise ctx.fail("no_such_reason")', 'raise ctx.fail("no_match")').replace(
     '; ctx.fail("no_match")', '; raise ctx.fail("no_match")'
@@ -153,7 +161,9 @@ def apply_edits(text: str, edits: list[dict]) -> str:
             column += 1
         return sum(len(previous) for previous in lines[: position["line"]]) + column
 
-    for edit in sorted(edits, key=lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"]), reverse=True):
+    for edit in sorted(
+        edits, key=lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"]), reverse=True
+    ):
         start, end = offset(edit["range"]["start"]), offset(edit["range"]["end"])
         text = text[:start] + edit["newText"] + text[end:]
     return text
@@ -175,12 +185,17 @@ def test_editor_session_over_stdio(project: Path) -> None:
     uri = (project / "tools.py").as_uri()
     assert "%20" in uri
     try:
-        initialized = client.request("initialize", {
-            "processId": None,
-            "rootUri": project.as_uri(),
-            "capabilities": {"workspace": {"workspaceEdit": {"documentChanges": True}},
-                             "textDocument": {"publishDiagnostics": {"versionSupport": True}}},
-        })  # fmt: skip
+        initialized = client.request(
+            "initialize",
+            {
+                "processId": None,
+                "rootUri": project.as_uri(),
+                "capabilities": {
+                    "workspace": {"workspaceEdit": {"documentChanges": True}},
+                    "textDocument": {"publishDiagnostics": {"versionSupport": True}},
+                },
+            },
+        )
         capabilities = initialized["capabilities"]
         assert capabilities["codeActionProvider"]["codeActionKinds"] == ["quickfix", "source.fixAll"]
         assert capabilities["textDocumentSync"]["change"] == 2  # incremental
@@ -188,8 +203,9 @@ def test_editor_session_over_stdio(project: Path) -> None:
         client.notify("initialized", {})
 
         # Open: the unsaved buffer is linted, not the (clean) file on disk.
-        client.notify("textDocument/didOpen",
-                      {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": BROKEN}})
+        client.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": BROKEN}}
+        )
         opened = client.diagnostics(uri, version=1)
         by_code = {d["code"]: d for d in opened}
         assert sorted(by_code) == ["FL203", "FL204"], opened  # FL300 ignored by the project's config
@@ -198,18 +214,25 @@ def test_editor_session_over_stdio(project: Path) -> None:
         assert fail_not_raised["severity"] == 1  # Error
         assert fail_not_raised["codeDescription"]["href"].endswith("#fl204-fail-not-raised")
         # 'ctx' follows 4 spaces and 'label = "🔎"; ': 17 code points, 18 UTF-16 units.
-        assert fail_not_raised["range"] == {"start": {"line": 10, "character": 18},
-                                            "end": {"line": 10, "character": 38}}
+        assert fail_not_raised["range"] == {
+            "start": {"line": 10, "character": 18},
+            "end": {"line": 10, "character": 38},
+        }
         assert by_code["FL203"]["range"]["start"] == {"line": 9, "character": 14}
 
         # The quick fix for FL204, applied as the editor would: an incremental change.
-        actions = client.request("textDocument/codeAction", {
-            "textDocument": {"uri": uri}, "range": fail_not_raised["range"],
-            "context": {"diagnostics": [fail_not_raised]},
-        })  # fmt: skip
+        actions = client.request(
+            "textDocument/codeAction",
+            {
+                "textDocument": {"uri": uri},
+                "range": fail_not_raised["range"],
+                "context": {"diagnostics": [fail_not_raised]},
+            },
+        )
         assert [(a["kind"], a["title"]) for a in actions[1:]] == [
-            ("quickfix", "Disable FL204 for this line"), ("source.fixAll", "fusion-lint: fix all safely fixable problems"),
-        ], actions  # fmt: skip
+            ("quickfix", "Disable FL204 for this line"),
+            ("source.fixAll", "fusion-lint: fix all safely fixable problems"),
+        ], actions
         action = actions[0]
         assert action["kind"] == "quickfix"
         assert action["isPreferred"] is True and "FL204" in action["title"]
@@ -218,23 +241,30 @@ def test_editor_session_over_stdio(project: Path) -> None:
         assert document_edit["textDocument"] == {"uri": uri, "version": 1}
         edits = document_edit["edits"]
         assert apply_edits(BROKEN, edits) == BROKEN.replace('; ctx.fail("no_match")', '; raise ctx.fail("no_match")')
-        client.notify("textDocument/didChange", {
-            "textDocument": {"uri": uri, "version": 2},
-            "contentChanges": [{"range": e["range"], "text": e["newText"]} for e in edits],
-        })  # fmt: skip
+        client.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": uri, "version": 2},
+                "contentChanges": [{"range": e["range"], "text": e["newText"]} for e in edits],
+            },
+        )
         assert [d["code"] for d in client.diagnostics(uri, version=2)] == ["FL203"]
 
         # A full-text change that fixes the rest: the empty list clears the editor.
-        client.notify("textDocument/didChange",
-                      {"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": FIXED}]})
+        client.notify(
+            "textDocument/didChange", {"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": FIXED}]}
+        )
         assert client.diagnostics(uri, version=3) == []
 
         # No diagnostic left: no code action either.
-        assert client.request("textDocument/codeAction", {
-            "textDocument": {"uri": uri},
-            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 12, "character": 0}},
-            "context": {"diagnostics": []},
-        }) in (None, [])  # fmt: skip
+        assert client.request(
+            "textDocument/codeAction",
+            {
+                "textDocument": {"uri": uri},
+                "range": {"start": {"line": 0, "character": 0}, "end": {"line": 12, "character": 0}},
+                "context": {"diagnostics": []},
+            },
+        ) in (None, [])
 
         # Saving another file re-lints the open ones, which read it from disk: a renamed reason.
         contracts_uri = (project / "contracts.py").as_uri()
@@ -246,12 +276,18 @@ def test_editor_session_over_stdio(project: Path) -> None:
         assert client.diagnostics(uri, version=3) == []
 
         # Back to broken and closed: closing clears what was shown.
-        client.notify("textDocument/didChange",
-                      {"textDocument": {"uri": uri, "version": 4}, "contentChanges": [{"text": BROKEN}]})
+        client.notify(
+            "textDocument/didChange", {"textDocument": {"uri": uri, "version": 4}, "contentChanges": [{"text": BROKEN}]}
+        )
         assert len(client.diagnostics(uri, version=4)) == 2
         client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
-        cleared = client.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
-                                  and m["params"]["uri"] == uri and m["params"]["diagnostics"] == [])
+        cleared = client.wait_for(
+            lambda m: (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == uri
+                and m["params"]["diagnostics"] == []
+            )
+        )
         assert cleared["params"]["diagnostics"] == []
 
         assert client.request("shutdown", None) is None
@@ -269,8 +305,9 @@ def test_a_broken_config_is_shown_not_crashed_on(tmp_path: Path) -> None:
     try:
         client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
         client.notify("initialized", {})
-        client.notify("textDocument/didOpen",
-                      {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": BROKEN}})
+        client.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": BROKEN}}
+        )
         shown = client.wait_for(lambda m: m.get("method") == "window/showMessage")
         assert "pyproject.toml" in shown["params"]["message"] and "select" in shown["params"]["message"]
         assert client.diagnostics(uri, version=1) == []
@@ -283,13 +320,18 @@ def test_a_broken_config_is_shown_not_crashed_on(tmp_path: Path) -> None:
 
 def _open(client: LspClient, root: Path, uri: str, text: str) -> list[dict]:
     """Initialize (with versioned workspace edits), open ``text`` and return its diagnostics."""
-    client.request("initialize", {
-        "processId": None, "rootUri": root.as_uri(),
-        "capabilities": {"workspace": {"workspaceEdit": {"documentChanges": True}}},
-    })  # fmt: skip
+    client.request(
+        "initialize",
+        {
+            "processId": None,
+            "rootUri": root.as_uri(),
+            "capabilities": {"workspace": {"workspaceEdit": {"documentChanges": True}}},
+        },
+    )
     client.notify("initialized", {})
-    client.notify("textDocument/didOpen",
-                  {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})
+    client.notify(
+        "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}
+    )
     return client.diagnostics(uri, version=1)
 
 
@@ -299,9 +341,17 @@ def _edits(action: dict) -> list[dict]:
 
 
 def _actions(client: LspClient, uri: str, range_: dict, **context: Any) -> list[dict]:
-    return client.request("textDocument/codeAction", {
-        "textDocument": {"uri": uri}, "range": range_, "context": {"diagnostics": [], **context},
-    }) or []  # fmt: skip
+    return (
+        client.request(
+            "textDocument/codeAction",
+            {
+                "textDocument": {"uri": uri},
+                "range": range_,
+                "context": {"diagnostics": [], **context},
+            },
+        )
+        or []
+    )
 
 
 WHOLE = {"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}}
@@ -311,9 +361,9 @@ WHOLE = {"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 
 def test_disable_for_this_line_merges_into_the_noqa_list_and_skips_strings(project: Path) -> None:
     # FL204 on a line that already silences another linter's code, FL203 on a line whose string
     # holds a "# noqa" that is no comment at all.
-    text = BROKEN.replace('    label = "\U0001F50E"; ctx.fail("no_match")',
-                          '    label = "\U0001F50E"; ctx.fail("no_match")  # noqa: E702').replace(
-        '        raise ctx.fail("no_such_reason")', '        raise ctx.fail("no_such_reason", "# noqa: E501")')
+    text = BROKEN.replace(
+        '    label = "\U0001f50e"; ctx.fail("no_match")', '    label = "\U0001f50e"; ctx.fail("no_match")  # noqa: E702'
+    ).replace('        raise ctx.fail("no_such_reason")', '        raise ctx.fail("no_such_reason", "# noqa: E501")')
     client = LspClient(project)
     uri = (project / "tools.py").as_uri()
     try:
@@ -321,7 +371,7 @@ def test_disable_for_this_line_merges_into_the_noqa_list_and_skips_strings(proje
         assert sorted(by_code) == ["FL203", "FL204"]
         disabled = text
         for code, expected_line in (
-            ("FL204", '    label = "\U0001F50E"; ctx.fail("no_match")  # noqa: E702, FL204'),
+            ("FL204", '    label = "\U0001f50e"; ctx.fail("no_match")  # noqa: E702, FL204'),
             ("FL203", '        raise ctx.fail("no_such_reason", "# noqa: E501")  # noqa: FL203'),
         ):
             actions = _actions(client, uri, by_code[code]["range"], only=["quickfix"])
@@ -331,12 +381,15 @@ def test_disable_for_this_line_merges_into_the_noqa_list_and_skips_strings(proje
             line = by_code[code]["range"]["start"]["line"]
             changed = apply_edits(text, _edits(disable))
             assert changed.splitlines()[line] == expected_line
-            assert changed.splitlines()[:line] + changed.splitlines()[line + 1:] == (
-                text.splitlines()[:line] + text.splitlines()[line + 1:])  # fmt: skip
+            assert changed.splitlines()[:line] + changed.splitlines()[line + 1 :] == (
+                text.splitlines()[:line] + text.splitlines()[line + 1 :]
+            )
             disabled = apply_edits(disabled, _edits(disable))
         # Both applied, as the editor would: nothing is reported any more.
-        client.notify("textDocument/didChange",
-                      {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": disabled}]})
+        client.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": disabled}]},
+        )
         assert client.diagnostics(uri, version=2) == []
     finally:
         client.close()
@@ -352,8 +405,9 @@ def test_code_actions_asked_right_after_an_edit_wait_for_its_lint(project: Path)
         line = next(d for d in _open(client, project, uri, BROKEN) if d["code"] == "FL204")["range"]["start"]["line"]
         # A line on top moves every finding one line down; the padding makes the lint take a while.
         moved = "# moved\n" + BROKEN + "".join(f"value_{i} = [{i}, {{'k': ({i},)}}]\n" for i in range(3000))
-        client.notify("textDocument/didChange",
-                      {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": moved}]})
+        client.notify(
+            "textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": moved}]}
+        )
         at = {"start": {"line": line + 1, "character": 20}, "end": {"line": line + 1, "character": 20}}
         titles = {a["title"]: a for a in _actions(client, uri, at, only=["quickfix"])}
         disable = titles["Disable FL204 for this line"]
@@ -369,8 +423,12 @@ def test_source_fix_all_is_what_fix_makes_of_the_buffer(project: Path) -> None:
     # line endings as a Windows editor sends them.
     text = BROKEN.replace("    return label + query\n", '    ctx.fail("no_match")\n    return label + query\n')
     text = text.replace("\n", "\r\n")
-    cli = subprocess.run([sys.executable, "-m", "fusion_lint", "--fix", "--stdin-filename", "tools.py", "-"],
-                         cwd=project, input=text.encode("utf-8"), capture_output=True)  # fmt: skip
+    cli = subprocess.run(
+        [sys.executable, "-m", "fusion_lint", "--fix", "--stdin-filename", "tools.py", "-"],
+        cwd=project,
+        input=text.encode("utf-8"),
+        capture_output=True,
+    )
     expected = cli.stdout.decode("utf-8")
     assert expected.count("raise ctx.fail") == text.count("raise ctx.fail") + 2, cli.stderr
     client = LspClient(project)
@@ -387,8 +445,10 @@ def test_source_fix_all_is_what_fix_makes_of_the_buffer(project: Path) -> None:
         assert "source.fixAll" not in [a["kind"] for a in _actions(client, uri, WHOLE, triggerKind=2)]
         assert "source.fixAll" in [a["kind"] for a in _actions(client, uri, WHOLE, triggerKind=1)]
         # Applied: only the finding without a fix is left, and there is nothing more to fix.
-        client.notify("textDocument/didChange",
-                      {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": expected}]})
+        client.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": expected}]},
+        )
         assert [d["code"] for d in client.diagnostics(uri, version=2)] == ["FL203"]
         assert _actions(client, uri, WHOLE, only=["source.fixAll"]) == []
     finally:
@@ -399,7 +459,7 @@ def test_source_fix_all_is_what_fix_makes_of_the_buffer(project: Path) -> None:
 
 
 def test_code_units_per_encoding() -> None:
-    text = 'a\u00e9\U0001F50Eb'  # ASCII, 2-byte, astral (4 bytes, 2 UTF-16 units), ASCII
+    text = "a\u00e9\U0001f50eb"  # ASCII, 2-byte, astral (4 bytes, 2 UTF-16 units), ASCII
     assert code_units(text, "utf-16") == 5
     assert code_units(text, "utf-8") == 1 + 2 + 4 + 1
     assert code_units(text, "utf-32") == 4
@@ -416,22 +476,25 @@ def test_source_lines_use_lsp_line_breaks_only() -> None:
 
 
 def test_positions_convert_code_points_to_utf16() -> None:
-    lines = SourceLines('x = "\U0001F50E"; y\n')
-    position = lines.position(0, len('x = "\U0001F50E"; '))
+    lines = SourceLines('x = "\U0001f50e"; y\n')
+    position = lines.position(0, len('x = "\U0001f50e"; '))
     assert position.character == 10  # 9 code points, one of them astral
 
 
-@pytest.mark.parametrize("old, new", [
-    ("a\nb\nc\n", "a\nB\nc\n"),
-    ("a\r\nb\r\nc\r\n", "a\r\nb2\r\nc\r\n"),   # a change after the CR of a CRLF: whole lines
-    ("x\r\ny", "x\r\nz"),
-    ("ab\nab\n", "ab\n"),
-    ("ab\n", "ab\nab\n"),
-    ("same", "same"),
-    ("", "new\n"),
-    ("old", ""),
-    ("k = 1\nk = 1\nk = 1\n", "k = 1\nk = 2\nk = 1\n"),
-])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("a\nb\nc\n", "a\nB\nc\n"),
+        ("a\r\nb\r\nc\r\n", "a\r\nb2\r\nc\r\n"),  # a change after the CR of a CRLF: whole lines
+        ("x\r\ny", "x\r\nz"),
+        ("ab\nab\n", "ab\n"),
+        ("ab\n", "ab\nab\n"),
+        ("same", "same"),
+        ("", "new\n"),
+        ("old", ""),
+        ("k = 1\nk = 1\nk = 1\n", "k = 1\nk = 2\nk = 1\n"),
+    ],
+)
 def test_replacement_is_one_edit_of_whole_lines(old: str, new: str) -> None:
     from fusion_lint.fix import apply_edits as apply_offsets
     from fusion_lint.lsp import replacement
@@ -488,11 +551,15 @@ def in_process(monkeypatch: pytest.MonkeyPatch, project: Path):
     uri = (project / "tools.py").as_uri()
 
     def open_(text: str, version: int) -> None:
-        server.workspace.put_text_document(lsp.TextDocumentItem(uri=uri, language_id="python", version=version, text=text))
+        server.workspace.put_text_document(
+            lsp.TextDocumentItem(uri=uri, language_id="python", version=version, text=text)
+        )
 
     def change(text: str, version: int) -> None:
-        server.workspace.update_text_document(lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                                              lsp.TextDocumentContentChangeWholeDocument(text=text))  # fmt: skip
+        server.workspace.update_text_document(
+            lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            lsp.TextDocumentContentChangeWholeDocument(text=text),
+        )
         server.edited(uri)
 
     async def settle() -> None:

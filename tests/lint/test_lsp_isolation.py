@@ -6,6 +6,7 @@ No timing is asserted: what matters is that the big buffer gets an answer (diagn
 FL000 naming the deadline), that a small document opened meanwhile is answered first, and that
 the server's own memory stays small. ``bench/lsp_big_buffer.py`` measures the figures.
 """
+
 from __future__ import annotations
 
 import sys
@@ -22,7 +23,7 @@ from test_lsp import LspClient  # noqa: E402
 from fusion_lint.lsp import BUFFER_DEADLINE_S  # noqa: E402
 
 SMALL = 'from mcp_fusion import tool\n\n\n@tool("t")\ndef t(item: str) -> dict:\n    raise ValueError(item)\n'
-TOOL = '''
+TOOL = """
 @tool("get_item_{n}", errors=[
     ErrorContract(reason="item_missing", code=JsonRpcErrorCode.NOT_FOUND, when="No item has that id",
                   recovery="Check the id with the user, then call get_item_{n} again."),
@@ -31,7 +32,7 @@ async def get_item_{n}(item_id: str, ctx: Context) -> dict:
     if not item_id:
         raise ctx.fail("item_missing")
     return {{"id": item_id, "value": [item_id, item_id, item_id, item_id, item_id, item_id]}}
-'''
+"""
 
 
 def big_buffer(size: int = 3_700_000) -> str:
@@ -79,8 +80,10 @@ def test_a_huge_buffer_costs_a_worker_not_the_server(tmp_path: Path) -> None:
 
         def open_document(name: str, text: str) -> str:
             uri = (tmp_path / name).as_uri()
-            client.notify("textDocument/didOpen",
-                          {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})
+            client.notify(
+                "textDocument/didOpen",
+                {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}},
+            )
             return uri
 
         first = open_document("first.py", SMALL)
@@ -103,13 +106,19 @@ def test_a_huge_buffer_costs_a_worker_not_the_server(tmp_path: Path) -> None:
         timed_out = [d for d in answer if d["code"] == "FL000"]
         if timed_out:  # the usual outcome: parsing ~3.7 MB takes longer than the editor is given
             assert [d["message"] for d in timed_out] == [
-                f"parsing did not finish within {BUFFER_DEADLINE_S:.0f} s [parse-error]"]
+                f"parsing did not finish within {BUFFER_DEADLINE_S:.0f} s [parse-error]"
+            ]
         else:
             assert "FL000" not in {d["code"] for d in answer}
         assert peak_memory_mb(client.process.pid) < 500
         # The server still answers: an edit of the first document is linted as usual.
-        client.notify("textDocument/didChange", {"textDocument": {"uri": first, "version": 2},
-                                                 "contentChanges": [{"text": SMALL.replace("raise ValueError(item)", "return {}")}]})
+        client.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": first, "version": 2},
+                "contentChanges": [{"text": SMALL.replace("raise ValueError(item)", "return {}")}],
+            },
+        )
         assert client.diagnostics(first, 2) == []
         client.request("shutdown", None)
         client.notify("exit", None)
@@ -125,11 +134,17 @@ def test_a_request_after_shutdown_is_answered_with_invalid_request(tmp_path: Pat
         assert client.request("shutdown", None) is None
         client.next_id += 1
         ident = client.next_id
-        client.send({"id": ident, "method": "textDocument/codeAction", "params": {
-            "textDocument": {"uri": (tmp_path / "app.py").as_uri()},
-            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
-            "context": {"diagnostics": []},
-        }})  # fmt: skip
+        client.send(
+            {
+                "id": ident,
+                "method": "textDocument/codeAction",
+                "params": {
+                    "textDocument": {"uri": (tmp_path / "app.py").as_uri()},
+                    "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                    "context": {"diagnostics": []},
+                },
+            }
+        )
         reply = client.wait_for(lambda m: m.get("id") == ident and "method" not in m)
         assert reply["error"]["code"] == -32600  # InvalidRequest, as the specification says
         assert "shutdown" in reply["error"]["message"]

@@ -4,6 +4,7 @@ changed are seen, and what is published equals what the CLI reports for the same
 
 Counted, never timed: ``runner.KeptFacts.last`` says which files one lint served from memory,
 unpickled from the cache, or parsed."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,16 +17,16 @@ import fusion_lint.lsp as lsp  # noqa: E402
 from fusion_lint.engine import lint  # noqa: E402
 from fusion_lint.runner import KeptFacts  # noqa: E402
 
-CONTRACTS = '''\
+CONTRACTS = """\
 from mcp_fusion import ErrorContract, JsonRpcErrorCode
 
 SHARED = [
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="Nothing matched the query",
                   recovery="Call search again with a broader query string."),
 ]
-'''
+"""
 
-TOOL = '''\
+TOOL = """\
 from mcp_fusion import Context, tool
 from contracts import SHARED
 
@@ -35,7 +36,7 @@ async def {name}(query: str, ctx: Context) -> str:
     if query == "?":
         raise ctx.fail("{reason}")
     return query
-'''
+"""
 
 OTHERS = 4  # tool modules besides the one being edited
 
@@ -69,7 +70,11 @@ def published(root: Path, text: str) -> list[tuple]:
 def last() -> tuple[int, list[str], list[str]]:
     lease = lsp.PROJECT_FACTS.last
     assert lease is not None
-    return lease.from_memory, sorted(Path(p).name for p in lease.from_disk), sorted(Path(p).name for p in lease.analysed)
+    return (
+        lease.from_memory,
+        sorted(Path(p).name for p in lease.from_disk),
+        sorted(Path(p).name for p in lease.analysed),
+    )
 
 
 def test_a_second_lint_re_extracts_only_the_buffer(project: Path) -> None:
@@ -90,7 +95,7 @@ def test_a_file_changed_on_disk_is_analysed_again(project: Path) -> None:
     assert (served, unpickled, parsed) == (OTHERS + 1, [], ["contracts.py"])  # the same buffer text: kept too
 
 
-LOOKUP = '''\
+LOOKUP = """\
 from mcp_fusion import Context, ErrorContract, JsonRpcErrorCode, tool
 
 ERRORS = [ErrorContract(reason="gone", code=JsonRpcErrorCode.NOT_FOUND, when="It went away",
@@ -102,7 +107,7 @@ async def asker(query: str, ctx: Context) -> str:
     if query == "?":
         raise ctx.fail("gone")
     return query
-'''
+"""
 
 
 def test_a_file_added_or_removed_is_seen(project: Path) -> None:
@@ -126,8 +131,9 @@ def test_a_buffer_text_seen_before_is_not_analysed_again_nor_written(project: Pa
     published(project, tool("edited", "nope"))  # an undo, or the document reopened
     assert last() == (OTHERS + 2, [], [])
     # Unsaved texts live in memory only (the CLI's stdin run of ``published`` writes none either).
-    assert sorted(path for path in cache.rglob("*") if path.suffix == ".pickle" and not path.name.startswith("stat-")) \
-        == [path for path in entries if path.suffix == ".pickle" and not path.name.startswith("stat-")]
+    assert sorted(
+        path for path in cache.rglob("*") if path.suffix == ".pickle" and not path.name.startswith("stat-")
+    ) == [path for path in entries if path.suffix == ".pickle" and not path.name.startswith("stat-")]
 
 
 def test_a_config_change_is_seen(project: Path) -> None:
@@ -244,8 +250,12 @@ def spans_of(value: object, found: list) -> None:
         elif isinstance(current, (list, tuple, set, frozenset)):
             stack.extend(current)
         else:
-            stack.extend(getattr(current, name) for cls in type(current).__mro__
-                         for name in getattr(cls, "__slots__", ()) if hasattr(current, name))  # fmt: skip
+            stack.extend(
+                getattr(current, name)
+                for cls in type(current).__mro__
+                for name in getattr(cls, "__slots__", ())
+                if hasattr(current, name)
+            )
             stack.extend(getattr(current, "__dict__", {}).values())
 
 

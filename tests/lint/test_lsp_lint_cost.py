@@ -2,6 +2,7 @@
 4), counted, never timed: the configs read once, the project's folders not listed again and its stat
 index not loaded again when nothing moved, the resolved project freed after the publish; an edit
 tells the lint of the text it replaces that it was superseded at once, not when the debounce ends."""
+
 from __future__ import annotations
 
 import asyncio
@@ -23,7 +24,7 @@ import fusion_lint.stat_index as stat_index  # noqa: E402
 from fusion_lint.project.view import ProjectView  # noqa: E402
 from fusion_lint.runner import FactsLease, KeptFacts, facts_kept_in  # noqa: E402
 
-TOOL = '''\
+TOOL = """\
 from mcp_fusion import Context, ErrorContract, JsonRpcErrorCode, tool
 
 ERRORS = [ErrorContract(reason="gone", code=JsonRpcErrorCode.NOT_FOUND, when="It went away",
@@ -35,7 +36,7 @@ async def {name}(query: str, ctx: Context) -> str:
     if query == "?":
         raise ctx.fail("gone")
     return query
-'''
+"""
 PAST_NS = time.time_ns() - 3_600 * 10**9
 
 
@@ -80,16 +81,18 @@ def test_nothing_moved_nothing_is_listed_or_loaded_again(project: Path, monkeypa
     # A module added on disk: its folder is listed again, the buffer's recovery now names a tool.
     time.sleep(0.05)  # (past the clock's granularity)
     (project / "pkg" / "nope.py").write_text(TOOL.format(name="nope", other="t0"))
-    assert [d.code for d in lsp.lint_buffer(path, TOOL.format(name="edited", other="nope")).diagnostics
-            if d.path == path] == []  # fmt: skip
+    assert [
+        d.code for d in lsp.lint_buffer(path, TOOL.format(name="edited", other="nope")).diagnostics if d.path == path
+    ] == []
     assert lsp.PROJECT_WALKS.last.listed == [str(project / "pkg")]
 
 
 def test_the_resolved_project_is_left_to_free_after_the_publish(project: Path) -> None:
     garbage: list = []
     collecting = gc.isenabled()
-    report = lsp.lint_freeing_later(garbage, str(project / "edited.py"), TOOL.format(name="edited", other="t1"),
-                                    threading.Event())  # fmt: skip
+    report = lsp.lint_freeing_later(
+        garbage, str(project / "edited.py"), TOOL.format(name="edited", other="t1"), threading.Event()
+    )
     views = [item for item in garbage if isinstance(item, ProjectView)]
     assert report is not None and len(views) == 1 and views[0].entries  # not released yet: after the publish
     assert any(entry.holders for entry in views[0].entries)
@@ -128,13 +131,18 @@ def test_an_edit_supersedes_the_running_lint_at_once(project: Path, monkeypatch:
     uri = (project / "edited.py").as_uri()
 
     async def scenario() -> bool:
-        server.workspace.put_text_document(types.TextDocumentItem(uri=uri, language_id="python", version=1,
-                                                                  text=TOOL.format(name="edited", other="t1")))  # fmt: skip
+        server.workspace.put_text_document(
+            types.TextDocumentItem(
+                uri=uri, language_id="python", version=1, text=TOOL.format(name="edited", other="t1")
+            )
+        )
         server.schedule(uri, 0.0)
         while not started.is_set():
             await asyncio.sleep(0.01)
-        server.workspace.update_text_document(types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-                                              types.TextDocumentContentChangeWholeDocument(text="x = 1\n"))  # fmt: skip
+        server.workspace.update_text_document(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            types.TextDocumentContentChangeWholeDocument(text="x = 1\n"),
+        )
         server.edited(uri)
         told = server.in_flight[uri][1].is_set()  # before the debounced lint of version 2 begins
         release.set()

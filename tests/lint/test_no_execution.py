@@ -5,6 +5,7 @@ service it calls, the package ``__init__``, a ``conftest.py`` and a ``setup.py``
 ``.pth`` file. After linting, the marker must not exist and no planted module may be in
 ``sys.modules``.
 """
+
 from __future__ import annotations
 
 import os
@@ -34,14 +35,10 @@ def plant(root: Path, marker: Path) -> None:
     handler_trap = "    " + _trap(marker, "handler")
     (package / "tools.py").write_text(
         "from mcp_fusion import Context, ErrorContract, JsonRpcErrorCode, tool\n"
-        "from .services import fetch\n"
-        + _trap(marker, "tools")
-        + "\n\n"
+        "from .services import fetch\n" + _trap(marker, "tools") + "\n\n"
         "@tool('get_item', errors=[ErrorContract(reason='Missing', code=JsonRpcErrorCode.NOT_FOUND,\n"
         "      when='No item', recovery='Check the id, then call get_item again.')])\n"
-        "def get_item(item_id: str, ctx: Context) -> dict:\n"
-        + handler_trap
-        + "    found = fetch(item_id)\n"
+        "def get_item(item_id: str, ctx: Context) -> dict:\n" + handler_trap + "    found = fetch(item_id)\n"
         "    if not found:\n"
         "        raise ctx.fail('Missing')\n"
         "    return found\n"

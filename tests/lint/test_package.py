@@ -5,6 +5,7 @@ the checkout), the wheel from the sdist, as ``python -m build`` does by default:
 the sdist is then missing from the wheel too. Building needs a package index for the isolated build
 environment (setuptools); only when pip cannot reach one is the test skipped.
 """
+
 from __future__ import annotations
 
 import email
@@ -17,7 +18,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from test_precommit import OFFLINE, REPO_ROOT, copy_sources  # a sibling test module
 
 #: What the distribution is built from (everything else of the checkout stays out of the sdist).
@@ -43,11 +43,18 @@ def mentions_our_ci(text: str) -> list[str]:
 
 
 def test_the_link_and_ci_checks_catch_what_they_look_for() -> None:
-    page = ("[rules](docs/rules.md#fl000) ![logo](img/logo.png) [up](#usage) <a href='CONTRIBUTING.md'>x</a>\n"
-            "[ref]: ./docs/editors.md\n[ok](https://github.com/fusion-lint/fusion-lint/blob/main/docs/rules.md#x)\n"
-            "Run `bash .ci/run`. Measured on this project's 2-core machine.\n")  # fmt: skip
-    assert relative_links(page) == ["docs/rules.md#fl000", "img/logo.png", "#usage", "CONTRIBUTING.md",
-                                    "./docs/editors.md"]
+    page = (
+        "[rules](docs/rules.md#fl000) ![logo](img/logo.png) [up](#usage) <a href='CONTRIBUTING.md'>x</a>\n"
+        "[ref]: ./docs/editors.md\n[ok](https://github.com/fusion-lint/fusion-lint/blob/main/docs/rules.md#x)\n"
+        "Run `bash .ci/run`. Measured on this project's 2-core machine.\n"
+    )
+    assert relative_links(page) == [
+        "docs/rules.md#fl000",
+        "img/logo.png",
+        "#usage",
+        "CONTRIBUTING.md",
+        "./docs/editors.md",
+    ]
     assert mentions_our_ci(page) == [".ci/run", "this project's 2-core machine"]
 
 
@@ -56,8 +63,9 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("build", reason="building the package needs the dev extra's 'build'")
     source = copy_sources(SOURCES, tmp_path_factory.mktemp("package") / "source")
     out = source.parent / "dist"
-    run = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(source)],
-                         capture_output=True, text=True, timeout=900)  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-m", "build", "--outdir", str(out), str(source)], capture_output=True, text=True, timeout=900
+    )
     if run.returncode != 0:
         output = run.stdout + run.stderr
         if OFFLINE.search(output):
@@ -105,8 +113,9 @@ def test_twine_check_strict_passes_on_sdist_and_wheel(dist: Path) -> None:
     pytest.importorskip("twine", reason="twine is in the dev extra")
     artifacts = sorted(str(path) for path in dist.iterdir())
     assert len(artifacts) == 2, artifacts
-    run = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *artifacts],
-                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", *artifacts], capture_output=True, text=True, timeout=300
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.count("PASSED") == 2, run.stdout
 

@@ -4,6 +4,7 @@ and says exactly what a run resolving everything says, in every format.
 
 What was read lightly, loaded in full later and resolved is counted (``partial_run.LAST_PARTIAL``,
 ``resolve.LAST_RESOLVE``), never timed."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -20,16 +21,16 @@ from fusion_lint.project.resolve import LAST_RESOLVE
 MODULES = 14  # enough for the parallel workers (``runner.PARALLEL_THRESHOLD``)
 TOOLS_PER_MODULE = 2
 
-CONTRACTS = '''\
+CONTRACTS = """\
 from mcp_fusion import ErrorContract, JsonRpcErrorCode
 
 SHARED = [
     ErrorContract(reason="upstream_down", code=JsonRpcErrorCode.INTERNAL_ERROR, when="The upstream is down",
                   thrown_by="service", recovery="Wait a minute, then call the same tool again."),
 ]
-'''
+"""
 
-SERVICES = '''\
+SERVICES = """\
 from mcp_fusion import service_unavailable
 
 
@@ -37,7 +38,7 @@ async def fetch(item_id: str) -> dict:
     if not item_id:
         raise service_unavailable("upstream down", data={"reason": "upstream_down"})
     return {"id": item_id}
-'''
+"""
 
 TOOL_MODULE = '''\
 """Tool module {i}."""
@@ -143,8 +144,9 @@ def test_a_tool_module_resolves_only_its_definitions(project: Path, monkeypatch:
     assert any("list_itemz_8" in m and "list_items_8" in m for m in messages)
 
 
-def test_a_handler_reached_through_a_skipped_re_export_resolves_its_reacher(project: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_handler_reached_through_a_skipped_re_export_resolves_its_reacher(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = "pkg/tools/m1.py"
     everything = run(target, False, monkeypatch)
     report = run(target, True, monkeypatch)
@@ -155,8 +157,9 @@ def test_a_handler_reached_through_a_skipped_re_export_resolves_its_reacher(proj
 
 
 @pytest.mark.parametrize("target", ["pkg/services.py", "pkg/contracts.py", "pkg/__init__.py", "pkg/hub.py"])
-def test_a_shared_module_resolves_everything_that_reaches_it(project: Path, monkeypatch: pytest.MonkeyPatch,
-                                                             target: str) -> None:
+def test_a_shared_module_resolves_everything_that_reaches_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
     everything = rendered(run(target, False, monkeypatch))
     full = LAST_RESOLVE.full
     assert rendered(run(target, True, monkeypatch)) == everything
@@ -173,7 +176,9 @@ def test_a_one_file_run_says_what_the_whole_tree_says_there(project: Path, monke
     for target in ("pkg/tools/m0.py", "pkg/tools/m1.py", "pkg/extra.py"):
         alone = run(target, True, monkeypatch)
         expected = [d for d in whole.diagnostics if d.path == str(project / target)]
-        assert [(d.code, d.span, d.message) for d in alone.diagnostics] == [(d.code, d.span, d.message) for d in expected]
+        assert [(d.code, d.span, d.message) for d in alone.diagnostics] == [
+            (d.code, d.span, d.message) for d in expected
+        ]
         assert expected
 
 
@@ -191,20 +196,37 @@ def test_light_facts_hold_every_module_level_fact(project: Path) -> None:
     helper = project / "pkg" / "helper.py"
     helper.write_text(HELPER, encoding="utf-8")
     (project / "pkg" / "late.py").write_text(LATE_IMPORT, encoding="utf-8")
-    paths = [*sorted((project / "pkg").rglob("*.py")), *sorted(Path(__file__).parents[2].joinpath("fixtures").rglob("*.py"))]
+    paths = [
+        *sorted((project / "pkg").rglob("*.py")),
+        *sorted(Path(__file__).parents[2].joinpath("fixtures").rglob("*.py")),
+    ]
     skipped = 0
     for path in paths:
         full = analyze_file(str(path), ("mcp_fusion",), prescan=False).facts
         light = analyze_file(str(path), ("mcp_fusion",), prescan=False, light=True).facts
         assert full is not None and light is not None and not full.light
-        for name in ("imports", "runtime_names", "bindings", "definitions", "servers", "mount_prefixes",
-                     "listed_tools", "classes", "helper_calls", "imports_framework", "imported_modules"):  # fmt: skip
+        for name in (
+            "imports",
+            "runtime_names",
+            "bindings",
+            "definitions",
+            "servers",
+            "mount_prefixes",
+            "listed_tools",
+            "classes",
+            "helper_calls",
+            "imports_framework",
+            "imported_modules",
+        ):
             assert getattr(light, name) == getattr(full, name), (path, name)
         assert light.functions.keys() == full.functions.keys()
         for qualname, function in full.functions.items():
             lightly = light.functions[qualname]
             assert (lightly.params, lightly.context_param, lightly.decorated_by) == (
-                function.params, function.context_param, function.decorated_by), (path, qualname)
+                function.params,
+                function.context_param,
+                function.decorated_by,
+            ), (path, qualname)
             skipped += lightly != function
     assert skipped >= MODULES * TOOLS_PER_MODULE
     light = analyze_file(str(helper), ("mcp_fusion",), prescan=False, light=True).facts
@@ -212,11 +234,11 @@ def test_light_facts_hold_every_module_level_fact(project: Path) -> None:
 
 
 # A framework imported only inside a function: the module imports it all the same (its servers).
-LATE_IMPORT = '''\
+LATE_IMPORT = """\
 def serve() -> None:
     from mcp.server.fastmcp import FastMCP
     FastMCP("late").run()
-'''
+"""
 
 
 # A body that registers (a registration helper, a nested decorated def): walked even when light.
@@ -252,12 +274,14 @@ def test_a_partial_run_is_only_made_without_the_cache(project: Path, monkeypatch
     assert partial_run.LAST_PARTIAL.full_paths is None and not partial_run.LAST_PARTIAL.upgraded
 
 
-def test_a_skipped_file_that_may_list_tools_makes_the_run_resolve_all(project: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_skipped_file_that_may_list_tools_makes_the_run_resolve_all(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Whether a whole-tree run would load it (and add its ``Tool(name=...)`` to the vocabulary)
     depends on reaches a partial run does not follow: then nothing is read lightly."""
-    (project / "pkg" / "listing.py").write_text("from mcp.types import Tool\n\nTOOLS = [Tool(name='x')]\n",
-                                                encoding="utf-8")  # fmt: skip
+    (project / "pkg" / "listing.py").write_text(
+        "from mcp.types import Tool\n\nTOOLS = [Tool(name='x')]\n", encoding="utf-8"
+    )
     target = "pkg/tools/m3.py"
     assert rendered(run(target, True, monkeypatch)) == rendered(run(target, False, monkeypatch))
     assert partial_run.LAST_PARTIAL.full_paths is None and not partial_run.LAST_PARTIAL.light

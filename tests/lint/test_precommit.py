@@ -6,6 +6,7 @@ checkout the tests run from may have uncommitted work. pre-commit then builds th
 with pip from that copy, which needs a package index for the dependencies (PyPI, or the
 ``PIP_INDEX_URL`` the environment configures); only when pip cannot reach one is the test skipped.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,7 +32,7 @@ OFFLINE = re.compile(
     r"Network is unreachable|No matching distribution found|Could not find a version that satisfies|"
     r"ProxyError|ConnectTimeoutError|ReadTimeoutError|SSLError",
 )
-BAD_TOOL = '''\
+BAD_TOOL = """\
 from mcp_fusion import Context, ErrorContract, JsonRpcErrorCode, tool
 
 
@@ -41,24 +42,41 @@ def lookup(key: str, ctx: Context) -> str:
     if not key:
         ctx.fail("missing")
     return key
-'''
+"""
 
 
 def test_manifest_declares_both_hooks() -> None:
     hooks = {hook["id"]: hook for hook in yaml.safe_load(MANIFEST.read_text())}
     lint = hooks["fusion-lint"]
     assert (lint["entry"], lint["language"], lint["types"], lint["require_serial"]) == (
-        "fusion-lint", "python", ["python"], True,
-    )  # fmt: skip
+        "fusion-lint",
+        "python",
+        ["python"],
+        True,
+    )
     lock = hooks["fusion-lint-lock"]
     assert (lock["entry"], lock["language"], lock["pass_filenames"]) == ("fusion-lint lock --check", "python", False)
     assert re.search(lock["files"], "fusion-contracts.lock") and re.search(lock["files"], "app/tools.py")
 
 
 def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=fusion-lint tests", "-c", "user.email=tests@example.invalid",
-                    "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args],
-                   cwd=cwd, check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=fusion-lint tests",
+            "-c",
+            "user.email=tests@example.invalid",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+            *args,
+        ],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
 
 
 def copy_sources(names: tuple[str, ...], target: Path) -> Path:
@@ -106,8 +124,14 @@ def _pre_commit(project: Path, *args: str) -> tuple[int, str]:
     home = project.parent / "pre-commit-home"
     environment = {**os.environ, "PRE_COMMIT_HOME": str(home), "NO_COLOR": "1"}
     environment.pop("VIRTUAL_ENV", None)  # the hook gets its own virtualenv, not the test's
-    run = subprocess.run([sys.executable, "-m", "pre_commit", *args, "--color", "never"],
-                         cwd=project, env=environment, capture_output=True, text=True, timeout=900)  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args, "--color", "never"],
+        cwd=project,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     output = run.stdout + run.stderr
     if run.returncode != 0 and not re.search(r"fusion-lint\.+(Passed|Failed)", output):
         log = home / "pre-commit.log"
@@ -119,11 +143,14 @@ def _pre_commit(project: Path, *args: str) -> tuple[int, str]:
 
 
 def test_try_repo_reports_the_diagnostic_and_fails(tmp_path: Path, hook_repository: Path) -> None:
-    project = _project(tmp_path / "project", {
-        "app/__init__.py": "",
-        "app/tools.py": BAD_TOOL,
-        "app/notes.txt": "not Python: the hook's types keep it out\n",
-    })  # fmt: skip
+    project = _project(
+        tmp_path / "project",
+        {
+            "app/__init__.py": "",
+            "app/tools.py": BAD_TOOL,
+            "app/notes.txt": "not Python: the hook's types keep it out\n",
+        },
+    )
     code, output = _pre_commit(project, "try-repo", str(hook_repository), "fusion-lint", "--all-files")
     assert code == 1, output
     assert re.search(r"app/tools\.py:8:9: FL204 .*fail-not-raised", output), output
@@ -133,8 +160,9 @@ def test_try_repo_reports_the_diagnostic_and_fails(tmp_path: Path, hook_reposito
 def test_documented_config_passes_a_clean_project(tmp_path: Path, hook_repository: Path) -> None:
     """The README's ``repo:``/``rev:`` usage on the fixed file exits 0: the failure above is the
     finding, not a hook that always fails."""
-    revision = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hook_repository, check=True,
-                              capture_output=True, text=True).stdout.strip()  # fmt: skip
+    revision = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=hook_repository, check=True, capture_output=True, text=True
+    ).stdout.strip()
     config = f"repos:\n  - repo: {hook_repository}\n    rev: {revision}\n    hooks:\n      - id: fusion-lint\n"
     fixed = BAD_TOOL.replace('        ctx.fail("missing")', '        raise ctx.fail("missing")')
     project = _project(tmp_path / "project", {"tools.py": fixed, ".pre-commit-config.yaml": config})

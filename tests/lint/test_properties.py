@@ -11,6 +11,7 @@ The example budget is fixed and the examples derandomized, so CI runs the same b
 
     FUSION_LINT_FUZZ_EXAMPLES=5000 python -m pytest tests/lint/test_properties.py -p no:cacheprovider
 """
+
 from __future__ import annotations
 
 import ast
@@ -22,6 +23,7 @@ from unittest import mock
 import hypothesmith
 import libcst as cst
 import pytest
+from budget import budget
 from click.testing import CliRunner
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -30,7 +32,6 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from fusion_lint import cli, runner
 from fusion_lint.diagnostics import Report
 from fusion_lint.engine import Options, lint
-from budget import budget
 from fusion_lint.pipeline import analyze_file
 from fusion_lint.positions import SpanRegistry
 
@@ -75,15 +76,34 @@ def test_programs_from_the_grammar_never_make_the_linter_raise(project_dir: Path
 
 
 REASONS = st.sampled_from(["no_match", "Bad-Reason", "", "x" * 300, "dup", "dup", "ünïcode_reason"])
-CODES = st.sampled_from([
-    "JsonRpcErrorCode.NOT_FOUND", "JsonRpcErrorCode.UNKNOWN_ERROR", "JsonRpcErrorCode.NOPE", "-32001", "42",
-    "'NOT_FOUND'", "None", "codes.NOT_FOUND", "JsonRpcErrorCode", "JsonRpcErrorCode.NOT_FOUND.value",
-])  # fmt: skip
-TEXTS = st.sampled_from([
-    '"Call list_items first to find a valid id, then retry."', '"retry"', '""', '"   "', "None", "42",
-    'f"Call {name} again please now"', '"Call _reload() and the cache.flush flag, then `nope_tool`."',
-    '"a " "joined" " string with enough words"', "RECOVERY",
-])  # fmt: skip
+CODES = st.sampled_from(
+    [
+        "JsonRpcErrorCode.NOT_FOUND",
+        "JsonRpcErrorCode.UNKNOWN_ERROR",
+        "JsonRpcErrorCode.NOPE",
+        "-32001",
+        "42",
+        "'NOT_FOUND'",
+        "None",
+        "codes.NOT_FOUND",
+        "JsonRpcErrorCode",
+        "JsonRpcErrorCode.NOT_FOUND.value",
+    ]
+)
+TEXTS = st.sampled_from(
+    [
+        '"Call list_items first to find a valid id, then retry."',
+        '"retry"',
+        '""',
+        '"   "',
+        "None",
+        "42",
+        'f"Call {name} again please now"',
+        '"Call _reload() and the cache.flush flag, then `nope_tool`."',
+        '"a " "joined" " string with enough words"',
+        "RECOVERY",
+    ]
+)
 
 
 @st.composite
@@ -107,38 +127,77 @@ def contract_entries(draw: st.DrawFn) -> str:
 ERRORS = st.one_of(
     st.lists(contract_entries(), max_size=4).map(lambda items: "[" + ", ".join(items) + "]"),
     st.lists(contract_entries(), max_size=3).map(lambda items: "(" + "".join(i + ", " for i in items) + ")"),
-    st.sampled_from(["[]", "{}", "'errors'", "None", "SHARED", "[*SHARED]", "SHARED + [ENTRY]", "[ENTRY, *UNKNOWN]",
-                     "make_errors()", "[ErrorContract]", "[tool_error('x', 'y')]", "list(SHARED)"]),
-)  # fmt: skip
-STATEMENTS = st.sampled_from([
-    "raise ctx.fail({r})", "ctx.fail({r})", "return ctx.recovery_for({r})", "raise ctx.fail(reason)",
-    "raise not_found('gone')", "raise not_found('gone', data={{'reason': {r}}})",
-    "raise McpError(JsonRpcErrorCode.NOT_FOUND, 'x')", "raise McpError(-32002, 'x', {{'reason': {r}}})",
-    "raise ValueError('bad')", "raise", "raise KeyError", "fail = ctx.fail\n{i}raise fail({r})",
-    "err = conflict('c')\n{i}raise err", "raise tool_error('NOT_FOUND', 'x')", "raise mcp.MCPError(1, 'x')",
-    "try:\n{i}    helper()\n{i}except Exception as e:\n{i}    raise not_found(json.dumps(e))",
-    "try:\n{i}    helper()\n{i}except:\n{i}    pass", "try:\n{i}    helper()\n{i}except asyncio.CancelledError:\n{i}    log()",
-    "try:\n{i}    helper()\n{i}except (KeyError, BaseException) as exc:\n{i}    raise conflict(repr(exc)) from exc",
-    "helper()", "service.fetch(1)", "return helper()", "x = lambda: ctx.fail({r})",
-    "def inner():\n{i}    raise ctx.fail({r})", "for _ in range(3):\n{i}    ctx.fail({r})",
-    "if ctx:\n{i}    raise ctx.fail({r})\n{i}else:\n{i}    raise forbidden('no')",
-    "match reason:\n{i}    case {r}:\n{i}        raise ctx.fail({r})", "with open('x') as f:\n{i}    raise ctx.fail(f)",
-    "raise ctx.fail({r}, 'msg', {{'k': 1}}, cause=None)", "raise ctx.fail(*args)", "raise ctx.fail(reason={r})",
-])  # fmt: skip
-HEADERS = st.sampled_from([
-    "from mcp_fusion import *\n",
-    "from mcp_fusion import tool, resource, prompt, ErrorContract, JsonRpcErrorCode, Context, McpError, "
-    "not_found, conflict, forbidden, tool_error\n",
-    "import mcp_fusion as mf\nfrom mcp_fusion import tool as t, ErrorContract, JsonRpcErrorCode\n",
-    "from mcp_fusion.errors import not_found as nf\nfrom mcp_fusion import tool, Context\n",
-])  # fmt: skip
+    st.sampled_from(
+        [
+            "[]",
+            "{}",
+            "'errors'",
+            "None",
+            "SHARED",
+            "[*SHARED]",
+            "SHARED + [ENTRY]",
+            "[ENTRY, *UNKNOWN]",
+            "make_errors()",
+            "[ErrorContract]",
+            "[tool_error('x', 'y')]",
+            "list(SHARED)",
+        ]
+    ),
+)
+STATEMENTS = st.sampled_from(
+    [
+        "raise ctx.fail({r})",
+        "ctx.fail({r})",
+        "return ctx.recovery_for({r})",
+        "raise ctx.fail(reason)",
+        "raise not_found('gone')",
+        "raise not_found('gone', data={{'reason': {r}}})",
+        "raise McpError(JsonRpcErrorCode.NOT_FOUND, 'x')",
+        "raise McpError(-32002, 'x', {{'reason': {r}}})",
+        "raise ValueError('bad')",
+        "raise",
+        "raise KeyError",
+        "fail = ctx.fail\n{i}raise fail({r})",
+        "err = conflict('c')\n{i}raise err",
+        "raise tool_error('NOT_FOUND', 'x')",
+        "raise mcp.MCPError(1, 'x')",
+        "try:\n{i}    helper()\n{i}except Exception as e:\n{i}    raise not_found(json.dumps(e))",
+        "try:\n{i}    helper()\n{i}except:\n{i}    pass",
+        "try:\n{i}    helper()\n{i}except asyncio.CancelledError:\n{i}    log()",
+        "try:\n{i}    helper()\n{i}except (KeyError, BaseException) as exc:\n{i}    raise conflict(repr(exc)) from exc",
+        "helper()",
+        "service.fetch(1)",
+        "return helper()",
+        "x = lambda: ctx.fail({r})",
+        "def inner():\n{i}    raise ctx.fail({r})",
+        "for _ in range(3):\n{i}    ctx.fail({r})",
+        "if ctx:\n{i}    raise ctx.fail({r})\n{i}else:\n{i}    raise forbidden('no')",
+        "match reason:\n{i}    case {r}:\n{i}        raise ctx.fail({r})",
+        "with open('x') as f:\n{i}    raise ctx.fail(f)",
+        "raise ctx.fail({r}, 'msg', {{'k': 1}}, cause=None)",
+        "raise ctx.fail(*args)",
+        "raise ctx.fail(reason={r})",
+    ]
+)
+HEADERS = st.sampled_from(
+    [
+        "from mcp_fusion import *\n",
+        "from mcp_fusion import tool, resource, prompt, ErrorContract, JsonRpcErrorCode, Context, McpError, "
+        "not_found, conflict, forbidden, tool_error\n",
+        "import mcp_fusion as mf\nfrom mcp_fusion import tool as t, ErrorContract, JsonRpcErrorCode\n",
+        "from mcp_fusion.errors import not_found as nf\nfrom mcp_fusion import tool, Context\n",
+    ]
+)
 
 
 @st.composite
 def tool_modules(draw: st.DrawFn) -> str:
-    lines = [draw(HEADERS), "import asyncio, json, mcp\n",
-             f"SHARED = {draw(ERRORS)}\nENTRY = {draw(contract_entries())}\nRECOVERY = {draw(TEXTS)}\n",
-             "def helper():\n    raise conflict('busy', data={'reason': 'dup'})\n"]  # fmt: skip
+    lines = [
+        draw(HEADERS),
+        "import asyncio, json, mcp\n",
+        f"SHARED = {draw(ERRORS)}\nENTRY = {draw(contract_entries())}\nRECOVERY = {draw(TEXTS)}\n",
+        "def helper():\n    raise conflict('busy', data={'reason': 'dup'})\n",
+    ]
     for index in range(draw(st.integers(1, 3))):
         decorator = draw(st.sampled_from(["tool", "t", "mf.tool", "resource", "prompt"]))
         name = draw(st.sampled_from([f"'get_{index}'", "NAME", f"'res://{{id}}/{index}'", "''"]))
@@ -148,11 +207,15 @@ def tool_modules(draw: st.DrawFn) -> str:
         reason = repr(draw(REASONS))
         statements = "".join(f"    {s.format(r=reason, i='    ')}\n" for s in body)
         if draw(st.booleans()):
-            lines.append(f"@{decorator}({name}, errors={draw(ERRORS)})\n"
-                         f"{asynchronous}def handler_{index}(item_id: str, {context}):\n{statements}")  # fmt: skip
+            lines.append(
+                f"@{decorator}({name}, errors={draw(ERRORS)})\n"
+                f"{asynchronous}def handler_{index}(item_id: str, {context}):\n{statements}"
+            )
         else:
-            lines.append(f"{asynchronous}def handler_{index}(item_id: str, {context}):\n{statements}"
-                         f"registered_{index} = {decorator}({name}, errors={draw(ERRORS)})(handler_{index})\n")  # fmt: skip
+            lines.append(
+                f"{asynchronous}def handler_{index}(item_id: str, {context}):\n{statements}"
+                f"registered_{index} = {decorator}({name}, errors={draw(ERRORS)})(handler_{index})\n"
+            )
     return "\n".join(lines)
 
 
@@ -231,11 +294,19 @@ def test_random_bytes_never_make_the_linter_raise(project_dir: Path, before: byt
 
 #: libcst node type -> the ``ast`` node types standing for it.
 _PLACED = {
-    cst.Call: (ast.Call,), cst.Attribute: (ast.Attribute,), cst.Dict: (ast.Dict,), cst.List: (ast.List,),
-    cst.Tuple: (ast.Tuple,), cst.GeneratorExp: (ast.GeneratorExp,), cst.Raise: (ast.Raise,),
-    cst.Return: (ast.Return,), cst.Assign: (ast.Assign,), cst.AnnAssign: (ast.AnnAssign,),
-    cst.ExceptHandler: (ast.ExceptHandler,), cst.StarredElement: (ast.Starred,),
-}  # fmt: skip
+    cst.Call: (ast.Call,),
+    cst.Attribute: (ast.Attribute,),
+    cst.Dict: (ast.Dict,),
+    cst.List: (ast.List,),
+    cst.Tuple: (ast.Tuple,),
+    cst.GeneratorExp: (ast.GeneratorExp,),
+    cst.Raise: (ast.Raise,),
+    cst.Return: (ast.Return,),
+    cst.Assign: (ast.Assign,),
+    cst.AnnAssign: (ast.AnnAssign,),
+    cst.ExceptHandler: (ast.ExceptHandler,),
+    cst.StarredElement: (ast.Starred,),
+}
 
 
 def _never_placed(module: cst.Module) -> set[int]:
@@ -285,11 +356,23 @@ def _ast_ranges(tree: ast.Module, source: str) -> Counter:
     names = {ast_kind: kind.__name__ for kind, ast_kinds in _PLACED.items() for ast_kind in ast_kinds}
     found: Counter = Counter()
     # A subscript's ``x[a, b]`` is no tuple to libcst, nor a call's ``*args`` a starred element.
-    skipped = {id(node.slice) for node in ast.walk(tree) if isinstance(node, ast.Subscript) and type(node.slice) is ast.Tuple}
-    skipped |= {id(inner) for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
-                for part in (*node.bases, *node.keywords) for inner in ast.walk(part)}
-    skipped |= {id(arg) for node in ast.walk(tree) if isinstance(node, ast.Call) for arg in node.args
-                if isinstance(arg, ast.Starred)}
+    skipped = {
+        id(node.slice) for node in ast.walk(tree) if isinstance(node, ast.Subscript) and type(node.slice) is ast.Tuple
+    }
+    skipped |= {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+        for part in (*node.bases, *node.keywords)
+        for inner in ast.walk(part)
+    }
+    skipped |= {
+        id(arg)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for arg in node.args
+        if isinstance(arg, ast.Starred)
+    }
 
     for node in ast.walk(tree):
         kind = type(node)

@@ -2,6 +2,7 @@
 phase (``engine.check``) and the building of fixes (``engine.build_fixes``) run, every way of
 reading a file or parsing code raises. A rule that tried would turn into FL999 and change the
 output, so the output must be exactly the golden one."""
+
 from __future__ import annotations
 
 import ast
@@ -10,16 +11,17 @@ import io
 import os
 import pathlib
 import tokenize
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import libcst
 import pytest
+from click.testing import CliRunner
 
 from fusion_lint import engine
 from fusion_lint.cli import main
-from click.testing import CliRunner
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -30,12 +32,27 @@ class Forbidden(AssertionError):
 
 
 FORBIDDEN: list[tuple[Any, str]] = [
-    (builtins, "open"), (io, "open"), (io, "open_code"), (os, "open"), (os, "scandir"), (os, "listdir"),
-    (os, "stat"), (os, "lstat"), (pathlib.Path, "read_bytes"), (pathlib.Path, "read_text"), (pathlib.Path, "open"),
-    (pathlib.Path, "is_file"), (pathlib.Path, "exists"), (ast, "parse"), (builtins, "compile"), (tokenize, "open"),
-    (tokenize, "generate_tokens"), (libcst, "parse_module"), (libcst, "parse_expression"),
+    (builtins, "open"),
+    (io, "open"),
+    (io, "open_code"),
+    (os, "open"),
+    (os, "scandir"),
+    (os, "listdir"),
+    (os, "stat"),
+    (os, "lstat"),
+    (pathlib.Path, "read_bytes"),
+    (pathlib.Path, "read_text"),
+    (pathlib.Path, "open"),
+    (pathlib.Path, "is_file"),
+    (pathlib.Path, "exists"),
+    (ast, "parse"),
+    (builtins, "compile"),
+    (tokenize, "open"),
+    (tokenize, "generate_tokens"),
+    (libcst, "parse_module"),
+    (libcst, "parse_expression"),
     (libcst, "parse_statement"),
-]  # fmt: skip
+]
 
 
 @contextmanager
@@ -86,9 +103,15 @@ CASES = [
 
 @pytest.mark.parametrize("output_format", ["json", "text"])
 @pytest.mark.parametrize(("name", "cwd", "target", "flags"), CASES, ids=[case[0] for case in CASES])
-def test_the_rule_phase_reads_and_parses_nothing(pure_rules: list[str], name: str, cwd: Path, target: str,
-                                                  flags: tuple[str, ...], output_format: str,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_the_rule_phase_reads_and_parses_nothing(
+    pure_rules: list[str],
+    name: str,
+    cwd: Path,
+    target: str,
+    flags: tuple[str, ...],
+    output_format: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.chdir(cwd)
     result = CliRunner().invoke(main, [target, "--no-cache", "--output-format", output_format, *flags])
     assert pure_rules == [], f"the rules or the fixes tried: {sorted(set(pure_rules))}"

@@ -6,11 +6,11 @@
 * The gate bounds nesting the same way on every Python: CPython 3.10 admits a 20,000-link chain
   and 3.13 ~20,000 levels, 3.11 and 3.12 refuse ~3,000 themselves; libcst must see none of them.
 """
+
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
 
 import pytest
 
@@ -22,7 +22,7 @@ RUNNING = sys.version_info[:2]
 RUNNING_TEXT = f"{RUNNING[0]}.{RUNNING[1]}"
 
 # name -> (source, the oldest Python that parses it; None: none does)
-CASES: dict[str, tuple[str, Optional[tuple[int, int]]]] = {
+CASES: dict[str, tuple[str, tuple[int, int] | None]] = {
     "except_star": ("try:\n    pass\nexcept* ValueError:\n    pass\n", (3, 11)),
     "star_in_index": ("def f(a, b):\n    return a[*b]\n", (3, 11)),
     "type_alias": ("type Pair = tuple[int, int]\n", (3, 12)),
@@ -90,16 +90,19 @@ def test_the_gate_bounds_nesting_the_same_on_every_python(shape: str) -> None:
         assert isinstance(verdict, Unreadable) and verdict.code == "FL000", (shape, depth)
         if not verdict.message.startswith("CPython cannot parse this file"):  # it may refuse the deepest itself
             assert verdict.message == (
-                f"the code on line 5 nests deeper than {MAX_DEPTH} levels, more than fusion-lint parses safely")
+                f"the code on line 5 nests deeper than {MAX_DEPTH} levels, more than fusion-lint parses safely"
+            )
             assert verdict.line == 5
 
 
 def test_deep_nesting_in_a_decorator_or_an_except_clause_is_measured_too() -> None:
     deep = "-" * (MAX_DEPTH + 10) + "a"
-    for source, line in ((f"@decorate({deep})\ndef f():\n    pass\n", 1),
-                         (f"try:\n    pass\nexcept ({deep}):\n    pass\n", 3),
-                         (f"class C:\n    def f(self, x={deep}):\n        pass\n", 2),
-                         (f"match x:\n    case 1:\n        pass\n    case y if {deep}:\n        pass\n", 4),
-                         (f"match x:\n    case 1:\n        y = {deep}\n", 3)):  # fmt: skip
+    for source, line in (
+        (f"@decorate({deep})\ndef f():\n    pass\n", 1),
+        (f"try:\n    pass\nexcept ({deep}):\n    pass\n", 3),
+        (f"class C:\n    def f(self, x={deep}):\n        pass\n", 2),
+        (f"match x:\n    case 1:\n        pass\n    case y if {deep}:\n        pass\n", 4),
+        (f"match x:\n    case 1:\n        y = {deep}\n", 3),
+    ):
         verdict = gate_tree(source, "deep.py")
         assert isinstance(verdict, Unreadable) and verdict.line == line, source[:40]

@@ -6,6 +6,7 @@ Each case is observed through a rule whose firing proves the piece was recognise
 FL101 (``errors=[]``) proves a definition was found and named; FL205 (``ctx.fail`` without a
 contract) proves the handler was linked to it; FL200 proves a factory's code was recognised.
 """
+
 from __future__ import annotations
 
 import pytest

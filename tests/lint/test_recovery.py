@@ -4,6 +4,7 @@ Two layers: the text scanner on its own (fast, many hints: ordinary English must
 whole projects through the engine (tools collected across files, constants resolved, one diagnostic
 per rule per recovery value, located at the value).
 """
+
 from __future__ import annotations
 
 import pytest
@@ -68,14 +69,16 @@ def test_ordinary_hints_name_nothing(hint: str) -> None:
         ("Run billing.cache.reset and then call get_invoice again.", [("billing.cache.reset", "path")]),
         ("Clear the _invoice_cache and retry with list_invoices.", [("_invoice_cache", "private")]),
         ("Fix the api_key entry in config.yaml, then call get_invoice again.", [("config.yaml", "file")]),
-        ("Check settings.py and /etc/billing/billing.conf for the right region.",
-         [("settings.py", "file"), ("/etc/billing/billing.conf", "file")]),
+        (
+            "Check settings.py and /etc/billing/billing.conf for the right region.",
+            [("settings.py", "file"), ("/etc/billing/billing.conf", "file")],
+        ),
         ("Restart the worker with --force and call get_invoice again.", [("--force", "flag")]),
         ("Set ENABLE_SYNC=1 on the server and retry the call.", [("ENABLE_SYNC=1", "setting")]),
         ("Increase MAX_RETRIES, then call get_invoice again.", [("MAX_RETRIES", "constant")]),
         ("Add the token to `.env` and try again later.", [(".env", "file")]),
     ],
-)  # fmt: skip
+)
 def test_internal_names_are_found(hint: str, internal: list) -> None:
     scan = scan_recovery(hint, PROJECT_VOCABULARY)
     assert scan.internal == internal
@@ -115,11 +118,14 @@ def test_tokens_come_back_once_in_text_order() -> None:
 
 HEADER = "from mcp_fusion import tool, ErrorContract, JsonRpcErrorCode, Context\n"
 
-SEARCH_MODULE = HEADER + '''
+SEARCH_MODULE = (
+    HEADER
+    + """
 @tool("search_articles", description="Search PubMed")
 async def search_articles(query: str, page_size: int = 20) -> list:
     return []
-'''
+"""
+)
 
 
 def fetch_module(*recoveries: str) -> str:
@@ -134,8 +140,10 @@ def fetch_module(*recoveries: str) -> str:
         for index, recovery in enumerate(recoveries)
     )
     fails = "".join(f'    if not pmids:\n        raise ctx.fail("failure_{i}")\n' for i in range(len(recoveries)))
-    return HEADER + f'\n@tool("fetch_articles", errors=[{entries}\n])\n' + (
-        "async def fetch_articles(pmids: list[str], ctx: Context) -> list:\n" + fails + "    return []\n"
+    return (
+        HEADER
+        + f'\n@tool("fetch_articles", errors=[{entries}\n])\n'
+        + ("async def fetch_articles(pmids: list[str], ctx: Context) -> list:\n" + fails + "    return []\n")
     )
 
 
@@ -148,8 +156,9 @@ def test_tools_of_other_files_are_known(lint_project) -> None:
         "Call search_articles with a broader query to discover valid PMIDs.",
         "Reduce page_size on search_articles, then call fetch_articles again.",
     )
-    linted = lint_project({"app/search.py": SEARCH_MODULE, "app/fetch.py": source, "app/__init__.py": ""},
-                          paths=["app/fetch.py"])  # fmt: skip
+    linted = lint_project(
+        {"app/search.py": SEARCH_MODULE, "app/fetch.py": source, "app/__init__.py": ""}, paths=["app/fetch.py"]
+    )
     assert not linted.of("FL400") and not linted.of("FL401"), linted.summary()
 
 
@@ -172,9 +181,14 @@ def test_internal_names_fire_once_naming_every_token(lint_project) -> None:
     )
     linted = lint_project({"search.py": SEARCH_MODULE, "fetch.py": source})
     (diagnostic,) = linted.of("FL400")
-    for token in ("'ncbi.client.reset()' (a function call)", "'_pmid_cache' (a private name)",
-                  "'NCBI_API_KEY' (a config constant)", "'.env' (a file)", "'config.yaml' (a file)",
-                  "'--no-cache' (a command-line flag)"):  # fmt: skip
+    for token in (
+        "'ncbi.client.reset()' (a function call)",
+        "'_pmid_cache' (a private name)",
+        "'NCBI_API_KEY' (a config constant)",
+        "'.env' (a file)",
+        "'config.yaml' (a file)",
+        "'--no-cache' (a command-line flag)",
+    ):
         assert token in diagnostic.message, diagnostic.message
     assert diagnostic.span.line == recovery_lines(source)[0]
     assert not linted.of("FL401"), "nothing FL400 claimed is also checked as a tool"
@@ -197,14 +211,18 @@ def test_one_diagnostic_per_rule_per_recovery(lint_project) -> None:
 
 def test_a_recovery_constant_is_read_and_reported_where_it_is_used(lint_project) -> None:
     constants = 'RETRY_HINT = "Run the reindex.py script, then call search_articles again."\n'
-    source = HEADER + "from hints import RETRY_HINT\n" + '''
+    source = (
+        HEADER
+        + "from hints import RETRY_HINT\n"
+        + """
 @tool("fetch_articles", errors=[
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="No data",
                   recovery=RETRY_HINT),
 ])
 async def fetch_articles(pmids: list[str], ctx: Context) -> list:
     raise ctx.fail("no_match")
-'''
+"""
+    )
     linted = lint_project({"hints.py": constants, "search.py": SEARCH_MODULE, "fetch.py": source})
     (diagnostic,) = linted.of("FL400")
     assert "'reindex.py' (a file)" in diagnostic.message
@@ -215,13 +233,18 @@ async def fetch_articles(pmids: list[str], ctx: Context) -> list:
 
 
 def test_a_shared_contract_reports_each_recovery_once(lint_project) -> None:
-    shared = HEADER + '''
+    shared = (
+        HEADER
+        + """
 COMMON_ERRORS = [
     ErrorContract(reason="upstream_down", code=JsonRpcErrorCode.SERVICE_UNAVAILABLE, when="NCBI is down",
                   recovery="Wait a few minutes, then call refresh_session before retrying.", thrown_by="service"),
 ]
-'''
-    tools = HEADER + '''from errors import COMMON_ERRORS
+"""
+    )
+    tools = (
+        HEADER
+        + """from errors import COMMON_ERRORS
 
 @tool("search_articles", errors=COMMON_ERRORS)
 async def search_articles(query: str, ctx: Context) -> list:
@@ -230,7 +253,8 @@ async def search_articles(query: str, ctx: Context) -> list:
 @tool("fetch_articles", errors=[*COMMON_ERRORS])
 async def fetch_articles(pmids: list[str], ctx: Context) -> list:
     return []
-'''
+"""
+    )
     linted = lint_project({"errors.py": shared, "tools.py": tools})
     (diagnostic,) = linted.of("FL401")
     assert linted.relative(diagnostic) == "errors.py" and "'refresh_session'" in diagnostic.message
@@ -246,13 +270,16 @@ def test_arguments_and_reasons_of_any_tool_are_not_unknown_tools(lint_project) -
 
 
 def test_unknown_tools_are_not_guessed_when_a_tool_name_is_dynamic(lint_project) -> None:
-    dynamic = HEADER + '''
+    dynamic = (
+        HEADER
+        + """
 import os
 
 @tool(os.environ.get("TOOL_NAME", "lookup"))
 async def lookup(query: str) -> list:
     return []
-'''
+"""
+    )
     source = fetch_module("Call lookup_pmids first to find valid ids, then retry.")
     assert lint_project({"fetch.py": source}).of("FL401")
     linted = lint_project({"dynamic.py": dynamic, "fetch.py": source})
@@ -260,14 +287,17 @@ async def lookup(query: str) -> list:
 
 
 def test_resources_hints_are_checked_too(lint_project) -> None:
-    source = HEADER.replace("tool,", "tool, resource,") + '''
+    source = (
+        HEADER.replace("tool,", "tool, resource,")
+        + """
 @resource("invoice://{invoice_id}", errors=[
     ErrorContract(reason="gone", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice",
                   recovery="Read invoice://{invoice_id} again after calling sync_invoices()."),
 ])
 def invoice(invoice_id: str) -> str:
     return ""
-'''
+"""
+    )
     linted = lint_project({"res.py": source})
     (diagnostic,) = linted.of("FL400")
     assert diagnostic.message.startswith("resource 'invoice://{invoice_id}'")

@@ -1,16 +1,17 @@
 """Registration helpers (DESIGN §12.2): a project function handed the server, whose returned decorator
 registers what it is given — ``logged_tool(mcp, "get_invoice")(self.get_invoice)`` — defines one
 tool per call, named as the framework names it, with the handler the call passes."""
+
 from __future__ import annotations
 
 import textwrap
 
-from fusion_lint.output.common import summary
-
 from harness import ROOT, lint_sources
 
+from fusion_lint.output.common import summary
+
 # A look-alike of a real server's audit helper: no framework import, the server under its usual name.
-HELPER = '''
+HELPER = """
 import functools
 import logging
 
@@ -28,9 +29,9 @@ def logged_tool(mcp, name=None, **options):
         return wrapper
 
     return decorator
-'''
+"""
 
-HANDLERS = '''
+HANDLERS = """
 from typing import Any
 
 from mcp.server.fastmcp import Context
@@ -52,7 +53,7 @@ class InvoiceTools:
 
     async def refund_invoice(self, invoice_id: str) -> str:
         raise RuntimeError("refunds are closed")
-'''
+"""
 
 
 def lint(files: dict[str, str], select: tuple[str, ...] = ("FL300",)):
@@ -67,12 +68,18 @@ def fl300(report) -> list[tuple[str, int, str]]:
 def test_each_call_of_a_helper_is_a_tool_named_by_its_name_argument() -> None:
     report = lint({"billing/audit.py": HELPER, "billing/tools.py": HANDLERS})
     found = fl300(report)
-    assert [(path, line) for path, line, _ in found] == [("billing/tools.py", 16), ("billing/tools.py", 19),
-                                                         ("billing/tools.py", 22)]  # fmt: skip
+    assert [(path, line) for path, line, _ in found] == [
+        ("billing/tools.py", 16),
+        ("billing/tools.py", 19),
+        ("billing/tools.py", 22),
+    ]
     # the name passed positionally, by keyword, and none at all: ``functools.wraps`` keeps the
     # handler's ``__name__``, which the framework then uses
     assert [message.split(":")[0] for _, _, message in found] == [
-        "tool 'get_invoice'", "tool 'void_invoice'", "tool 'refund_invoice'"]  # fmt: skip
+        "tool 'get_invoice'",
+        "tool 'void_invoice'",
+        "tool 'refund_invoice'",
+    ]
     # The framework is the one the calling module imports (the helper's module imports none).
     assert "`Error executing tool get_invoice: <its text>` (mcp 1.x FastMCP)" in found[0][2]
     assert summary(report).endswith("(3 tools; 3 files checked).")
@@ -91,11 +98,14 @@ def test_without_functools_wraps_the_framework_names_the_wrapper() -> None:
     bare = HELPER.replace("        @functools.wraps(func)\n", "")
     report = lint({"billing/audit.py": bare, "billing/tools.py": HANDLERS})
     assert [message.split(":")[0] for _, _, message in fl300(report)] == [
-        "tool 'get_invoice'", "tool 'void_invoice'", "tool 'wrapper'"]  # fmt: skip
+        "tool 'get_invoice'",
+        "tool 'void_invoice'",
+        "tool 'wrapper'",
+    ]
 
 
 def test_a_helper_used_as_a_decorator_on_a_module_server() -> None:
-    app = '''
+    app = """
     from fastmcp import FastMCP
 
     from billing.audit import logged_tool
@@ -106,11 +116,12 @@ def test_a_helper_used_as_a_decorator_on_a_module_server() -> None:
     @logged_tool(app, "find_invoice")
     async def find(query: str) -> str:
         raise LookupError(query)
-    '''
+    """
     found = fl300(lint({"billing/audit.py": HELPER, "billing/app.py": app}))
     assert [(path, line) for path, line, _ in found] == [("billing/app.py", 11)]
-    assert found[0][2].startswith("tool 'find_invoice': raise LookupError reaches the model as `Error calling tool "
-                                  "'find_invoice'")  # fmt: skip  (fastmcp: the server the call hands over)
+    assert found[0][2].startswith(
+        "tool 'find_invoice': raise LookupError reaches the model as `Error calling tool 'find_invoice'"
+    )  # (fastmcp: the server the call hands over)
 
 
 def test_a_wrapper_that_catches_everything_absorbs_the_handlers_raises() -> None:
@@ -125,16 +136,16 @@ def test_a_wrapper_that_catches_everything_absorbs_the_handlers_raises() -> None
 
 
 def test_no_tool_where_the_helper_gets_no_server_or_registers_nothing() -> None:
-    no_registration = '''
+    no_registration = """
     def logged_tool(mcp, name=None):
         def decorator(func):
             return func
 
         return decorator
-    '''
+    """
     assert "No MCP tools" in summary(lint({"billing/audit.py": no_registration, "billing/tools.py": HANDLERS}))
     # a call handing over no server, nor a parameter one could arrive through
-    plain = '''
+    plain = """
     from mcp.server.fastmcp import Context
 
     from billing.audit import logged_tool
@@ -148,12 +159,12 @@ def test_no_tool_where_the_helper_gets_no_server_or_registers_nothing() -> None:
 
     async def handle(ctx: Context) -> str:
         raise ValueError("x")
-    '''
+    """
     assert "No MCP tools" in summary(lint({"billing/audit.py": HELPER, "billing/setup.py": plain}))
 
 
 def test_a_helper_taking_the_server_under_another_name_in_a_framework_module() -> None:
-    helper = '''
+    helper = """
     from typing import Any
 
     from mcp.server.fastmcp import FastMCP
@@ -169,8 +180,8 @@ def test_a_helper_taking_the_server_under_another_name_in_a_framework_module() -
 
     def add_ping(server: Any, fn):  # registers its parameter directly: not followed (no decorator returned)
         server.tool()(fn)
-    '''
-    app = '''
+    """
+    app = """
     from mcp.server.fastmcp import FastMCP
 
     from billing.helpers import register_as
@@ -182,7 +193,7 @@ def test_a_helper_taking_the_server_under_another_name_in_a_framework_module() -
     @register_as(mcp, "open_invoice")
     def open_invoice(invoice_id: str) -> str:
         raise ValueError(invoice_id)
-    '''
+    """
     report = lint({"billing/helpers.py": helper, "billing/app.py": app}, select=("FL300", "FL190"))
     messages = sorted((d.code, d.message.split(":")[0]) for d in report.diagnostics)
     assert messages == [("FL190", "tool 'close_invoice'"), ("FL300", "tool 'open_invoice'")]

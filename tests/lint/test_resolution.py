@@ -3,6 +3,7 @@ contracts and codes. Each point has a case that fires and one that stays silent.
 
 Projects are in memory (``harness.lint_sources``); ``found`` gives (code, file, line, message).
 """
+
 from __future__ import annotations
 
 import textwrap
@@ -100,8 +101,12 @@ def test_self_method_registered_in_a_method_is_the_method() -> None:
 
 @pytest.mark.parametrize(
     ("handler", "named"),
-    [("make_handler()", "a call to make_handler()"), ("lambda invoice_id: None", "a lambda"),
-     ("service.handle", "'service.handle'"), ("thirdparty.handle", "'thirdparty.handle'")],
+    [
+        ("make_handler()", "a call to make_handler()"),
+        ("lambda invoice_id: None", "a lambda"),
+        ("service.handle", "'service.handle'"),
+        ("thirdparty.handle", "'thirdparty.handle'"),
+    ],
 )
 def test_a_handler_that_cannot_be_resolved_is_fl190_naming_it(handler: str, named: str) -> None:
     source = app(f"""
@@ -110,7 +115,7 @@ def test_a_handler_that_cannot_be_resolved_is_fl190_naming_it(handler: str, name
         tool("get_invoice", errors=ENTRIES)({handler})
     """)
     [(code, path, line_, message)] = found(source, "FL190")
-    assert (code, line_) == ("FL190", line(source, "tool(\"get_invoice\""))
+    assert (code, line_) == ("FL190", line(source, 'tool("get_invoice"'))
     assert f"the handler ({named}) cannot be resolved" in message and "FL2xx, FL3xx" in message
 
 
@@ -189,8 +194,12 @@ def test_self_calls_follow_the_mro_not_the_first_base_depth_first() -> None:
         tool("get_invoice", errors=ENTRIES)(d.get_invoice)
     """)
     assert lines(found(source, "FL200")) == []
-    source_b = source["app.py"].replace("class B(A):\n    pass", "class B(A):\n    def check(self):\n        raise forbidden('from B')")
-    assert lines(found({"app.py": source_b}, "FL200")) == [("FL200", "app.py", line({"app.py": source_b}, "raise forbidden('from B')"))]
+    source_b = source["app.py"].replace(
+        "class B(A):\n    pass", "class B(A):\n    def check(self):\n        raise forbidden('from B')"
+    )
+    assert lines(found({"app.py": source_b}, "FL200")) == [
+        ("FL200", "app.py", line({"app.py": source_b}, "raise forbidden('from B')"))
+    ]
 
 
 # ----- reasons and fields: constants, enum members ------------------------------------------------
@@ -235,8 +244,10 @@ def test_reasons_as_module_constants_and_enum_members_resolve() -> None:
     results = found(files, "FL190", "FL106", "FL202", "FL203")
     # get_invoice: every reason is known and raised; find_invoice: a plain Enum member is no string
     # (FL106, whose entry then declares nothing), so Reason.NO_MATCH ("no_match") is undeclared.
-    assert lines(results) == [("FL106", "app.py", line(files, "Plain.GONE")),
-                              ("FL203", "app.py", line(files, "raise ctx.fail(Reason.NO_MATCH)"))]
+    assert lines(results) == [
+        ("FL106", "app.py", line(files, "Plain.GONE")),
+        ("FL203", "app.py", line(files, "raise ctx.fail(Reason.NO_MATCH)")),
+    ]
     assert "Plain.GONE, an Enum member that is not a string (write Plain.GONE.value)" in results[0][3]
     assert "ctx.fail('no_match')" in results[1][3]
 
@@ -256,7 +267,7 @@ def test_a_reason_constant_that_is_computed_stays_fl190() -> None:
 
 
 def test_contracts_as_class_attributes_concatenations_and_named_entries_resolve() -> None:
-    source = app(f"""
+    source = app("""
         LOCKED = ErrorContract(reason="locked", code=JsonRpcErrorCode.CONFLICT, when="Locked",
                                recovery="Wait a minute, then call get_invoice again.")
         MORE = [LOCKED]
@@ -318,8 +329,10 @@ def test_a_code_constructed_from_its_value_is_that_member() -> None:
             raise not_found("No invoice")
     """)
     results = found(source, "FL103", "FL104", "FL190", "FL201")
-    assert lines(results) == [("FL104", "app.py", line(source, "JsonRpcErrorCode(-1)")),
-                              ("FL201", "app.py", line(source, "raise not_found"))]
+    assert lines(results) == [
+        ("FL104", "app.py", line(source, "JsonRpcErrorCode(-1)")),
+        ("FL201", "app.py", line(source, "raise not_found")),
+    ]
     assert "'no_match'" in results[1][3]
 
 

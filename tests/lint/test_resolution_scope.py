@@ -2,6 +2,7 @@
 ``follow-calls``, prompts, recovery text, closed-then-open codes, multi-code ``noqa``, ``src/``
 layouts and FL000's line. Each point has a case that fires and one that stays silent.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -53,8 +54,13 @@ def test_from_none_is_an_explicit_decision(cause: str, expected: list[str]) -> N
 
 @pytest.mark.parametrize(
     ("code", "expected"),
-    [("-32001", "not_found("), ('"NOT_FOUND"', "not_found("), ("JsonRpcErrorCode(-32005)", "forbidden("),
-     ("-32099", None), ('"SERVER_BUSY"', None)],
+    [
+        ("-32001", "not_found("),
+        ('"NOT_FOUND"', "not_found("),
+        ("JsonRpcErrorCode(-32005)", "forbidden("),
+        ("-32099", None),
+        ('"SERVER_BUSY"', None),
+    ],
 )
 def test_mcperror_with_any_spelling_of_a_code_that_has_a_factory_is_fl301(code: str, expected: str | None) -> None:
     source = app(f"""
@@ -68,8 +74,11 @@ def test_mcperror_with_any_spelling_of_a_code_that_has_a_factory_is_fl301(code: 
 
 @pytest.mark.parametrize(
     ("data", "fires"),
-    [('{"trace": traceback.format_exc()}', True), ('{"raw": json.dumps(payload)}', True),
-     ('{"invoice_id": invoice_id}', False)],
+    [
+        ('{"trace": traceback.format_exc()}', True),
+        ('{"raw": json.dumps(payload)}', True),
+        ('{"invoice_id": invoice_id}', False),
+    ],
 )
 def test_dumps_and_tracebacks_in_data_are_fl303(data: str, fires: bool) -> None:
     source = app(f"""
@@ -155,7 +164,9 @@ def test_a_stored_context_names_its_reasons_in_called_methods() -> None:
             return lookup.find(invoice_id)
     """)
     # 'no_match' is named (no FL202); the discarded one is FL204, as for ctx.fail itself.
-    assert lines(found(source, "FL202", "FL203", "FL204")) == [("FL204", "app.py", line(source, "        self.ctx.fail"))]
+    assert lines(found(source, "FL202", "FL203", "FL204")) == [
+        ("FL204", "app.py", line(source, "        self.ctx.fail"))
+    ]
 
 
 def test_an_attribute_that_is_no_stored_context_is_an_ordinary_call() -> None:

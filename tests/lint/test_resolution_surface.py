@@ -1,6 +1,7 @@
 """DESIGN §12.3 on what surrounds the handler: recovery text (FL400/FL401), closed-then-open codes
 (§3.1, issue 16) in the conformance rules, multi-code ``noqa``, ``src/`` layouts, FL000's line.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -44,12 +45,28 @@ def test_recovery_prose_the_model_can_act_on_is_neither_fl400_nor_fl401(recovery
 @pytest.mark.parametrize(
     ("recovery", "code", "fragment"),
     [
-        ("Set the LEDGER_TOKEN environment variable, then call get_invoice.", "FL400", "'LEDGER_TOKEN' (an environment variable)"),
-        ("Export $LEDGER_TOKEN first, then call get_invoice again.", "FL400", "'$LEDGER_TOKEN' (an environment variable)"),
+        (
+            "Set the LEDGER_TOKEN environment variable, then call get_invoice.",
+            "FL400",
+            "'LEDGER_TOKEN' (an environment variable)",
+        ),
+        (
+            "Export $LEDGER_TOKEN first, then call get_invoice again.",
+            "FL400",
+            "'$LEDGER_TOKEN' (an environment variable)",
+        ),
         ("Set TOKEN in the environment, then call get_invoice again.", "FL400", "'TOKEN' (an environment variable)"),
-        ("Restart the server with --read-only, then call get_invoice again.", "FL400", "'--read-only' (a command-line flag)"),
+        (
+            "Restart the server with --read-only, then call get_invoice again.",
+            "FL400",
+            "'--read-only' (a command-line flag)",
+        ),
         ("Call list_invoice to find the id, then call get_invoice again.", "FL401", "'list_invoice'"),
-        ("Call list_invoice() to find the id, then call get_invoice again.", "FL400", "'list_invoice()' (a function call)"),
+        (
+            "Call list_invoice() to find the id, then call get_invoice again.",
+            "FL400",
+            "'list_invoice()' (a function call)",
+        ),
     ],
 )
 def test_recovery_naming_what_the_model_cannot_reach_fires(recovery: str, code: str, fragment: str) -> None:
@@ -82,13 +99,24 @@ def test_string_codes_are_compared_by_name() -> None:
             raise ctx.fail("no_match")
     """)
     results = found(source, "FL200", "FL201", "FL206")
-    at = {name: line(source, fragment) for name, fragment in
-          (("a", 'raise not_found("gone")'), ("b", 'raise McpError("SERVER_BUSY"'),
-           ("c", 'raise tool_error("INVOICE_LOCKED"'), ("d", "raise McpError(JsonRpcErrorCode.NOT_FOUND"))}
-    assert sorted(lines(results)) == sorted([
-        ("FL201", "app.py", at["a"]), ("FL201", "app.py", at["b"]), ("FL200", "app.py", at["c"]),
-        ("FL201", "app.py", at["d"]), ("FL206", "app.py", at["d"]),
-    ])
+    at = {
+        name: line(source, fragment)
+        for name, fragment in (
+            ("a", 'raise not_found("gone")'),
+            ("b", 'raise McpError("SERVER_BUSY"'),
+            ("c", 'raise tool_error("INVOICE_LOCKED"'),
+            ("d", "raise McpError(JsonRpcErrorCode.NOT_FOUND"),
+        )
+    }
+    assert sorted(lines(results)) == sorted(
+        [
+            ("FL201", "app.py", at["a"]),
+            ("FL201", "app.py", at["b"]),
+            ("FL200", "app.py", at["c"]),
+            ("FL201", "app.py", at["d"]),
+            ("FL206", "app.py", at["d"]),
+        ]
+    )
     messages = {(code, where): message for code, _, where, message in results}
     assert 'code="INVOICE_LOCKED"' in messages["FL200", at["c"]]
     assert "'no_match'" in messages["FL201", at["a"]] and "'busy'" in messages["FL201", at["b"]]
@@ -133,7 +161,9 @@ NOQA_SOURCE = """
     ],
 )
 def test_noqa_with_several_codes_suppresses_each(comment: str, left: list[str]) -> None:
-    assert sorted(code for code, *_ in found(app(NOQA_SOURCE.format(comment=comment)), "FL200", "FL301", "FL302")) == left
+    assert (
+        sorted(code for code, *_ in found(app(NOQA_SOURCE.format(comment=comment)), "FL200", "FL301", "FL302")) == left
+    )
 
 
 # ----- src/ layouts ----------------------------------------------------------------------------------
@@ -147,7 +177,8 @@ def test_src_is_an_import_root() -> None:
             '                        recovery="Call get_invoice again with a real invoice id.")]\n'
         ),
         "src/billing/service.py": "from mcp_fusion import forbidden\ndef check():\n    raise forbidden('no')\n",
-        "src/billing/tools.py": IMPORTS + (
+        "src/billing/tools.py": IMPORTS
+        + (
             "from billing.errors import ERRORS\nfrom billing.service import check\n"
             '@tool("get_invoice", errors=ERRORS)\nasync def get_invoice(invoice_id: str, ctx: Context):\n'
             "    check()\n    raise ctx.fail('no_match')\n"

@@ -3,12 +3,12 @@ for the definitions, entries and functions whose resolved inputs changed, and th
 one a run without a cache gives, byte for byte (order, merged findings, suppressions, fixes).
 
 What ran is counted by the engine (``engine.LAST_CHECK``), never timed."""
+
 from __future__ import annotations
 
 import ast
 import os
 from pathlib import Path
-from typing import Optional
 
 import pytest
 
@@ -17,23 +17,23 @@ from fusion_lint.engine import Options, Report, Selection, lint
 from fusion_lint.output import FORMATTERS
 from fusion_lint.rules import all_rules
 
-CONTRACTS = '''\
+CONTRACTS = """\
 from mcp_fusion import ErrorContract, JsonRpcErrorCode
 
 SHARED = [
     ErrorContract(reason="upstream_down", code=JsonRpcErrorCode.INTERNAL_ERROR, when="The upstream is down",
                   recovery="Wait a minute, then call ping_upstream to check it is back."),
 ]
-'''
+"""
 
-SERVICES = '''\
+SERVICES = """\
 def fetch(item_id: str) -> dict:
     if not item_id:
         raise ValueError("empty id")
     return {"id": item_id}
-'''
+"""
 
-TOOLS = '''\
+TOOLS = """\
 from mcp_fusion import ErrorContract, JsonRpcErrorCode, tool
 
 from contracts import SHARED
@@ -63,7 +63,7 @@ async def list_{name}s(page: int, ctx) -> list:
 @tool("ping_upstream", errors=[])
 async def ping_upstream_{name}() -> str:
     return "ok"
-'''
+"""
 
 
 @pytest.fixture(autouse=True)
@@ -90,18 +90,19 @@ def edit(path: Path, old: str, new: str) -> None:
     os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
 
 
-def run(root: Path, use_cache: bool = True, select: Optional[list[str]] = None) -> Report:
+def run(root: Path, use_cache: bool = True, select: list[str] | None = None) -> Report:
     selection = Selection(select=select) if select is not None else Selection()
     return lint(Options(paths=[str(root)], use_cache=use_cache, jobs=1, selection=selection))
 
 
 def shown(report: Report) -> str:
     """The report as users see it, fixes included (JSON carries every fix's edits)."""
-    return "".join(FORMATTERS[name](report, show_source=False, quiet=False, statistics=False)
-                   for name in ("json", "text", "sarif"))  # fmt: skip
+    return "".join(
+        FORMATTERS[name](report, show_source=False, quiet=False, statistics=False) for name in ("json", "text", "sarif")
+    )
 
 
-def same_as_cold(root: Path, select: Optional[list[str]] = None) -> Report:
+def same_as_cold(root: Path, select: list[str] | None = None) -> Report:
     """A warm run, checked against a run without any cache: the same output, byte for byte."""
     warm = run(root, select=select)
     counts = (engine.LAST_CHECK.ran, engine.LAST_CHECK.replayed, set(engine.LAST_CHECK.paths))
@@ -234,7 +235,8 @@ def test_a_rule_that_raises_is_never_replayed(tmp_path: Path, monkeypatch: pytes
     second = run(tmp_path)
     assert [d.message for d in first.diagnostics if d.code == "FL999"]
     assert [d.message for d in second.diagnostics if d.code == "FL999"] == [
-        d.message for d in first.diagnostics if d.code == "FL999"]
+        d.message for d in first.diagnostics if d.code == "FL999"
+    ]
 
 
 # ----- what the rules read: the inputs the keys cover ----------------------------------------------
@@ -277,7 +279,8 @@ def navigation(path: Path) -> set[str]:
 def test_the_rules_reach_the_project_only_where_the_keys_cover(module: str) -> None:
     assert navigation(RULES / module) <= COVERED.get(module, set()), (
         f"{module} reads more of the resolved project than its cache key covers: extend rule_cache's key "
-        "for its scope, then COVERED here")  # fmt: skip
+        "for its scope, then COVERED here"
+    )
 
 
 def test_only_entry_rules_read_the_vocabulary_and_only_fl208_the_callers_of_a_reach() -> None:

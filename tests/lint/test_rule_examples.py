@@ -5,13 +5,13 @@ comments say (each message containing the fragment given there, and starting wit
 definition it concerns), and an example with a ``fixed`` form is what the rule's fixes make of it.
 A rule's ``fix_safety`` is the applicability of every fix it offers.
 """
+
 from __future__ import annotations
 
 import pytest
-
-from fusion_lint.engine import ENGINE_RULES
 from harness import lint_example, lint_sources
 
+from fusion_lint.engine import ENGINE_RULES
 from fusion_lint.rules import Rule, all_rules
 
 LABEL_PREFIXES = ("tool '", "resource '", "prompt '", "server '")  # a low-level dispatcher: "server 'x' call_tool"
@@ -30,7 +30,9 @@ def _cases(kind: str) -> list:
 
 
 def test_every_definition_rule_has_examples() -> None:
-    assert {r.code for r in DEFINITION_RULES} >= {f"FL{n}" for n in (*range(100, 118), 190, *range(200, 208), *range(300, 306))}
+    assert {r.code for r in DEFINITION_RULES} >= {
+        f"FL{n}" for n in (*range(100, 118), 190, *range(200, 208), *range(300, 306))
+    }
     for rule in DEFINITION_RULES:
         assert rule.VALID, f"{rule.code} has no VALID example"
         assert rule.INVALID, f"{rule.code} has no INVALID example"

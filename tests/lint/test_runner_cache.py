@@ -4,6 +4,7 @@ What matters is that a cached run says exactly what a cold run says, whatever ch
 a file, a file it imports, the configuration, the selection, the linter itself. Files are
 analysed in-process here (``in_process``) so that the tests can count what is parsed.
 """
+
 from __future__ import annotations
 
 import os
@@ -13,7 +14,6 @@ import sys
 import textwrap
 import time
 from pathlib import Path
-from typing import Optional
 
 import pytest
 
@@ -22,7 +22,7 @@ from fusion_lint.diagnostics import Report
 from fusion_lint.engine import Options, Selection, lint
 from fusion_lint.rules import REGISTRY, all_rules
 
-CONTRACTS = '''\
+CONTRACTS = """\
 from mcp_fusion import ErrorContract, JsonRpcErrorCode
 
 SHARED = [
@@ -30,9 +30,9 @@ SHARED = [
                   when="The upstream API is unreachable", thrown_by="service",
                   recovery="Wait a minute, then call get_invoice again."),
 ]
-'''
+"""
 
-TOOLS = '''\
+TOOLS = """\
 from mcp_fusion import Context, ErrorContract, JsonRpcErrorCode, service_unavailable, tool
 
 from .contracts import SHARED
@@ -54,7 +54,7 @@ async def get_invoice(invoice_id: str, ctx: Context) -> dict:
     if not found:
         raise ctx.fail("no_invoice")
     return found
-'''
+"""
 
 
 def write(root: Path, files: dict[str, str], config: str = "") -> None:
@@ -69,13 +69,15 @@ def project(root: Path) -> None:
     write(root, {"billing/__init__.py": "", "billing/contracts.py": CONTRACTS, "billing/tools.py": TOOLS})
 
 
-def run(root: Path, *, use_cache: bool = True, select: Optional[list[str]] = None, jobs: int = 1) -> Report:
+def run(root: Path, *, use_cache: bool = True, select: list[str] | None = None, jobs: int = 1) -> Report:
     return lint(Options(paths=[str(root)], use_cache=use_cache, jobs=jobs, selection=Selection(select=select)))
 
 
 def seen(report: Report, root: Path) -> list[tuple[str, str, int, int, str]]:
-    return [(d.code, Path(d.path).relative_to(root).as_posix(), d.span.line, d.span.col, d.message)
-            for d in report.diagnostics]  # fmt: skip
+    return [
+        (d.code, Path(d.path).relative_to(root).as_posix(), d.span.line, d.span.col, d.message)
+        for d in report.diagnostics
+    ]
 
 
 @pytest.fixture
@@ -141,9 +143,15 @@ def test_a_changed_contract_module_changes_the_diagnostics_of_the_file_that_impo
 
 def test_a_dependency_outside_the_linted_tree_is_checked_before_a_run_is_reused(tmp_path: Path) -> None:
     """``shared/`` is excluded from the walk, yet the project view loads the contract from it."""
-    write(tmp_path, {"shared/__init__.py": "", "shared/contracts.py": CONTRACTS,
-                     "app.py": TOOLS.replace("from .contracts", "from shared.contracts")},
-          config='extend-exclude = ["shared/"]\n')  # fmt: skip
+    write(
+        tmp_path,
+        {
+            "shared/__init__.py": "",
+            "shared/contracts.py": CONTRACTS,
+            "app.py": TOOLS.replace("from .contracts", "from shared.contracts"),
+        },
+        config='extend-exclude = ["shared/"]\n',
+    )
     before = run(tmp_path)
     assert not before.diagnostics
     (tmp_path / "shared/contracts.py").write_text(CONTRACTS.replace("SERVICE_UNAVAILABLE", "CONFLICT"))
@@ -209,8 +217,9 @@ def test_concurrent_runs_share_the_cache_safely(tmp_path: Path) -> None:
             "raise ctx.fail", "ctx.fail" if index % 3 == 0 else "raise ctx.fail"
         )
     write(tmp_path, files)
-    expected = subprocess.run([sys.executable, "-m", "fusion_lint", ".", "--no-cache"], cwd=tmp_path,
-                              capture_output=True, text=True).stdout  # fmt: skip
+    expected = subprocess.run(
+        [sys.executable, "-m", "fusion_lint", ".", "--no-cache"], cwd=tmp_path, capture_output=True, text=True
+    ).stdout
     assert "FL204" in expected
     command = [sys.executable, "-m", "fusion_lint", "."]
     racing = [subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, text=True) for _ in range(3)]

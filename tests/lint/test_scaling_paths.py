@@ -2,6 +2,7 @@
 from an index and compares a bounded number of names per token; FL107's rename of a shared entry
 is built once for the entry, not once per definition holding it. Counted, never timed (the figures
 are in ``bench/scaling.py``)."""
+
 from __future__ import annotations
 
 import difflib
@@ -19,8 +20,11 @@ NOUNS = ("invoice", "article", "customer", "ticket", "order", "report", "dataset
 
 def _tools(modules: int) -> set[str]:
     """Tool names shaped like the dense benchmark's: many near-identical names."""
-    names = {f"{verb}_{NOUNS[i % 10]}_{i}_{slot}" for i in range(modules)
-             for slot, verb in enumerate(("get", "save", "read", "find") * 2)}  # fmt: skip
+    names = {
+        f"{verb}_{NOUNS[i % 10]}_{i}_{slot}"
+        for i in range(modules)
+        for slot, verb in enumerate(("get", "save", "read", "find") * 2)
+    }
     return names | {f"list_{noun}s" for noun in NOUNS} | {f"search_{noun}" for noun in NOUNS}
 
 
@@ -74,12 +78,14 @@ def test_a_large_project_compares_a_bounded_number_of_names_per_token(monkeypatc
 
 
 def test_fl401_suggests_from_the_index_in_a_project() -> None:
-    source = "from mcp_fusion import tool, ErrorContract, JsonRpcErrorCode, Context\n" + "".join(
-        f"@tool('list_{noun}s')\nasync def list_{noun}s(ctx: Context):\n    return []\n" for noun in NOUNS
-    ) + (
-        '@tool("get_invoice", errors=[ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND,\n'
-        '    when="No invoice", recovery="Call list_invoice to find a valid id, then call get_invoice again.")])\n'
-        "async def get_invoice(invoice_id: str, ctx: Context):\n    raise ctx.fail('no_match')\n"
+    source = (
+        "from mcp_fusion import tool, ErrorContract, JsonRpcErrorCode, Context\n"
+        + "".join(f"@tool('list_{noun}s')\nasync def list_{noun}s(ctx: Context):\n    return []\n" for noun in NOUNS)
+        + (
+            '@tool("get_invoice", errors=[ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND,\n'
+            '    when="No invoice", recovery="Call list_invoice to find a valid id, then call get_invoice again.")])\n'
+            "async def get_invoice(invoice_id: str, ctx: Context):\n    raise ctx.fail('no_match')\n"
+        )
     )
     [message] = [d.message for d in lint_sources({"app.py": source}).diagnostics if d.code == "FL401"]
     assert "'list_invoice' (did you mean 'list_invoices'?)" in message

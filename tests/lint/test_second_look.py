@@ -2,15 +2,15 @@
 is parsed only when it registers on it — not the tests, entry points and clients that import a server
 to run, test or call it. A file that is never parsed reports no syntax error (DESIGN §12.3), which
 is how these tests see that it was left alone."""
+
 from __future__ import annotations
 
 import textwrap
 
 import pytest
+from harness import lint_sources
 
 from fusion_lint.output.common import summary
-
-from harness import lint_sources
 
 SERVER = "from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP('billing')\n"
 LOWLEVEL = "from mcp.server.lowlevel import Server\n\nserver = Server('billing')\n"
@@ -29,14 +29,21 @@ def codes(report) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(
     "name, importer",
     [
-        ("a test calling the server's tools",
-         "from app.server import mcp\n\nasync def test_find():\n    await mcp.call_tool('find', {})\n"),
+        (
+            "a test calling the server's tools",
+            "from app.server import mcp\n\nasync def test_find():\n    await mcp.call_tool('find', {})\n",
+        ),
         ("an entry point running it", "from app.server import mcp\n\nif __name__ == '__main__':\n    mcp.run()\n"),
         ("a module reading its tools", "from app.server import mcp\n\nTOOLS = mcp._tool_manager.list_tools()\n"),
         ("a relative import for its settings", "from .server import mcp\n\nNAME = mcp.name\n"),
-        ("a test of the registering attribute", "from app.server import mcp\n\ndef test_it():\n    assert callable(mcp.tool)\n"),
-        ("a docstring naming the decorator",
-         'from app.server import mcp\n\ndef test_it():\n    """Each tool is decorated with @mcp.tool() in tools.py."""\n'),
+        (
+            "a test of the registering attribute",
+            "from app.server import mcp\n\ndef test_it():\n    assert callable(mcp.tool)\n",
+        ),
+        (
+            "a docstring naming the decorator",
+            'from app.server import mcp\n\ndef test_it():\n    """Each tool is decorated with @mcp.tool() in tools.py."""\n',
+        ),
     ],
 )
 def test_a_file_importing_a_server_without_registering_on_it_is_not_parsed(name: str, importer: str) -> None:
@@ -47,20 +54,36 @@ def test_a_file_importing_a_server_without_registering_on_it_is_not_parsed(name:
 @pytest.mark.parametrize(
     "name, server, importer, label",
     [
-        ("a decorator on the imported name", SERVER,
-         "from app.server import mcp\n\n@mcp.tool()\ndef find(q: str) -> str:\n    raise ValueError(q)\n", "tool 'find'"),
-        ("a relative import", SERVER,
-         "from .server import mcp\n\ndef find(q: str) -> str:\n    raise ValueError(q)\n\nmcp.add_tool(find)\n", "tool 'find'"),
-        ("an alias", SERVER,
-         "from app.server import mcp as billing\n\n@billing.tool\ndef find(q: str) -> str:\n    raise ValueError(q)\n",
-         "tool 'find'"),
-        ("a low-level dispatcher", LOWLEVEL,
-         "from app.server import server\n\n@server.call_tool()\nasync def call(name: str, arguments: dict):\n"
-         "    raise ValueError(name)\n", "server 'billing' call_tool"),
+        (
+            "a decorator on the imported name",
+            SERVER,
+            "from app.server import mcp\n\n@mcp.tool()\ndef find(q: str) -> str:\n    raise ValueError(q)\n",
+            "tool 'find'",
+        ),
+        (
+            "a relative import",
+            SERVER,
+            "from .server import mcp\n\ndef find(q: str) -> str:\n    raise ValueError(q)\n\nmcp.add_tool(find)\n",
+            "tool 'find'",
+        ),
+        (
+            "an alias",
+            SERVER,
+            "from app.server import mcp as billing\n\n@billing.tool\ndef find(q: str) -> str:\n    raise ValueError(q)\n",
+            "tool 'find'",
+        ),
+        (
+            "a low-level dispatcher",
+            LOWLEVEL,
+            "from app.server import server\n\n@server.call_tool()\nasync def call(name: str, arguments: dict):\n"
+            "    raise ValueError(name)\n",
+            "server 'billing' call_tool",
+        ),
     ],
 )
-def test_a_module_registering_on_an_imported_server_is_still_parsed(name: str, server: str, importer: str,
-                                                                   label: str) -> None:  # fmt: skip
+def test_a_module_registering_on_an_imported_server_is_still_parsed(
+    name: str, server: str, importer: str, label: str
+) -> None:
     report = lint({"app/server.py": server, "app/tools.py": importer})
     assert [(path, code) for path, code in codes(report)] == [("app/tools.py", "FL300")], name
     assert report.diagnostics[0].message.startswith(label + ":")
@@ -68,17 +91,17 @@ def test_a_module_registering_on_an_imported_server_is_still_parsed(name: str, s
     assert ("app/tools.py", "FL000") in codes(broken), name
 
 
-HELPER = '''
+HELPER = """
 def logged_tool(mcp, name):
     def decorator(func):
         mcp.tool(name=name)(func)
         return func
     return decorator
-'''
+"""
 
 
 def test_a_helper_module_admits_its_callers_only() -> None:
-    caller = '''
+    caller = """
     from app.audit import logged_tool
     from app.server import mcp
 
@@ -88,9 +111,11 @@ def test_a_helper_module_admits_its_callers_only() -> None:
 
 
     logged_tool(mcp, "find_invoice")(find)
-    '''
+    """
     test = "from app.audit import logged_tool\n\ndef test_it():\n    assert logged_tool\n" + BROKEN
-    report = lint({"app/server.py": SERVER, "app/audit.py": HELPER, "app/tools.py": caller, "tests/test_audit.py": test})
+    report = lint(
+        {"app/server.py": SERVER, "app/audit.py": HELPER, "app/tools.py": caller, "tests/test_audit.py": test}
+    )
     assert codes(report) == [("app/tools.py", "FL300")]
     assert report.diagnostics[0].message.startswith("tool 'find_invoice':")
     assert summary(report).endswith("(1 tool; 5 files checked).")
@@ -104,16 +129,21 @@ def test_a_module_that_only_builds_a_server_is_read_when_someone_registers_on_it
     [finding] = report.diagnostics
     assert "`Error calling tool 'find': <its text>` (fastmcp)" in finding.message  # the server's framework, read
     # nobody registers on it: never parsed (its syntax error unseen)
-    alone = lint({"app/server.py": "from fastmcp import FastMCP\n\napp = FastMCP('billing')\n" + BROKEN,
-                  "app/main.py": "from app.server import app\n\napp.run()\n"})
+    alone = lint(
+        {
+            "app/server.py": "from fastmcp import FastMCP\n\napp = FastMCP('billing')\n" + BROKEN,
+            "app/main.py": "from app.server import app\n\napp.run()\n",
+        }
+    )
     assert codes(alone) == []
-
 
 
 def test_a_test_module_calling_a_helper_on_a_double_is_not_parsed() -> None:
     """A test calls the registration helper on a mock: nothing it registers is served."""
-    double = ("import pytest\nfrom unittest.mock import MagicMock\nfrom app.audit import logged_tool\n\n"
-              "def test_it():\n    logged_tool(MagicMock(), 'x')(print)\n")  # fmt: skip
+    double = (
+        "import pytest\nfrom unittest.mock import MagicMock\nfrom app.audit import logged_tool\n\n"
+        "def test_it():\n    logged_tool(MagicMock(), 'x')(print)\n"
+    )
     report = lint({"app/audit.py": HELPER, "tests/test_audit.py": double + BROKEN})
     assert codes(report) == []
     # the same call outside a test module is read (and its syntax error seen)

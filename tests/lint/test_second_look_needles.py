@@ -1,6 +1,7 @@
 """The second look's needles (``pipeline.py``), made cheap for issue 19's cost: each file's import
 lines taken once, patterns compiled once, registrations pre-filtered by the literal text every
 spelling holds. These pin that the cheap forms answer as the plain definitions do."""
+
 from __future__ import annotations
 
 import re
@@ -37,24 +38,29 @@ SOURCES = [
 
 
 @pytest.mark.parametrize("data", SOURCES)
-@pytest.mark.parametrize("module, relative", [("app.server", False), ("app.server", True), ("app", False),
-                                              ("server", False), ("tools", True)])  # fmt: skip
+@pytest.mark.parametrize(
+    "module, relative",
+    [("app.server", False), ("app.server", True), ("app", False), ("server", False), ("tools", True)],
+)
 def test_imports_module_answers_as_its_definition(data: bytes, module: str, relative: bool) -> None:
     expected = _imports_module_plainly(data, module, relative)
     assert imports_module(data, module, relative) is expected
     assert imports_module(data, module, relative, import_tails(data)) is expected
 
 
-@pytest.mark.parametrize("data, names, expected", [
-    (b"@mcp.tool()\ndef f(): ...\n", ("mcp",), True),
-    (b"@mcp.tool()\ndef f(): ...\n", ("server",), False),
-    (b"import app.server as srv\nsrv.add_tool(f)\n", ("server",), True),  # under the name it is imported as
-    (b"await mcp.call_tool('x', {})\n", ("mcp",), False),  # calling a tool registers nothing
-    (b"@app.call_tool()\nasync def handle(name, args): ...\n", None, True),
-    (b"mcp.mount('sub', other)\n", None, True),
-    (b"print('decorated with @mcp.tool() in prose')\n", None, False),
-    (b"x = mcp\n", ("mcp",), False),  # no needle at all
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "data, names, expected",
+    [
+        (b"@mcp.tool()\ndef f(): ...\n", ("mcp",), True),
+        (b"@mcp.tool()\ndef f(): ...\n", ("server",), False),
+        (b"import app.server as srv\nsrv.add_tool(f)\n", ("server",), True),  # under the name it is imported as
+        (b"await mcp.call_tool('x', {})\n", ("mcp",), False),  # calling a tool registers nothing
+        (b"@app.call_tool()\nasync def handle(name, args): ...\n", None, True),
+        (b"mcp.mount('sub', other)\n", None, True),
+        (b"print('decorated with @mcp.tool() in prose')\n", None, False),
+        (b"x = mcp\n", ("mcp",), False),  # no needle at all
+    ],
+)
 def test_registers_on(data: bytes, names: tuple[str, ...] | None, expected: bool) -> None:
     assert registers_on(data, names) is expected
 

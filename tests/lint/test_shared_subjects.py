@@ -1,6 +1,7 @@
 """A finding about code several definitions share is one diagnostic naming every one of them
 (DESIGN §2.1 "function-level rules once per function", §12.3 "one diagnostic per location"):
 never two copies, never one that names a single tool."""
+
 from __future__ import annotations
 
 from harness import lint_sources
@@ -56,7 +57,8 @@ def test_the_same_location_with_different_messages_stays_two_diagnostics() -> No
 
 def test_a_long_list_of_tools_is_cut_after_ten() -> None:
     source = SHARED + "".join(
-        f"@tool('t{n}', errors=SHARED)\nasync def t{n}(ctx: Context):\n    raise ctx.fail('no_match')\n" for n in range(12)
+        f"@tool('t{n}', errors=SHARED)\nasync def t{n}(ctx: Context):\n    raise ctx.fail('no_match')\n"
+        for n in range(12)
     )
     [message] = _findings(source, "FL112")
     assert message.startswith(", ".join(f"tool 't{n}'" for n in range(10)) + " and 2 more: entry 'no_match'")

@@ -2,6 +2,7 @@
 one tool module, only that module's items run and only its facts (and what they reach) are loaded
 and resolved — counted, never timed — and the output is a run without a cache's, byte for byte, in
 every format. Each kind of dependency gets a case where replaying would be stale."""
+
 from __future__ import annotations
 
 import os
@@ -25,12 +26,15 @@ def not_racy(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def run(root: Path, use_cache: bool = True, report_unused_suppressions: bool = False) -> Report:
-    return lint(Options(paths=[str(root)], use_cache=use_cache, jobs=1,
-                        report_unused_suppressions=report_unused_suppressions))  # fmt: skip
+    return lint(
+        Options(paths=[str(root)], use_cache=use_cache, jobs=1, report_unused_suppressions=report_unused_suppressions)
+    )
 
 
 def everything(report: Report) -> str:
-    return "".join(FORMATTERS[name](report, show_source=False, quiet=False, statistics=True) for name in sorted(FORMATTERS))
+    return "".join(
+        FORMATTERS[name](report, show_source=False, quiet=False, statistics=True) for name in sorted(FORMATTERS)
+    )
 
 
 def warm_is_cold(root: Path, **options: object) -> tuple:
@@ -38,8 +42,16 @@ def warm_is_cold(root: Path, **options: object) -> tuple:
     files loaded, definitions resolved, rule invocations, files whose items ran, (rule, item)
     pairs replayed)."""
     warm = run(root, **options)  # type: ignore[arg-type]
-    seen = (SNAPSHOT.used, SNAPSHOT.why_not, set(SNAPSHOT.reached), set(SNAPSHOT.loaded), SNAPSHOT.resolved,
-            engine.LAST_CHECK.ran, set(engine.LAST_CHECK.paths), engine.LAST_CHECK.replayed)  # fmt: skip
+    seen = (
+        SNAPSHOT.used,
+        SNAPSHOT.why_not,
+        set(SNAPSHOT.reached),
+        set(SNAPSHOT.loaded),
+        SNAPSHOT.resolved,
+        engine.LAST_CHECK.ran,
+        set(engine.LAST_CHECK.paths),
+        engine.LAST_CHECK.replayed,
+    )
     cold = run(root, use_cache=False, **options)  # type: ignore[arg-type]
     assert everything(warm) == everything(cold)
     assert [d.fix for d in warm.diagnostics] == [d.fix for d in cold.diagnostics]
@@ -80,7 +92,7 @@ def test_a_second_edit_answers_from_the_updated_snapshot(tmp_path: Path) -> None
     edit(tmp_path / "gadgets.py", 'if item_id == "x":', 'if item_id == "y":')
     assert warm_is_cold(tmp_path)[0]
     # the snapshot's delta holds gadgets.py's records now
-    assert answered_after(tmp_path, "gizmos.py", 'if item_id == "x":', 'if not item_id:') == {"gizmos.py"}
+    assert answered_after(tmp_path, "gizmos.py", 'if item_id == "x":', "if not item_id:") == {"gizmos.py"}
     assert answered_after(tmp_path, "gadgets.py", 'if item_id == "y":', 'if item_id == "z":') == {"gadgets.py"}
 
 
@@ -93,7 +105,7 @@ def test_a_delta_of_another_base_is_void(tmp_path: Path) -> None:
     past = time.time() - 10  # (``edit`` moves the mtime ahead: a stat from the future is never trusted)
     os.utime(tmp_path / "services.py", (past, past))
     assert not warm_is_cold(tmp_path)[0]  # the ordinary path: a new base
-    assert answered_after(tmp_path, "gizmos.py", 'if item_id == "x":', 'if not item_id:') == {"gizmos.py"}
+    assert answered_after(tmp_path, "gizmos.py", 'if item_id == "x":', "if not item_id:") == {"gizmos.py"}
 
 
 def test_a_noqa_added_in_the_edited_file_silences_its_finding(tmp_path: Path) -> None:
@@ -132,7 +144,11 @@ def test_an_edit_of_what_a_shared_entry_reads_is_not_replayed(tmp_path: Path) ->
     project(tmp_path)
     edit(tmp_path / "contracts.py", 'reason="upstream_down"', 'reason="UpstreamDown"')
     run(tmp_path)
-    edit(tmp_path / "gizmos.py", '@tool("get_gizmo", errors=[\n    *SHARED,', '@tool("get_gizmo", errors=[\n    ErrorContract(reason="widget_missing", code=JsonRpcErrorCode.NOT_FOUND, when="w", recovery="Call list_gizmos to find a valid id now."),\n    *SHARED,')
+    edit(
+        tmp_path / "gizmos.py",
+        '@tool("get_gizmo", errors=[\n    *SHARED,',
+        '@tool("get_gizmo", errors=[\n    ErrorContract(reason="widget_missing", code=JsonRpcErrorCode.NOT_FOUND, when="w", recovery="Call list_gizmos to find a valid id now."),\n    *SHARED,',
+    )
     used, why, *_ = warm_is_cold(tmp_path)
     assert not used and why.startswith("what a shared item reads")
 
@@ -148,8 +164,11 @@ def test_a_caller_guarding_a_shared_service_call_is_not_replayed(tmp_path: Path)
     """FL300 at the service's raise names the tools it escapes to: a handler that now catches it
     changes what that function's rules read of gadgets.py."""
     recorded(tmp_path)
-    edit(tmp_path / "gadgets.py", "    return fetch(item_id)",
-         "    try:\n        return fetch(item_id)\n    except ValueError:\n        return {}")  # fmt: skip
+    edit(
+        tmp_path / "gadgets.py",
+        "    return fetch(item_id)",
+        "    try:\n        return fetch(item_id)\n    except ValueError:\n        return {}",
+    )
     used, why, *_ = warm_is_cold(tmp_path)
     assert not used and why.startswith("what a shared item reads")
 
@@ -171,7 +190,11 @@ def test_a_renamed_tool_changes_recovery_hints_elsewhere(tmp_path: Path) -> None
 
 def test_a_renamed_handler_argument_changes_the_vocabulary(tmp_path: Path) -> None:
     recorded(tmp_path)
-    edit(tmp_path / "gadgets.py", "async def list_gadgets(page: int, ctx)", "async def list_gadgets(page_number: int, ctx)")
+    edit(
+        tmp_path / "gadgets.py",
+        "async def list_gadgets(page: int, ctx)",
+        "async def list_gadgets(page_number: int, ctx)",
+    )
     used, why, *_ = warm_is_cold(tmp_path)
     assert not used and why == "the tool vocabulary changed"
 
@@ -189,7 +212,9 @@ def test_new_and_deleted_files_take_the_ordinary_path(tmp_path: Path) -> None:
 
 def test_a_reach_into_a_file_the_last_run_never_read(tmp_path: Path) -> None:
     recorded(tmp_path)
-    (tmp_path / "helpers.py").write_text("def check(item_id):\n    if not item_id:\n        raise ValueError('no id')\n")
+    (tmp_path / "helpers.py").write_text(
+        "def check(item_id):\n    if not item_id:\n        raise ValueError('no id')\n"
+    )
     run(tmp_path)  # the new (skipped) file recorded
     edit(tmp_path / "gadgets.py", "from services import fetch", "from services import fetch\nfrom helpers import check")
     edit(tmp_path / "gadgets.py", "    return fetch(item_id)", "    check(item_id)\n    return fetch(item_id)")

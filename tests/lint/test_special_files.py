@@ -5,6 +5,7 @@ that is not UTF-8 never breaks a report.
 
 A regression here blocks the run instead of failing it, so every lint runs under ``deadline``.
 """
+
 from __future__ import annotations
 
 import json
@@ -14,9 +15,9 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from click.testing import CliRunner
@@ -24,13 +25,13 @@ from click.testing import CliRunner
 from fusion_lint import cli, discovery, files, pipeline
 from fusion_lint.engine import Options, Report, lint
 
-TOOL = b'''from mcp_fusion import tool
+TOOL = b"""from mcp_fusion import tool
 
 
 @tool("get_item")
 def get_item(item_id: str) -> dict:
     raise ValueError("no such item")
-'''
+"""
 
 
 class Blocked(BaseException):
@@ -142,7 +143,9 @@ def test_dev_zero_by_name_or_through_a_py_symlink_is_fl001_and_never_read(tmp_pa
     project(tmp_path)
     os.symlink("/dev/zero", tmp_path / "zeros.py")
     found = by_name(run(tmp_path))
-    assert found["zeros.py"] == [("FL001", "not a regular file (a character device): fusion-lint reads regular files only")]
+    assert found["zeros.py"] == [
+        ("FL001", "not a regular file (a character device): fusion-lint reads regular files only")
+    ]
     named = by_name(run(Path("/dev/zero")))
     assert [code for code, _ in named["zero"]] == ["FL001"]
 
@@ -156,7 +159,9 @@ def bytes_read() -> int:
     raise AssertionError("no rchar")
 
 
-needs_proc_io = pytest.mark.skipif(not os.path.exists("/proc/self/io"), reason="counts reads with /proc/self/io (Linux)")
+needs_proc_io = pytest.mark.skipif(
+    not os.path.exists("/proc/self/io"), reason="counts reads with /proc/self/io (Linux)"
+)
 
 
 @needs_proc_io
@@ -206,7 +211,9 @@ class _LyingSize:
 
 
 @needs_proc_io
-def test_a_file_whose_size_lies_is_read_no_further_than_the_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_whose_size_lies_is_read_no_further_than_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A ``/proc`` file says 0 bytes; a file may grow after its ``stat``: the read has its own bound."""
     project(tmp_path)
     run(tmp_path)
@@ -309,9 +316,15 @@ def test_sarif_escapes_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
     os.makedirs(os.path.join(os.fsencode(tmp_path), b"caf\xe9"))
     with open(os.path.join(os.fsencode(tmp_path), b"caf\xe9", b"r\xe9sum\xe9.py"), "wb") as handle:
         handle.write(TOOL)
-    done = subprocess.run([sys.executable, "-m", "fusion_lint", ".", "--no-cache", "--output-format", "sarif"],
-                          cwd=tmp_path, capture_output=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "fusion_lint", ".", "--no-cache", "--output-format", "sarif"],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=120,
+    )
     assert done.returncode == 1, done.stderr
     document = json.loads(done.stdout.decode("utf-8"))
-    uris = sorted(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in document["runs"][0]["results"])
+    uris = sorted(
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in document["runs"][0]["results"]
+    )
     assert uris == ["app.py", "caf%E9/r%E9sum%E9.py"]

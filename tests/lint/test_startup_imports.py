@@ -3,6 +3,7 @@ linter's tables come from ``mcp_fusion`` (DESIGN §2.1), whose package is lazy, 
 must not pull in pydantic (``ErrorContract``'s model), asyncio (``contracted``) or the MCP SDK;
 a run without a config table validates nothing, so it needs no pydantic either. Not a timing
 assertion: which modules a run loaded, checked in a fresh interpreter."""
+
 from __future__ import annotations
 
 import json
@@ -13,11 +14,25 @@ from pathlib import Path
 import pytest
 
 #: Top-level packages a warm lint run has no use for (each costs 10-100 ms to import).
-HEAVY = ("pydantic", "pydantic_core", "asyncio", "mcp", "mcp_types", "anyio", "libcst", "importlib.metadata",
-         "concurrent.futures", "email")  # fmt: skip
+HEAVY = (
+    "pydantic",
+    "pydantic_core",
+    "asyncio",
+    "mcp",
+    "mcp_types",
+    "anyio",
+    "libcst",
+    "importlib.metadata",
+    "concurrent.futures",
+    "email",
+)
 #: Formats the run did not print are not imported.
-UNUSED_FORMATS = ("fusion_lint.output.sarif", "fusion_lint.output.junit", "fusion_lint.output.github",
-                  "fusion_lint.output.json")  # fmt: skip
+UNUSED_FORMATS = (
+    "fusion_lint.output.sarif",
+    "fusion_lint.output.junit",
+    "fusion_lint.output.github",
+    "fusion_lint.output.json",
+)
 
 PROBE = """
 import json, sys
@@ -96,7 +111,9 @@ def test_a_config_table_is_still_validated_strictly(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\nfollow-calls = '3'\n")
     (tmp_path / "server.py").write_text(SERVER)
 
-    done = subprocess.run([sys.executable, "-m", "fusion_lint", "."], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "fusion_lint", "."], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
 
     assert done.returncode == 2
     assert "key 'follow-calls': expected a valid integer (got '3')" in done.stderr

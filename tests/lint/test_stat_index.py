@@ -1,6 +1,7 @@
 """Change detection before hashing (issue 15): a warm run reads no file whose stat has not moved,
 re-reads every file whose stat moved (ctime included: an mtime put back does not hide an edit),
 and a damaged, planted or racy index costs reads, never a wrong result."""
+
 from __future__ import annotations
 
 import os
@@ -11,7 +12,7 @@ import pytest
 from fusion_lint import runner, stat_index
 from fusion_lint.engine import Options, Report, lint
 
-TOOL = '''\
+TOOL = """\
 from mcp_fusion import ErrorContract, JsonRpcErrorCode, tool
 
 @tool("get_item_{n}", errors=[
@@ -20,7 +21,7 @@ from mcp_fusion import ErrorContract, JsonRpcErrorCode, tool
 ])
 async def get_item_{n}(item_id: str, ctx) -> dict:
     raise ctx.fail("item_missing")
-'''
+"""
 PLAIN = "def helper():\n    return 1\n"  # skipped by the pre-scan: remembered as skipped
 
 
@@ -105,7 +106,9 @@ def test_a_file_written_just_before_it_was_recorded_is_read_again(tmp_path: Path
     assert sorted(reads) == ["plain.py", "tools0.py", "tools1.py", "tools2.py"]
 
 
-def test_a_vouched_file_whose_entry_is_gone_is_read_and_analysed(tmp_path: Path, reads: list[str], not_racy: None) -> None:
+def test_a_vouched_file_whose_entry_is_gone_is_read_and_analysed(
+    tmp_path: Path, reads: list[str], not_racy: None
+) -> None:
     project(tmp_path)
     cold = seen(run(tmp_path))
     for entry in (tmp_path / ".fusion_lint_cache").glob("*.pickle"):

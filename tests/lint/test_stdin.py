@@ -1,23 +1,23 @@
 """``fusion-lint --stdin-filename NAME -``: the buffer is linted as if it were the file NAME — that
 file's configuration, that file's project for cross-file resolution, that file's name in the output
 (DESIGN §6; the language server relies on the same path)."""
+
 from __future__ import annotations
 
 import json
 import textwrap
 from pathlib import Path
 
-
-CONTRACTS = '''\
+CONTRACTS = """\
 from mcp_fusion import ErrorContract, JsonRpcErrorCode
 
 SEARCH_ERRORS = [
     ErrorContract(reason="no_match", code=JsonRpcErrorCode.NOT_FOUND, when="Nothing matched",
                   recovery="Call search again with a broader query string."),
 ]
-'''
+"""
 
-CLEAN = '''\
+CLEAN = """\
 from mcp_fusion import Context, tool
 from app.contracts import SEARCH_ERRORS
 
@@ -27,7 +27,7 @@ def search(query: str, ctx: Context) -> str:
     if not query:
         raise ctx.fail("no_match")
     return query
-'''
+"""
 
 # FL203 needs the contract imported from the sibling file: unresolved, it would be FL190 instead.
 UNDECLARED = CLEAN.replace('raise ctx.fail("no_match")', 'raise ctx.fail("no_such_reason")')
@@ -49,8 +49,9 @@ def _json(stdout: str) -> list[dict]:
 
 def test_the_buffer_is_linted_not_the_file_on_disk(tmp_path: Path, run_cli) -> None:
     _project(tmp_path)  # the disk holds the clean version
-    outcome = run_cli("--stdin-filename", "app/tools.py", "--output-format", "json", "--no-cache", "-",
-                      input=UNDECLARED)  # fmt: skip
+    outcome = run_cli(
+        "--stdin-filename", "app/tools.py", "--output-format", "json", "--no-cache", "-", input=UNDECLARED
+    )
     assert outcome.exit_code == 1, outcome.stdout + outcome.stderr
     found = _json(outcome.stdout)
     assert [(d["code"], d["filename"], d["location"]["row"]) for d in found] == [("FL203", "app/tools.py", 8)]
@@ -67,8 +68,14 @@ def test_a_clean_buffer_over_a_broken_file_is_clean(tmp_path: Path, run_cli) -> 
 def test_a_new_file_resolves_its_siblings(tmp_path: Path, run_cli) -> None:
     """A file that does not exist yet (an unsaved editor buffer) still sees its project."""
     _project(tmp_path)
-    outcome = run_cli("--stdin-filename", "app/new_tools.py", "--output-format", "json", "--no-cache",
-                      input=UNDECLARED.replace('"search"', '"search_again"').replace("def search(", "def search_again("))
+    outcome = run_cli(
+        "--stdin-filename",
+        "app/new_tools.py",
+        "--output-format",
+        "json",
+        "--no-cache",
+        input=UNDECLARED.replace('"search"', '"search_again"').replace("def search(", "def search_again("),
+    )
     found = _json(outcome.stdout)
     assert [(d["code"], d["filename"]) for d in found] == [("FL203", "app/new_tools.py")], found
 
@@ -114,8 +121,9 @@ def test_show_source_quotes_the_buffer(tmp_path: Path, run_cli) -> None:
 
 def test_a_syntax_error_in_the_buffer_is_fl000(tmp_path: Path, run_cli) -> None:
     _project(tmp_path)
-    outcome = run_cli("--stdin-filename", "app/tools.py", "--no-cache", "--output-format", "json",
-                      input=CLEAN + "def broken(:\n")  # fmt: skip
+    outcome = run_cli(
+        "--stdin-filename", "app/tools.py", "--no-cache", "--output-format", "json", input=CLEAN + "def broken(:\n"
+    )
     found = _json(outcome.stdout)
     assert [(d["code"], d["location"]["row"]) for d in found] == [("FL000", 10)]
 
@@ -123,9 +131,10 @@ def test_a_syntax_error_in_the_buffer_is_fl000(tmp_path: Path, run_cli) -> None:
 def test_the_buffer_is_decoded_like_a_file(tmp_path: Path, run_cli) -> None:
     """A coding cookie applies to the bytes on stdin as it would to the file."""
     _project(tmp_path)
-    latin = ("# -*- coding: latin-1 -*-\n" + DISCARDED.replace("return query", "return query + 'caf\u00e9'"))
-    outcome = run_cli("--stdin-filename", "app/tools.py", "--no-cache", "--output-format", "json",
-                      input=latin.encode("latin-1"))  # fmt: skip
+    latin = "# -*- coding: latin-1 -*-\n" + DISCARDED.replace("return query", "return query + 'caf\u00e9'")
+    outcome = run_cli(
+        "--stdin-filename", "app/tools.py", "--no-cache", "--output-format", "json", input=latin.encode("latin-1")
+    )
     assert [(d["code"], d["location"]["row"]) for d in _json(outcome.stdout)] == [("FL204", 9)]
 
 
@@ -144,7 +153,8 @@ def test_every_format_names_the_stdin_file(tmp_path: Path, run_cli) -> None:
         ("sarif", '"uri": "app/tools.py"'),
         ("junit", 'file="app/tools.py"'),
     ):
-        outcome = run_cli("--stdin-filename", "app/tools.py", "--no-cache", "--output-format", output_format,
-                          input=DISCARDED)  # fmt: skip
+        outcome = run_cli(
+            "--stdin-filename", "app/tools.py", "--no-cache", "--output-format", output_format, input=DISCARDED
+        )
         assert outcome.exit_code == 1
         assert expected in outcome.stdout, textwrap.shorten(outcome.stdout, 400)

@@ -2,6 +2,7 @@
 ``# fusion-lint: ignore[name-or-code]``, on the diagnostic's line or on the first line of its
 statement; only comments count.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -60,7 +61,7 @@ def test_suppression_of_something_else_keeps_the_finding(lint_project, comment: 
 def test_suppression_on_the_first_line_of_a_multi_line_statement(lint_project) -> None:
     source = (
         IMPORTS
-        + '@tool(  # noqa: FL107\n'
+        + "@tool(  # noqa: FL107\n"
         + '    "get_item",\n'
         + '    errors=[ErrorContract(code=JsonRpcErrorCode.NOT_FOUND, when="Gone",\n'
         + '        reason="NoMatch", recovery="Call get_item again with a valid id.")],\n'
@@ -130,8 +131,9 @@ def test_per_file_ignores(lint_project) -> None:
     files = {"app.py": bad_reason_tool(""), "legacy/old.py": bad_reason_tool("")}
     by_glob = lint_project(files, config='per-file-ignores = { "legacy/*.py" = ["FL107"] }\n', dedent=False)
     assert by_glob.summary() == [("FL107", "app.py", 3)]
-    by_name = lint_project(files, config='per-file-ignores = { "old.py" = ["error-contract-reason-format"] }\n',
-                           dedent=False)
+    by_name = lint_project(
+        files, config='per-file-ignores = { "old.py" = ["error-contract-reason-format"] }\n', dedent=False
+    )
     assert by_name.summary() == [("FL107", "app.py", 3)]
     by_directory = lint_project(files, config='per-file-ignores = { "legacy/" = ["FL107"] }\n', dedent=False)
     assert by_directory.summary() == [("FL107", "app.py", 3)]

@@ -1,4 +1,5 @@
 """Fixtures of the runtime suite."""
+
 from __future__ import annotations
 
 import sys

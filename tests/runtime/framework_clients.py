@@ -4,15 +4,17 @@
 ``mcpserver`` (mcp 2.x ``MCPServer``) and ``fastmcp`` (the package, any version). The matrix
 (``tests/framework_matrix.sh``) runs the framework tests once per installed combination.
 """
+
 from __future__ import annotations
 
 import importlib
 import importlib.util
 import sys
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = REPO_ROOT / "fixtures" / "frameworks"

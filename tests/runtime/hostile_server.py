@@ -5,6 +5,7 @@ LOG_FILE as one JSON line (``{"level", "logger", "text"}``) so the test can meas
 Each tool is one defect the runtime must survive: the test calls them all over a real pipe while
 ``slow_call`` is in flight, then checks every answer, the process and the bytes on stdout.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,7 +42,9 @@ LATIN1_NAME = os.fsdecode(b"caf\xe9.txt")  # a lone surrogate, as os.listdir ret
 TEN_MB = "x" * 10_000_000
 
 MISSING = ErrorContract(
-    reason="missing", code=JsonRpcErrorCode.NOT_FOUND, when="Nothing has that name",
+    reason="missing",
+    code=JsonRpcErrorCode.NOT_FOUND,
+    when="Nothing has that name",
     recovery="Call slow_call to see that the server still answers.",
 )
 
@@ -228,16 +231,22 @@ def deprecated_warning() -> str:
 
 @tool("server_busy")
 def server_busy() -> str:
-    raise tool_error("SERVER_BUSY", "At capacity (8 active, 32 queued).").suggest(
-        "Reduce the number of concurrent calls to this tool."
-    ).retry_after(5)
+    raise (
+        tool_error("SERVER_BUSY", "At capacity (8 active, 32 queued).")
+        .suggest("Reduce the number of concurrent calls to this tool.")
+        .retry_after(5)
+    )
 
 
 @tool("custom_code")
 def custom_code() -> str:
-    return tool_error("PROJECT_NOT_FOUND", "Project 'proj_xyz' does not exist.").suggest(  # type: ignore[return-value]
-        "Call slow_call first to get valid IDs, then retry."
-    ).actions("slow_call")
+    return (
+        tool_error("PROJECT_NOT_FOUND", "Project 'proj_xyz' does not exist.")
+        .suggest(  # type: ignore[return-value]
+            "Call slow_call first to get valid IDs, then retry."
+        )
+        .actions("slow_call")
+    )
 
 
 @tool("internal_error_factory")
@@ -321,9 +330,7 @@ TOOLS = [definition for definition in list(globals().values()) if type(definitio
 def main() -> None:
     log_file, envelope = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "xml"
     logging.basicConfig(level=logging.DEBUG, handlers=[JsonLines(log_file)])
-    FusionServer(
-        "hostile", tools=TOOLS, resources=[hostile_file], prompts=[hostile_prompt], envelope=envelope
-    ).run()
+    FusionServer("hostile", tools=TOOLS, resources=[hostile_file], prompts=[hostile_prompt], envelope=envelope).run()
 
 
 if __name__ == "__main__":

@@ -1,14 +1,16 @@
 """Helpers shared by the runtime tests (a uniquely named module: tests/ has no packages)."""
+
 from __future__ import annotations
 
 import json
 import os
 import sys
 import xml.etree.ElementTree as ElementTree
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator, Sequence
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,7 +59,11 @@ class StdioRecording:
 
 @asynccontextmanager
 async def recorded_stdio(
-    args: Sequence[str], *, cwd: Path = REPO_ROOT, stderr: Any = None, eof_timeout: float = 20,
+    args: Sequence[str],
+    *,
+    cwd: Path = REPO_ROOT,
+    stderr: Any = None,
+    eof_timeout: float = 20,
     env: dict[str, str] | None = None,
 ) -> AsyncIterator[tuple[Any, StdioRecording]]:
     """A client transport over a real pipe to ``python *args`` that records every stdout line.

@@ -4,6 +4,7 @@ A framework adapter has no ``ToolDefinition``, only what it runs: a kind, a name
 ``outcome_of_exception``/``outcome_of_return`` classify what the handler did and ``tool_result``
 renders it; the text and the mirror must be exactly what ``FusionServer`` puts on the wire.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -20,8 +21,13 @@ from mcp_fusion.wire import tool_result
 
 pytestmark = pytest.mark.anyio
 
-MISSING = ErrorContract(reason="invoice_missing", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that ID",
-                        recovery="Call list_invoices to find a real invoice ID, then retry.", retryable=False)
+MISSING = ErrorContract(
+    reason="invoice_missing",
+    code=JsonRpcErrorCode.NOT_FOUND,
+    when="No invoice has that ID",
+    recovery="Call list_invoices to find a real invoice ID, then retry.",
+    retryable=False,
+)
 
 
 @dataclass

@@ -1,14 +1,14 @@
 """Bounding of echoed caller values (DESIGN §3.6)."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
-
+from budget import budget
 from hypothesis import given
 from hypothesis import strategies as st
 
-from budget import budget
 from mcp_fusion.bounding import MAX_ITEMS, MAX_KEYS, MAX_STRING_CHARS, bound_value, render_bounded
 
 

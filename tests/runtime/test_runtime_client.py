@@ -1,4 +1,5 @@
 """The typed client (issue 11): every envelope the server emits parses back to the same ToolFailure."""
+
 from __future__ import annotations
 
 import pickle
@@ -44,7 +45,11 @@ def every_envelope(kind: str, ctx: Context) -> str:
     if kind == "critical":
         return tool_error("DATABASE_ERROR", "Ledger corrupted").severity("critical")
     if kind == "warning":
-        return tool_error("VALIDATION_ERROR", "kind=warning is deprecated").suggest("Pass kind=modern.").severity("warning")
+        return (
+            tool_error("VALIDATION_ERROR", "kind=warning is deprecated")
+            .suggest("Pass kind=modern.")
+            .severity("warning")
+        )
     if kind == "crash":
         raise KeyError("internal")
     if kind == "undeclared":
@@ -133,7 +138,10 @@ def test_flat_available_actions() -> None:
         ("<html><body>502 Bad Gateway</body></html>", "unknown envelope <html>"),
         ('<tool_error severity="error"><message>x</message></tool_error>', "no code attribute"),
         ('<tool_error code="X"></tool_error>', "has no <message>"),
-        ('<tool_error code="X"><message>m</message><retry_after>soon</retry_after></tool_error>', "not a number of seconds"),
+        (
+            '<tool_error code="X"><message>m</message><retry_after>soon</retry_after></tool_error>',
+            "not a number of seconds",
+        ),
         ('<!DOCTYPE x [<!ENTITY a "aaaa">]><tool_error code="X"><message>&a;</message></tool_error>', "DOCTYPE"),
         ('{"error": true, "code": "NOT_FOUND", "message": "trunc', "malformed or truncated JSON envelope"),
         ('{"error": true}', 'needs "code" and "message"'),

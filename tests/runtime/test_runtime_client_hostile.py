@@ -3,6 +3,7 @@
 Also the envelope's own round trips that used to lose information: ``\\r`` in text, colliding
 detail keys, non-finite numbers.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,7 +28,13 @@ MALFORMED_MIRRORS = [
     {"error": {"code": -32001, "message": "m", "data": {"contract_awareness": {"kind": "x"}}}},
     {"error": {"code": True, "message": "m"}},  # a bool code
     {"error": {"code": 1.5, "message": "m"}},
-    {"error": {"code": -32001, "message": "m", "data": {"fields": [1, None, {"name": {"x": 1}}], "reason": "invalid_arguments"}}},
+    {
+        "error": {
+            "code": -32001,
+            "message": "m",
+            "data": {"fields": [1, None, {"name": {"x": 1}}], "reason": "invalid_arguments"},
+        }
+    },
 ]
 
 
@@ -59,7 +66,7 @@ def test_malformed_mirrors_are_read_or_refused(mirror: dict, is_error: bool) -> 
 def test_deep_nesting_is_read_or_refused() -> None:
     mirror = {"error": {"code": -32001, "message": "m", "data": {"reason": "r", "detail": deep(5000)}}}
     assert_read_or_refused({"isError": True, "structuredContent": mirror, "content": []})
-    text = "<tool_error code=\"NOT_FOUND\"><message>m</message>" + "<a>" * 3000 + "</a>" * 3000 + "</tool_error>"
+    text = '<tool_error code="NOT_FOUND"><message>m</message>' + "<a>" * 3000 + "</a>" * 3000 + "</tool_error>"
     assert_read_or_refused({"isError": True, "content": [{"type": "text", "text": text}]})
     nested_json = '{"code": "NOT_FOUND", "message": "m", "details": ' + "[" * 100_000 + "]" * 100_000 + "}"
     with pytest.raises(EnvelopeParseError):
@@ -71,8 +78,23 @@ json_like = st.recursive(
     lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=12), children, max_size=6),
     max_leaves=40,
 )
-mirror_keys = st.sampled_from(["code", "code_name", "message", "data", "reason", "recovery", "available_actions",
-                               "retry_after", "severity", "fields", "contract_awareness", "action", "error"])
+mirror_keys = st.sampled_from(
+    [
+        "code",
+        "code_name",
+        "message",
+        "data",
+        "reason",
+        "recovery",
+        "available_actions",
+        "retry_after",
+        "severity",
+        "fields",
+        "contract_awareness",
+        "action",
+        "error",
+    ]
+)
 mirrors = st.recursive(
     st.dictionaries(mirror_keys, json_like, max_size=6),
     lambda children: st.dictionaries(mirror_keys, children | json_like, max_size=6),
@@ -82,10 +104,18 @@ mirrors = st.recursive(
 
 @pytest.mark.slow
 @settings(max_examples=150, deadline=None)
-@given(mirror=mirrors, is_error=st.booleans(), text=st.text(max_size=60) | st.sampled_from(["<tool_error", "{\"code\": 1, \"message\": 2}"]))
+@given(
+    mirror=mirrors,
+    is_error=st.booleans(),
+    text=st.text(max_size=60) | st.sampled_from(["<tool_error", '{"code": 1, "message": 2}']),
+)
 def test_any_result_shape_is_read_or_refused(mirror: dict, is_error: bool, text: str) -> None:
-    assert_read_or_refused({"isError": is_error, "content": [{"type": "text", "text": text}], "structuredContent": mirror})
-    assert_read_or_refused({"isError": is_error, "content": [{"type": "text", "text": text}], "_meta": {"fusion/error": mirror}})
+    assert_read_or_refused(
+        {"isError": is_error, "content": [{"type": "text", "text": text}], "structuredContent": mirror}
+    )
+    assert_read_or_refused(
+        {"isError": is_error, "content": [{"type": "text", "text": text}], "_meta": {"fusion/error": mirror}}
+    )
     try:
         parse_structured(mirror)
     except EnvelopeParseError:
@@ -93,7 +123,9 @@ def test_any_result_shape_is_read_or_refused(mirror: dict, is_error: bool, text:
 
 
 def test_carriage_returns_and_tabs_round_trip_through_xml() -> None:
-    envelope = tool_error("NOT_FOUND", "one\r\ntwo\rthree").details({"cr\rkey": "a\rb", "tab\tkey": "c\td\ne"}).envelope()
+    envelope = (
+        tool_error("NOT_FOUND", "one\r\ntwo\rthree").details({"cr\rkey": "a\rb", "tab\tkey": "c\td\ne"}).envelope()
+    )
     read_back = parse_envelope(envelope.to_xml())
     assert read_back.message == "one\r\ntwo\rthree"
     assert read_back.details == {"cr\rkey": "a\rb", "tab\tkey": "c\td\ne"}
@@ -101,7 +133,9 @@ def test_carriage_returns_and_tabs_round_trip_through_xml() -> None:
 
 
 def test_int_and_str_detail_keys_never_collide() -> None:
-    envelope = ToolErrorEnvelope.from_mcp_error(McpError(JsonRpcErrorCode.NOT_FOUND, "x", {1: "int", "1": "str", None: "n"}))
+    envelope = ToolErrorEnvelope.from_mcp_error(
+        McpError(JsonRpcErrorCode.NOT_FOUND, "x", {1: "int", "1": "str", None: "n"})
+    )
     assert envelope.details == {"1 (int)": "int", "1": "str", "null": "n"}
     assert parse_envelope(envelope.to_xml()).details == {"1 (int)": "int", "1": "str", "null": "n"}
 
@@ -128,7 +162,9 @@ def test_data_cannot_make_a_failure_a_warning() -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=1500),
-    lambda children: st.lists(children, max_size=15) | st.dictionaries(st.text(max_size=20) | st.integers(), children, max_size=15),
+    lambda children: (
+        st.lists(children, max_size=15) | st.dictionaries(st.text(max_size=20) | st.integers(), children, max_size=15)
+    ),
     max_leaves=120,
 )
 

@@ -3,6 +3,7 @@
 The examples are seed 000's, written in Python as its own docs write them in TypeScript: the
 deprecated-endpoint warning, load shedding with a retry delay, and a custom code.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -28,12 +29,23 @@ from mcp_fusion.client import parse_tool_result
 pytestmark = pytest.mark.anyio
 
 DESIGN_CANONICAL_CODES = {
-    "MISSING_DISCRIMINATOR": -32602, "UNKNOWN_ACTION": -32602, "MISSING_REQUIRED_FIELD": -32602,
-    "VALIDATION_ERROR": -32007, "INTERNAL_ERROR": -32603, "RATE_LIMITED": -32003,
-    "UNAUTHORIZED": -32006, "AUTH_REQUIRED": -32006,
-    "FORBIDDEN": -32005, "NOT_FOUND": -32001, "CONFLICT": -32002, "TIMEOUT": -32004,
-    "SERVER_BUSY": -32000, "DEPRECATED": None,
-    "HANDOFF_UPSTREAM_UNAVAILABLE": -32000, "HANDOFF_CONNECTING": -32000, "HANDOFF_NAMESPACE_MISMATCH": -32602,
+    "MISSING_DISCRIMINATOR": -32602,
+    "UNKNOWN_ACTION": -32602,
+    "MISSING_REQUIRED_FIELD": -32602,
+    "VALIDATION_ERROR": -32007,
+    "INTERNAL_ERROR": -32603,
+    "RATE_LIMITED": -32003,
+    "UNAUTHORIZED": -32006,
+    "AUTH_REQUIRED": -32006,
+    "FORBIDDEN": -32005,
+    "NOT_FOUND": -32001,
+    "CONFLICT": -32002,
+    "TIMEOUT": -32004,
+    "SERVER_BUSY": -32000,
+    "DEPRECATED": None,
+    "HANDOFF_UPSTREAM_UNAVAILABLE": -32000,
+    "HANDOFF_CONNECTING": -32000,
+    "HANDOFF_NAMESPACE_MISMATCH": -32602,
 }
 
 
@@ -43,7 +55,11 @@ def test_canonical_codes_are_the_design_table() -> None:
     )
     assert all(mirror is None or isinstance(mirror, JsonRpcErrorCode) for mirror in CANONICAL_CODES.values())
     # A name that is also a member always mirrors as that member.
-    assert all(CANONICAL_CODES[name] is JsonRpcErrorCode[name] for name in CANONICAL_CODES if name in JsonRpcErrorCode.__members__)
+    assert all(
+        CANONICAL_CODES[name] is JsonRpcErrorCode[name]
+        for name in CANONICAL_CODES
+        if name in JsonRpcErrorCode.__members__
+    )
     with pytest.raises(TypeError):
         CANONICAL_CODES["MINE"] = None  # type: ignore[index]
 
@@ -51,11 +67,27 @@ def test_canonical_codes_are_the_design_table() -> None:
 @pytest.mark.parametrize(
     "code, valid",
     [
-        (JsonRpcErrorCode.NOT_FOUND, True), (-32001, True), ("NOT_FOUND", True), ("SERVER_BUSY", True),
-        ("DEPRECATED", True), ("INVOICE_LOCKED", True), ("QUOTA_2", True), ("A", True),
-        ("not_found", False), ("ProjectNotFound", False), ("NOT FOUND", False), ("_LEADING", False),
-        ("TRAILING_", False), ("DOUBLE__UNDERSCORE", False), ("1ST", False), ("", False),
-        (12345, False), (True, False), (None, False), (1.5, False), (b"NOT_FOUND", False),
+        (JsonRpcErrorCode.NOT_FOUND, True),
+        (-32001, True),
+        ("NOT_FOUND", True),
+        ("SERVER_BUSY", True),
+        ("DEPRECATED", True),
+        ("INVOICE_LOCKED", True),
+        ("QUOTA_2", True),
+        ("A", True),
+        ("not_found", False),
+        ("ProjectNotFound", False),
+        ("NOT FOUND", False),
+        ("_LEADING", False),
+        ("TRAILING_", False),
+        ("DOUBLE__UNDERSCORE", False),
+        ("1ST", False),
+        ("", False),
+        (12345, False),
+        (True, False),
+        (None, False),
+        (1.5, False),
+        (b"NOT_FOUND", False),
     ],
 )
 def test_is_valid_code(code: object, valid: bool) -> None:
@@ -70,11 +102,17 @@ def test_is_valid_code(code: object, valid: bool) -> None:
 @pytest.mark.parametrize(
     "code, name, value",
     [
-        ("NOT_FOUND", "NOT_FOUND", -32001), (-32001, "NOT_FOUND", -32001), ("SERVER_BUSY", "SERVER_BUSY", -32000),
-        ("AUTH_REQUIRED", "AUTH_REQUIRED", -32006), ("DEPRECATED", "DEPRECATED", None), ("MY_CODE", "MY_CODE", None),
+        ("NOT_FOUND", "NOT_FOUND", -32001),
+        (-32001, "NOT_FOUND", -32001),
+        ("SERVER_BUSY", "SERVER_BUSY", -32000),
+        ("AUTH_REQUIRED", "AUTH_REQUIRED", -32006),
+        ("DEPRECATED", "DEPRECATED", None),
+        ("MY_CODE", "MY_CODE", None),
     ],
 )
-def test_the_mirror_carries_the_number_or_null_and_the_envelope_the_name(code: object, name: str, value: int | None) -> None:
+def test_the_mirror_carries_the_number_or_null_and_the_envelope_the_name(
+    code: object, name: str, value: int | None
+) -> None:
     coerced = coerce_code(code)
     assert (code_name(coerced), code_value(coerced)) == (name, value)
     envelope = tool_error(code, "x").envelope()  # type: ignore[arg-type]
@@ -95,22 +133,39 @@ def legacy_report() -> str:
 
 @tool("busy_report", description="Seed 000's load shedding.")
 def busy_report() -> str:
-    raise tool_error("SERVER_BUSY", 'Tool "busy_report" is at capacity (8 active, 32 queued). Retry after a short delay.').suggest(
-        "Reduce the number of concurrent calls to this tool. Send requests sequentially or in smaller batches."
-    ).retry_after(5)
+    raise (
+        tool_error("SERVER_BUSY", 'Tool "busy_report" is at capacity (8 active, 32 queued). Retry after a short delay.')
+        .suggest(
+            "Reduce the number of concurrent calls to this tool. Send requests sequentially or in smaller batches."
+        )
+        .retry_after(5)
+    )
 
 
 @tool("project_report", description="Seed 000's custom code (UPPER_SNAKE_CASE, as DESIGN §3.1 requires).")
 def project_report(project_id: str) -> str:
-    return tool_error("PROJECT_NOT_FOUND", f"Project '{project_id}' does not exist.").suggest(  # type: ignore[return-value]
-        "Call projects_list first to get valid IDs, then retry."
-    ).actions(["projects_list"])
+    return (
+        tool_error("PROJECT_NOT_FOUND", f"Project '{project_id}' does not exist.")
+        .suggest(  # type: ignore[return-value]
+            "Call projects_list first to get valid IDs, then retry."
+        )
+        .actions(["projects_list"])
+    )
 
 
-SHED = ErrorContract(reason="shed", code="SERVER_BUSY", when="Too many calls at once",
-                     recovery="Wait five seconds, then call queued_report again.", retryable=True)
-LOCKED = ErrorContract(reason="locked", code="REPORT_LOCKED", when="Another export holds the report",
-                       recovery="Wait for the export to finish, then call queued_report again.")
+SHED = ErrorContract(
+    reason="shed",
+    code="SERVER_BUSY",
+    when="Too many calls at once",
+    recovery="Wait five seconds, then call queued_report again.",
+    retryable=True,
+)
+LOCKED = ErrorContract(
+    reason="locked",
+    code="REPORT_LOCKED",
+    when="Another export holds the report",
+    recovery="Wait for the export to finish, then call queued_report again.",
+)
 
 
 @tool("queued_report", errors=[SHED, LOCKED])
@@ -133,7 +188,10 @@ async def test_seed_deprecated_warning(server: FusionServer) -> None:
         "</tool_error>"
     )
     assert result.structured_content["error"] == {
-        "code": None, "code_name": "DEPRECATED", "message": "This endpoint is deprecated.", "data": {"severity": "warning"},
+        "code": None,
+        "code_name": "DEPRECATED",
+        "message": "This endpoint is deprecated.",
+        "data": {"severity": "warning"},
     }
     failure = parse_tool_result(result)
     assert (failure.code, failure.code_value, failure.is_error) == ("DEPRECATED", None, False)
@@ -177,10 +235,16 @@ async def test_contracts_declare_canonical_and_custom_codes(server: FusionServer
         busy = await client.call_tool("queued_report", {"which": "busy"})
         locked = await client.call_tool("queued_report", {"which": "locked"})
     advertised = {tool.name: tool.meta["fusion/errors"] for tool in listing.tools}["queued_report"]
-    assert [(entry["reason"], entry["code"]) for entry in advertised] == [("shed", "SERVER_BUSY"), ("locked", "REPORT_LOCKED")]
+    assert [(entry["reason"], entry["code"]) for entry in advertised] == [
+        ("shed", "SERVER_BUSY"),
+        ("locked", "REPORT_LOCKED"),
+    ]
     busy_failure, locked_failure = parse_tool_result(busy), parse_tool_result(locked)
     assert (busy_failure.code, busy_failure.code_value, busy_failure.retry_after, busy_failure.retryable) == (
-        "SERVER_BUSY", -32000, 5, True
+        "SERVER_BUSY",
+        -32000,
+        5,
+        True,
     )
     assert (locked_failure.code, locked_failure.code_value) == ("REPORT_LOCKED", None)
     assert locked_failure.recovery == "Wait for the export to finish, then call queued_report again."

@@ -1,4 +1,5 @@
 """ctx.fail and ctx.recovery_for (DESIGN §3.4)."""
+
 from __future__ import annotations
 
 import anyio

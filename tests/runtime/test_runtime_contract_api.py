@@ -3,6 +3,7 @@
 The parametrised test registers one set of handlers on FusionServer and on each installed framework and
 compares what the client reads: envelope text and structured mirror must be identical.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,10 +27,21 @@ from mcp_fusion import (
 pytestmark = pytest.mark.anyio
 
 ENTRIES = [
-    ErrorContract(reason="invoice_not_found", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that ID",
-                  recovery="Call list_invoices to find a real invoice ID, then retry.", retryable=False),
-    ErrorContract(reason="upstream_down", code="SERVER_BUSY", when="The billing API is at capacity",
-                  recovery="Wait thirty seconds, then call get_invoice again.", retryable=True, thrown_by="service"),
+    ErrorContract(
+        reason="invoice_not_found",
+        code=JsonRpcErrorCode.NOT_FOUND,
+        when="No invoice has that ID",
+        recovery="Call list_invoices to find a real invoice ID, then retry.",
+        retryable=False,
+    ),
+    ErrorContract(
+        reason="upstream_down",
+        code="SERVER_BUSY",
+        when="The billing API is at capacity",
+        recovery="Wait thirty seconds, then call get_invoice again.",
+        retryable=True,
+        thrown_by="service",
+    ),
 ]
 
 
@@ -62,9 +74,9 @@ HANDLERS = [declared, service, crash, warning, with_hint]
 
 async def fusion_server_results() -> dict[str, dict]:
     from framework_clients import wire
+    from runtime_testing import connected
 
     from mcp_fusion import FusionServer
-    from runtime_testing import connected
 
     tools = [tool(fn.__name__, errors=ENTRIES)(fn) for fn in HANDLERS]
     async with connected(FusionServer("billing", tools=tools)) as client:
@@ -139,8 +151,9 @@ def test_fail_and_recovery_for_resolve_against_the_running_contract() -> None:
 
 async def test_fusion_server_handlers_may_use_module_level_fail() -> None:
     pytest.importorskip("mcp_types", reason="FusionServer serves with mcp 2.x")
-    from mcp_fusion import FusionServer
     from runtime_testing import connected
+
+    from mcp_fusion import FusionServer
 
     @tool("sync_get", errors=ENTRIES)
     def sync_get(invoice_id: str) -> str:  # runs in a worker thread: the contract travels with it

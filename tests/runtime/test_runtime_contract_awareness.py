@@ -1,4 +1,5 @@
 """Self-healing deltas (issue 11): a server whose code drifted from its lockfile says what changed."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,15 +13,31 @@ from mcp_fusion.lockfile import LockfileError, build_lock, records_from_definiti
 
 pytestmark = pytest.mark.anyio
 
-MISSING = ErrorContract(reason="invoice_missing", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice has that ID",
-                        recovery="Call list_invoices to find a real invoice ID.")
-LOCKED = ErrorContract(reason="invoice_locked", code=JsonRpcErrorCode.FORBIDDEN, when="An export holds the invoice",
-                       recovery="Wait for the export, then call void_invoice again.")
-LEDGER_DOWN = ErrorContract(reason="ledger_down", code=JsonRpcErrorCode.SERVICE_UNAVAILABLE,
-                            when="The ledger did not answer", recovery="Wait a minute, then call void_invoice again.",
-                            retryable=True)
-NO_CUSTOMER = ErrorContract(reason="no_customer", code=JsonRpcErrorCode.NOT_FOUND, when="No such customer",
-                            recovery="Call list_customers to browse the customers.")
+MISSING = ErrorContract(
+    reason="invoice_missing",
+    code=JsonRpcErrorCode.NOT_FOUND,
+    when="No invoice has that ID",
+    recovery="Call list_invoices to find a real invoice ID.",
+)
+LOCKED = ErrorContract(
+    reason="invoice_locked",
+    code=JsonRpcErrorCode.FORBIDDEN,
+    when="An export holds the invoice",
+    recovery="Wait for the export, then call void_invoice again.",
+)
+LEDGER_DOWN = ErrorContract(
+    reason="ledger_down",
+    code=JsonRpcErrorCode.SERVICE_UNAVAILABLE,
+    when="The ledger did not answer",
+    recovery="Wait a minute, then call void_invoice again.",
+    retryable=True,
+)
+NO_CUSTOMER = ErrorContract(
+    reason="no_customer",
+    code=JsonRpcErrorCode.NOT_FOUND,
+    when="No such customer",
+    recovery="Call list_customers to browse the customers.",
+)
 
 
 def void_invoice_v1(invoice_id: str, ctx: Context) -> str: ...
@@ -68,9 +85,7 @@ async def test_contract_failure_of_a_drifted_tool_lists_exactly_its_deltas(lockf
         "  <recovery>Wait for the export, then call void_invoice again.</recovery>\n"
         "  <details>\n"
         '    <detail key="reason">invoice_locked</detail>\n'
-        "  </details>\n"
-        + AWARENESS
-        + "</tool_error>"
+        "  </details>\n" + AWARENESS + "</tool_error>"
     )
     changes = result.structured_content["error"]["data"]["contract_awareness"]
     assert [(c["impact"], c["kind"], c["reason"]) for c in changes] == [
@@ -113,8 +128,9 @@ async def test_json_envelope_carries_the_deltas(lockfile: Path) -> None:
 
 
 async def test_the_number_of_deltas_is_capped(lockfile: Path) -> None:
-    server = FusionServer("billing", tools=[void_invoice, find_customer], contract_lock=lockfile,
-                          contract_awareness_limit=1)
+    server = FusionServer(
+        "billing", tools=[void_invoice, find_customer], contract_lock=lockfile, contract_awareness_limit=1
+    )
     async with connected(server) as client:
         result = await client.call_tool("void_invoice", {"invoice_id": "x"})
     assert len(result.structured_content["error"]["data"]["contract_awareness"]) == 1

@@ -6,6 +6,7 @@ missing, flagged (raised with another code), a tool no test imports at 0%; the t
 report, ``--contract-coverage-fail-under``; and with the plugin off nothing changes. Each run of the
 project takes two seconds or more: those are marked slow.
 """
+
 from __future__ import annotations
 
 import json
@@ -60,7 +61,7 @@ def list_items() -> list:
 '''
 
 #: A module no test imports: its tool still counts, at 0%.
-UNTESTED = '''
+UNTESTED = """
 from mcp_fusion import ErrorContract, JsonRpcErrorCode, tool
 
 
@@ -68,9 +69,9 @@ from mcp_fusion import ErrorContract, JsonRpcErrorCode, tool
       when="Pinned items stay", recovery="Call list_items to find an item that is not pinned.")])
 def delete_item(item_id: str) -> str:
     return item_id
-'''
+"""
 
-TESTS = '''
+TESTS = """
 from mcp_fusion.testing import run_tool_contract_sync
 import server
 
@@ -90,7 +91,7 @@ def test_archived():
 
 def test_undeclared():
     assert run_tool_contract_sync(server.get_item, {"item_id": "gone"}).failure.code == "INTERNAL_ERROR"
-'''
+"""
 
 
 @pytest.fixture
@@ -128,18 +129,25 @@ def test_the_table_counts_exercised_missing_and_flagged_reasons(project: pytest.
 @pytest.mark.slow  # a pytest run inside the test (about 2 s)
 def test_a_deliberately_untested_reason_is_missing_and_fails_under_100(project: pytest.Pytester) -> None:
     # Only get_item now, its service fixed to raise item_locked as declared; then item_archived goes untested.
-    project.makepyfile(untested="", server=SERVER.replace("conflict", "forbidden"),
-                       test_items=TESTS.replace('("item_locked", "CONFLICT")', '("item_locked", "FORBIDDEN")'))
+    project.makepyfile(
+        untested="",
+        server=SERVER.replace("conflict", "forbidden"),
+        test_items=TESTS.replace('("item_locked", "CONFLICT")', '("item_locked", "FORBIDDEN")'),
+    )
     covered = project.runpytest("--contract-coverage", "--contract-coverage-fail-under=100")
     assert covered.ret == 0
-    covered.stdout.fnmatch_lines(["TOTAL * 3 * 3 * 100%", "Required contract coverage of 100% reached. Total contract coverage: 100.00%"])
+    covered.stdout.fnmatch_lines(
+        ["TOTAL * 3 * 3 * 100%", "Required contract coverage of 100% reached. Total contract coverage: 100.00%"]
+    )
     untested = project.runpytest("--contract-coverage", "--contract-coverage-fail-under=100", "-k", "not archived")
     assert untested.ret == pytest.ExitCode.TESTS_FAILED
-    untested.stdout.fnmatch_lines([
-        "tool get_item * 3 * 2 * 67%  item_archived",
-        "FAIL Required contract coverage of 100% not reached. Total contract coverage: 66.67%",
-        "* 3 passed, 1 deselected in *",
-    ])
+    untested.stdout.fnmatch_lines(
+        [
+            "tool get_item * 3 * 2 * 67%  item_archived",
+            "FAIL Required contract coverage of 100% not reached. Total contract coverage: 66.67%",
+            "* 3 passed, 1 deselected in *",
+        ]
+    )
     lower = project.runpytest("--contract-coverage", "--contract-coverage-fail-under=66", "-k", "not archived")
     assert lower.ret == 0
 
@@ -152,9 +160,13 @@ def test_a_service_raising_a_declared_reason_with_another_code_is_flagged_not_co
     data = json.loads(report.read_text())
     get_item = next(d for d in data["definitions"] if d["name"] == "get_item")
     locked = next(r for r in get_item["reasons"] if r["reason"] == "item_locked")
-    assert locked == {"reason": "item_locked", "declared_code": "FORBIDDEN", "status": "flagged",
-                      "why": "raised as CONFLICT, declared FORBIDDEN",
-                      "seen": [{"code": "CONFLICT", "count": 1, "recovery_on_wire": True}]}
+    assert locked == {
+        "reason": "item_locked",
+        "declared_code": "FORBIDDEN",
+        "status": "flagged",
+        "why": "raised as CONFLICT, declared FORBIDDEN",
+        "seen": [{"code": "CONFLICT", "count": 1, "recovery_on_wire": True}],
+    }
     assert get_item["exercised"] == 0 and data["totals"]["flagged"] == 1 and data["totals"]["percent"] == 0
 
 
@@ -171,8 +183,13 @@ def test_the_json_report(project: pytest.Pytester) -> None:
     assert names == [("tool", "delete_item", 1, 0), ("tool", "get_item", 3, 2), ("tool", "list_items", 0, 0)]
     get_item = data["definitions"][1]
     assert [(r["reason"], r["status"]) for r in get_item["reasons"]] == [
-        ("item_missing", "exercised"), ("item_locked", "flagged"), ("item_archived", "exercised")]
-    assert get_item["undeclared"] == [{"reason": "item_gone", "code": "INTERNAL_ERROR", "undeclared_fail": True, "count": 1}]
+        ("item_missing", "exercised"),
+        ("item_locked", "flagged"),
+        ("item_archived", "exercised"),
+    ]
+    assert get_item["undeclared"] == [
+        {"reason": "item_gone", "code": "INTERNAL_ERROR", "undeclared_fail": True, "count": 1}
+    ]
     assert data["outside_universe"] == []
 
 
@@ -180,17 +197,34 @@ def test_the_json_report(project: pytest.Pytester) -> None:
 def test_the_universe_from_a_lockfile(project: pytest.Pytester) -> None:
     from mcp_fusion.lockfile import build_lock, write_lock
 
-    write_lock(project.path / "fusion-contracts.lock", build_lock([
-        {"kind": "tool", "name": "get_item", "entries": [{"reason": "item_missing", "code": "NOT_FOUND"},
-                                                          {"reason": "item_expired", "code": "CONFLICT"}]},
-    ]))
+    write_lock(
+        project.path / "fusion-contracts.lock",
+        build_lock(
+            [
+                {
+                    "kind": "tool",
+                    "name": "get_item",
+                    "entries": [
+                        {"reason": "item_missing", "code": "NOT_FOUND"},
+                        {"reason": "item_expired", "code": "CONFLICT"},
+                    ],
+                },
+            ]
+        ),
+    )
     result = project.runpytest("--contract-coverage", "--contract-coverage-lock=fusion-contracts.lock")
     assert result.ret == 0
     table = table_of(result)
-    assert table.splitlines()[0] == "Contracts from the lockfile fusion-contracts.lock: 1 tool, 0 resources, 2 declared reasons"
+    assert (
+        table.splitlines()[0]
+        == "Contracts from the lockfile fusion-contracts.lock: 1 tool, 0 resources, 2 declared reasons"
+    )
     assert "tool get_item        2          1    50%  item_expired" in table
     # Raised, but not in the lockfile: listed, never counted.
-    assert "  tool get_item: item_locked as CONFLICT (1x)" in table and "  tool get_item: item_archived as CONFLICT (1x)" in table
+    assert (
+        "  tool get_item: item_locked as CONFLICT (1x)" in table
+        and "  tool get_item: item_archived as CONFLICT (1x)" in table
+    )
 
 
 @pytest.mark.slow  # a pytest run inside the test (about 2 s)
@@ -198,10 +232,16 @@ def test_paths_choose_what_the_linter_reads(project: pytest.Pytester) -> None:
     result = project.runpytest("--contract-coverage", "--contract-coverage-paths=untested.py")
     assert result.ret == 0
     table = table_of(result)
-    assert table.splitlines()[0] == "Contracts read by fusion-lint from untested.py: 1 tool, 0 resources, 1 declared reason"
+    assert (
+        table.splitlines()[0]
+        == "Contracts read by fusion-lint from untested.py: 1 tool, 0 resources, 1 declared reason"
+    )
     assert "TOTAL  " in table and "0%" in table
     # get_item reached the boundary but is not in these paths: listed with the contract it runs with.
-    assert "  tool get_item: 2 of 3 reasons exercised; not covered: item_locked FLAGGED (raised as CONFLICT, declared FORBIDDEN)" in table
+    assert (
+        "  tool get_item: 2 of 3 reasons exercised; not covered: item_locked FLAGGED (raised as CONFLICT, declared FORBIDDEN)"
+        in table
+    )
 
 
 @pytest.mark.slow  # a pytest run inside the test (about 2 s)
@@ -209,7 +249,9 @@ def test_ini_keys_configure_it(project: pytest.Pytester) -> None:
     project.makeini("[pytest]\ncontract_coverage_paths = server.py\ncontract_coverage_fail_under = 80\n")
     result = project.runpytest("--contract-coverage")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["Contracts read by fusion-lint from server.py: *", "FAIL Required contract coverage of 80% not reached. *"])
+    result.stdout.fnmatch_lines(
+        ["Contracts read by fusion-lint from server.py: *", "FAIL Required contract coverage of 80% not reached. *"]
+    )
 
 
 @pytest.mark.slow  # a pytest run inside the test (about 2 s)
@@ -217,21 +259,33 @@ def test_pyproject_turns_it_on_for_good(project: pytest.Pytester) -> None:
     # docs/adopting.md's snippet: on for every run, against one folder, with a threshold.
     project.mkdir("helpdesk")
     (project.path / "server.py").rename(project.path / "helpdesk" / "server.py")
-    project.makepyprojecttoml('[tool.pytest.ini_options]\naddopts = "--contract-coverage"\n'
-                              'contract_coverage_paths = ["helpdesk"]\ncontract_coverage_fail_under = "100"\n')  # fmt: skip
+    project.makepyprojecttoml(
+        '[tool.pytest.ini_options]\naddopts = "--contract-coverage"\n'
+        'contract_coverage_paths = ["helpdesk"]\ncontract_coverage_fail_under = "100"\n'
+    )
     project.syspathinsert(project.path / "helpdesk")
     result = project.runpytest()
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["Contracts read by fusion-lint from helpdesk: 2 tools, 0 resources, 3 declared reasons",
-                                 "FAIL Required contract coverage of 100% not reached. *"])  # fmt: skip
+    result.stdout.fnmatch_lines(
+        [
+            "Contracts read by fusion-lint from helpdesk: 2 tools, 0 resources, 3 declared reasons",
+            "FAIL Required contract coverage of 100% not reached. *",
+        ]
+    )
 
 
-@pytest.mark.parametrize(("arguments", "message"), [
-    (["--contract-coverage-fail-under=120"], "*expected a percentage between 0 and 100, got '120'*"),
-    (["--contract-coverage-paths=nowhere"], "*--contract-coverage-paths: *nowhere: no such file or directory*"),
-    (["--contract-coverage-lock=missing.lock"], "*--contract-coverage-lock: *missing.lock: no lockfile here*"),
-    (["--contract-coverage-lock=server.py", "--contract-coverage-paths=server.py"], "*from a lockfile or from paths, not both*"),
-])
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--contract-coverage-fail-under=120"], "*expected a percentage between 0 and 100, got '120'*"),
+        (["--contract-coverage-paths=nowhere"], "*--contract-coverage-paths: *nowhere: no such file or directory*"),
+        (["--contract-coverage-lock=missing.lock"], "*--contract-coverage-lock: *missing.lock: no lockfile here*"),
+        (
+            ["--contract-coverage-lock=server.py", "--contract-coverage-paths=server.py"],
+            "*from a lockfile or from paths, not both*",
+        ),
+    ],
+)
 def test_bad_options_are_usage_errors(project: pytest.Pytester, arguments: list[str], message: str) -> None:
     result = project.runpytest("--contract-coverage", *arguments)
     assert result.ret == pytest.ExitCode.USAGE_ERROR

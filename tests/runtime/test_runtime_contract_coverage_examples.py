@@ -6,6 +6,7 @@ makes that reason missing and fails ``--contract-coverage-fail-under=100``. The 
 its deliberate mistakes reaches every reason but the three its ``# demo:`` markers break. The framework
 servers' suite is measured in ``test_runtime_contract_coverage_static.py``.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,16 @@ needs_fusion_server = pytest.mark.skipif(MCP_MAJOR != 2, reason="FusionServer ne
 
 
 def run_suite(suite: str, *options: str, report: Path | None = None) -> tuple[subprocess.CompletedProcess[str], dict]:
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", f"tests/contracts/{suite}", "--contract-coverage",
-               *options]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        f"tests/contracts/{suite}",
+        "--contract-coverage",
+        *options,
+    ]
     if report is not None:
         command.append(f"--contract-coverage-report={report}")
     completed = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
@@ -37,8 +46,12 @@ def statuses(data: dict) -> dict[tuple[str, str, str], str]:
 
 @needs_fusion_server
 def test_the_clean_server_reaches_100_percent(tmp_path: Path) -> None:
-    completed, data = run_suite("test_contracts_clean_server.py", "--contract-coverage-paths=fixtures/clean_server.py",
-                                "--contract-coverage-fail-under=100", report=tmp_path / "clean.json")  # fmt: skip
+    completed, data = run_suite(
+        "test_contracts_clean_server.py",
+        "--contract-coverage-paths=fixtures/clean_server.py",
+        "--contract-coverage-fail-under=100",
+        report=tmp_path / "clean.json",
+    )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "Required contract coverage of 100% reached. Total contract coverage: 100.00%" in completed.stdout
     assert data["totals"] == {"declared": 6, "exercised": 6, "flagged": 0, "missing": 0, "percent": 100.0}
@@ -46,21 +59,30 @@ def test_the_clean_server_reaches_100_percent(tmp_path: Path) -> None:
 
 @needs_fusion_server
 def test_a_deliberately_untested_reason_is_missing_and_fails_the_run(tmp_path: Path) -> None:
-    completed, data = run_suite("test_contracts_clean_server.py", "--contract-coverage-paths=fixtures/clean_server.py",
-                                "--contract-coverage-fail-under=100", "-k", "not notebook_full",
-                                report=tmp_path / "clean.json")  # fmt: skip
+    completed, data = run_suite(
+        "test_contracts_clean_server.py",
+        "--contract-coverage-paths=fixtures/clean_server.py",
+        "--contract-coverage-fail-under=100",
+        "-k",
+        "not notebook_full",
+        report=tmp_path / "clean.json",
+    )
     assert completed.returncode == 1, completed.stdout + completed.stderr
     assert re.search(r"^tool create_note +2 +1 +50%  notebook_full$", completed.stdout, re.M), completed.stdout
     assert "FAIL Required contract coverage of 100% not reached. Total contract coverage: 83.33%" in completed.stdout
     assert "5 passed, 1 deselected" in completed.stdout
     assert [key for key, status in statuses(data).items() if status != "exercised"] == [
-        ("tool", "create_note", "notebook_full")]
+        ("tool", "create_note", "notebook_full")
+    ]
 
 
 @needs_fusion_server
 def test_the_example_server_misses_exactly_the_reasons_its_demo_mistakes_break(tmp_path: Path) -> None:
-    completed, data = run_suite("test_contracts_example_server.py", "--contract-coverage-paths=fixtures/example_server",
-                                report=tmp_path / "example.json")  # fmt: skip
+    completed, data = run_suite(
+        "test_contracts_example_server.py",
+        "--contract-coverage-paths=fixtures/example_server",
+        report=tmp_path / "example.json",
+    )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     not_covered = {key: status for key, status in statuses(data).items() if status != "exercised"}
     assert not_covered == {
@@ -75,13 +97,17 @@ def test_the_example_server_misses_exactly_the_reasons_its_demo_mistakes_break(t
     assert 'ctx.fail("already_void")  # demo: FL204' in source["tools.py"]
     assert 'reason="invoice_locked",  # demo: FL202' in source["tools.py"]
     void = next(d for d in data["definitions"] if d["name"] == "void_invoice")
-    assert void["undeclared"] == [{"reason": "invoice_archived", "code": "INTERNAL_ERROR", "undeclared_fail": True, "count": 1}]
+    assert void["undeclared"] == [
+        {"reason": "invoice_archived", "code": "INTERNAL_ERROR", "undeclared_fail": True, "count": 1}
+    ]
     # The README's quickstart shows this run's output: it is the real one.
     assert readme_output(README_COMMAND) == report_lines(completed.stdout)
 
 
-README_COMMAND = ("python -m pytest tests/contracts/test_contracts_example_server.py --contract-coverage "
-                  "--contract-coverage-paths fixtures/example_server")  # fmt: skip
+README_COMMAND = (
+    "python -m pytest tests/contracts/test_contracts_example_server.py --contract-coverage "
+    "--contract-coverage-paths fixtures/example_server"
+)
 
 
 def readme_output(command: str) -> list[str]:
@@ -95,5 +121,7 @@ def readme_output(command: str) -> list[str]:
 def report_lines(output: str) -> list[str]:
     lines = output.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("-") and "contract coverage" in line)
-    end = next(i for i in range(start, len(lines)) if re.search(r"\d+ passed|^Contract coverage report written", lines[i]))
+    end = next(
+        i for i in range(start, len(lines)) if re.search(r"\d+ passed|^Contract coverage report written", lines[i])
+    )
     return lines[start:end]

@@ -6,6 +6,7 @@ combination): every declared outcome is one observation with its code and whethe
 reached the wire. The universe these are counted against is the static one (``fusion-lint``; for the
 framework tools, ``test_runtime_contract_coverage_static.py``).
 """
+
 from __future__ import annotations
 
 import json
@@ -24,9 +25,14 @@ needs_fusion_server = pytest.mark.skipif(MCP_MAJOR != 2, reason="FusionServer ne
 RETRY = "Call list_items to find a real item ID, then retry."
 
 
-@tool("get_item", errors=[
-    ErrorContract(reason="item_missing", code=JsonRpcErrorCode.NOT_FOUND, when="No item has that ID", recovery=RETRY),
-])
+@tool(
+    "get_item",
+    errors=[
+        ErrorContract(
+            reason="item_missing", code=JsonRpcErrorCode.NOT_FOUND, when="No item has that ID", recovery=RETRY
+        ),
+    ],
+)
 def get_item(item_id: str) -> str:
     from mcp_fusion import not_found
 
@@ -99,12 +105,27 @@ async def test_a_stdio_server_in_the_process_is_recorded() -> None:
     from mcp_fusion import FusionServer
 
     server = FusionServer("items", tools=[get_item]).sdk_server
-    wire = StdioWire([
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": LATEST_PROTOCOL_VERSION, "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "get_item", "arguments": {"item_id": "x"}}},
-    ])  # fmt: skip
+    wire = StdioWire(
+        [
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": LATEST_PROTOCOL_VERSION,
+                    "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "0"},
+                },
+            },
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "get_item", "arguments": {"item_id": "x"}},
+            },
+        ]
+    )
     with CoverageRecorder() as recorder, anyio.fail_after(60):
         async with stdio_server(stdin=wire, stdout=wire) as (read_stream, write_stream):  # type: ignore[arg-type]
             await server.run(read_stream, write_stream, server.create_initialization_options())
@@ -121,7 +142,8 @@ async def test_a_fusion_server_resource_is_recorded_by_its_uri_template() -> Non
             with pytest.raises(Exception):
                 await client.read_resource("billing://invoices/inv_404")
     assert recorder.observations == {
-        observed("resource", "billing://invoices/{invoice_id}", "invoice_not_found", "NOT_FOUND", "NOT_FOUND"): 1}
+        observed("resource", "billing://invoices/{invoice_id}", "invoice_not_found", "NOT_FOUND", "NOT_FOUND"): 1
+    }
 
 
 # -- each framework, through its own in-memory client ----------------------------------------------
@@ -147,7 +169,12 @@ async def test_each_framework_under_contract_is_recorded(framework: str) -> None
         observed("tool", "void_invoice", "already_void", "INTERNAL_ERROR", None, undeclared_fail=True): 1,
     }
     ((resource, count),) = resources.items()
-    assert (resource.reason, resource.code, resource.declared_code, count) == ("invoice_not_found", "NOT_FOUND", "NOT_FOUND", 1)
+    assert (resource.reason, resource.code, resource.declared_code, count) == (
+        "invoice_not_found",
+        "NOT_FOUND",
+        "NOT_FOUND",
+        1,
+    )
     # Named by its URI, as the linter names it: the one read where an integration tells it, else (mcp 1.x
     # FastMCP, no hook) the template of the resource object running the read; never by its function.
     assert resource.name == ("billing://invoices/{invoice_id}" if framework == "mcp1" else "billing://invoices/inv_404")
@@ -156,8 +183,12 @@ async def test_each_framework_under_contract_is_recorded(framework: str) -> None
 
     assert resource.recovery_on_wire is passes_protocol_errors(framework)
     # A tool outside the universe (paths that leave its file out) is listed with the contract it runs with.
-    report = build_report({"tools": {}, "resources": {}}, observations, source={"source": "linter", "paths": []},
-                          running_contracts=recorder.running_contracts)  # fmt: skip
+    report = build_report(
+        {"tools": {}, "resources": {}},
+        observations,
+        source={"source": "linter", "paths": []},
+        running_contracts=recorder.running_contracts,
+    )
     outside = {(d.kind, d.name): [(r.reason, r.status) for r in d.reasons] for d in report.outside}
     assert outside[("tool", "get_invoice")] == [("invoice_not_found", "exercised")]
     assert outside[("tool", "refund_invoice")] == [("invoice_locked", "exercised")]
@@ -165,8 +196,10 @@ async def test_each_framework_under_contract_is_recorded(framework: str) -> None
 
 
 def test_a_resource_read_by_its_uri_counts_for_its_template() -> None:
-    universe = {"tools": {}, "resources": {"billing://invoices/{invoice_id}": {"errors": {
-        "invoice_not_found": {"code": "NOT_FOUND"}}}}}
+    universe = {
+        "tools": {},
+        "resources": {"billing://invoices/{invoice_id}": {"errors": {"invoice_not_found": {"code": "NOT_FOUND"}}}},
+    }
     seen = {observed("resource", "billing://invoices/inv_404", "invoice_not_found", "NOT_FOUND", "NOT_FOUND"): 1}
     report = build_report(universe, seen, source={"source": "linter", "paths": []})
     assert report.percent == 100 and not report.outside

@@ -6,12 +6,12 @@ here the universe they are counted against is the linter's reading of ``@app.too
 tool no test imports counts at 0% and the framework servers' suite is measured against the contracts
 their files declare. ``tests/framework_matrix.sh`` runs this file once per framework combination.
 """
+
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -39,9 +39,11 @@ def test_the_universe_holds_the_framework_fixtures_contracts() -> None:
     from fusion_lint.lock import project_contracts
 
     document = project_contracts([str(REPO_ROOT / "fixtures" / "frameworks")]).document
-    found = {(kind, name): {reason: entry["code"] for reason, entry in body["errors"].items()}
-             for kind, section in (("tool", "tools"), ("resource", "resources"))
-             for name, body in document[section].items()}  # fmt: skip
+    found = {
+        (kind, name): {reason: entry["code"] for reason, entry in body["errors"].items()}
+        for kind, section in (("tool", "tools"), ("resource", "resources"))
+        for name, body in document[section].items()
+    }
     assert {key: value for key, value in found.items() if value} == BILLING_CONTRACTS
 
 
@@ -109,26 +111,37 @@ def test_framework_tools_untested_flagged_and_covered(pytester: pytest.Pytester,
     # they import, and the SDK's cryptography bindings cannot be imported a second time.
     fixture_app(framework)
     imports, server = SERVERS[framework]
-    pytester.makepyfile(server=SERVER.format(imports=imports, server=server), test_items=TESTS,
-                        test_nothing="def test_nothing():\n    pass\n")  # fmt: skip
+    pytester.makepyfile(
+        server=SERVER.format(imports=imports, server=server),
+        test_items=TESTS,
+        test_nothing="def test_nothing():\n    pass\n",
+    )
     # No test calls a tool, none even imports the server: every declared reason counts, at 0%.
     untested = pytester.runpytest("--contract-coverage", "--contract-coverage-fail-under=100", "test_nothing.py")
     assert untested.ret == pytest.ExitCode.TESTS_FAILED
-    untested.stdout.fnmatch_lines([
-        "tool delete_item * 1 * 0 * 0%  item_pinned", "tool get_item * 2 * 0 * 0%  item_missing, item_locked",
-        "TOTAL * 3 * 0 * 0%", "FAIL Required contract coverage of 100% not reached. Total contract coverage: 0.00%",
-    ])
+    untested.stdout.fnmatch_lines(
+        [
+            "tool delete_item * 1 * 0 * 0%  item_pinned",
+            "tool get_item * 2 * 0 * 0%  item_missing, item_locked",
+            "TOTAL * 3 * 0 * 0%",
+            "FAIL Required contract coverage of 100% not reached. Total contract coverage: 0.00%",
+        ]
+    )
     # The service raises item_locked as CONFLICT where the contract says FORBIDDEN: flagged, not covered.
     flagged = pytester.runpytest("--contract-coverage", "--contract-coverage-fail-under=100", "-k", "not pinned")
     assert flagged.ret == pytest.ExitCode.TESTS_FAILED
-    flagged.stdout.fnmatch_lines([
-        "tool delete_item * 1 * 0 * 0%  item_pinned",
-        "tool get_item * 2 * 1 * 50%  item_locked FLAGGED (raised as CONFLICT, declared FORBIDDEN)",
-        "TOTAL * 3 * 1 * 33%",
-    ])
+    flagged.stdout.fnmatch_lines(
+        [
+            "tool delete_item * 1 * 0 * 0%  item_pinned",
+            "tool get_item * 2 * 1 * 50%  item_locked FLAGGED (raised as CONFLICT, declared FORBIDDEN)",
+            "TOTAL * 3 * 1 * 33%",
+        ]
+    )
     # The service fixed to raise it as declared: every reason happens, 100% reached.
-    pytester.makepyfile(server=SERVER.format(imports=imports, server=server).replace("conflict", "forbidden"),
-                        test_items=TESTS.replace('"CONFLICT"', '"FORBIDDEN"'))  # fmt: skip
+    pytester.makepyfile(
+        server=SERVER.format(imports=imports, server=server).replace("conflict", "forbidden"),
+        test_items=TESTS.replace('"CONFLICT"', '"FORBIDDEN"'),
+    )
     covered = pytester.runpytest("--contract-coverage", "--contract-coverage-fail-under=100")
     assert covered.ret == pytest.ExitCode.OK
     covered.stdout.fnmatch_lines(["TOTAL * 3 * 3 * 100%", "Required contract coverage of 100% reached. *"])
@@ -139,10 +152,22 @@ def test_framework_tools_untested_flagged_and_covered(pytester: pytest.Pytester,
 def test_the_framework_servers_suite_against_their_static_contracts(tmp_path: Path) -> None:
     report = tmp_path / "billing.json"
     completed = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "tests/contracts/test_contracts_billing.py",
-         "--contract-coverage", "--contract-coverage-paths=fixtures/frameworks", f"--contract-coverage-report={report}"],
-        capture_output=True, text=True, cwd=REPO_ROOT, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "tests/contracts/test_contracts_billing.py",
+            "--contract-coverage",
+            "--contract-coverage-paths=fixtures/frameworks",
+            f"--contract-coverage-report={report}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        timeout=300,
+    )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     data = json.loads(report.read_text())
     statuses = {(d["kind"], d["name"], r["reason"]): r["status"] for d in data["definitions"] for r in d["reasons"]}
@@ -160,6 +185,8 @@ def test_the_framework_servers_suite_against_their_static_contracts(tmp_path: Pa
     # Every framework names what it served as the linter does (mcp 1.x FastMCP's resource by its URI too).
     assert data["outside_universe"] == []
     if FRAMEWORKS == ["mcpserver"]:  # the README shows this run's output under mcp 2.x MCPServer: the real one
-        command = ("python -m pytest tests/contracts/test_contracts_billing.py --contract-coverage "
-                   "--contract-coverage-paths fixtures/frameworks")  # fmt: skip
+        command = (
+            "python -m pytest tests/contracts/test_contracts_billing.py --contract-coverage "
+            "--contract-coverage-paths fixtures/frameworks"
+        )
         assert readme_output(command) == report_lines(completed.stdout)

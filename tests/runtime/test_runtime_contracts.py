@@ -1,4 +1,5 @@
 """Contracts and definition-time validation (DESIGN §3.2, §3.3): types only, clear messages."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,9 +1,10 @@
 """Definitions (DESIGN §3.3): decorator and call forms, the injected Context, schemas."""
+
 from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Annotated, Optional
+from typing import Annotated
 
 import pytest
 from pydantic import BaseModel, Field
@@ -84,10 +85,10 @@ def test_context_is_found_through_aliases_optional_and_unresolvable_strings() ->
     def aliased(q: str, ctx: mf.Context) -> str:  # a string under `from __future__ import annotations`
         return q
 
-    def optional(q: str, ctx: Optional[Context] = None) -> str:
+    def optional(q: str, ctx: Context | None = None) -> str:
         return q
 
-    def unresolvable(q: str, ctx: "vendored.Context") -> str:  # noqa: F821 - never imported on purpose
+    def unresolvable(q: str, ctx: vendored.Context) -> str:  # noqa: F821 - never imported on purpose
         return q
 
     for handler in (aliased, optional, unresolvable):
@@ -131,7 +132,9 @@ def test_variadic_parameters_are_rejected() -> None:
 
 def test_input_schema_from_plain_params_and_pydantic_models() -> None:
     @tool("search_articles")
-    def search(query: SearchQuery, pmids: Annotated[list[str], Field(max_length=5)], ctx: Context, page: int = 1) -> Articles:
+    def search(
+        query: SearchQuery, pmids: Annotated[list[str], Field(max_length=5)], ctx: Context, page: int = 1
+    ) -> Articles:
         return Articles(items=[])
 
     schema = search.input_schema
@@ -139,7 +142,12 @@ def test_input_schema_from_plain_params_and_pydantic_models() -> None:
     assert schema["additionalProperties"] is False
     assert set(schema["properties"]) == {"query", "pmids", "page"}
     assert schema["required"] == ["query", "pmids"]
-    assert schema["properties"]["pmids"] == {"items": {"type": "string"}, "maxItems": 5, "title": "Pmids", "type": "array"}
+    assert schema["properties"]["pmids"] == {
+        "items": {"type": "string"},
+        "maxItems": 5,
+        "title": "Pmids",
+        "type": "array",
+    }
     assert schema["properties"]["page"]["default"] == 1
     assert schema["properties"]["query"] == {"$ref": "#/$defs/SearchQuery"}
     assert schema["$defs"]["SearchQuery"]["properties"]["text"]["minLength"] == 2
@@ -174,7 +182,7 @@ def test_parameters_named_like_model_attributes_still_work() -> None:
 
 
 def test_an_unresolvable_argument_annotation_names_the_parameter() -> None:
-    def handler(pmids: "NoSuchType") -> None:  # noqa: F821
+    def handler(pmids: NoSuchType) -> None:  # noqa: F821
         ...
 
     with pytest.raises(TypeError, match=r"tool 't': cannot resolve the annotation 'NoSuchType' of parameter 'pmids'"):
@@ -209,7 +217,9 @@ def test_resource_template_variables_are_parameters() -> None:
     assert invoice.match("billing://invoices/a/b") is None
     assert invoice.match("billing://customers/inv_1") is None
 
-    with pytest.raises(TypeError, match=r"resource 'billing://invoices/\{invoice_id\}': template variables \['invoice_id'\]"):
+    with pytest.raises(
+        TypeError, match=r"resource 'billing://invoices/\{invoice_id\}': template variables \['invoice_id'\]"
+    ):
         resource("billing://invoices/{invoice_id}")(lambda: None)
     with pytest.raises(TypeError, match=r"handler parameters \['limit'\] are required but not template variables"):
         resource("billing://invoices")(lambda limit: None)

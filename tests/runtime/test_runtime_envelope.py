@@ -1,4 +1,5 @@
 """The <tool_error> envelope, its mirror and the builder, without a server (DESIGN §3.5)."""
+
 from __future__ import annotations
 
 import json
@@ -36,9 +37,7 @@ def test_builder_renders_the_design_sample_exactly() -> None:
 
 def test_optional_sections_appear_only_when_set() -> None:
     assert tool_error("CONFLICT", "Invoice already paid").envelope().to_xml() == (
-        '<tool_error code="CONFLICT" severity="error">\n'
-        "  <message>Invoice already paid</message>\n"
-        "</tool_error>"
+        '<tool_error code="CONFLICT" severity="error">\n  <message>Invoice already paid</message>\n</tool_error>'
     )
 
 
@@ -52,12 +51,12 @@ def test_attributes_escape_all_five() -> None:
 
 def test_escaping_in_a_rendered_envelope_and_it_still_parses() -> None:
     xml = (
-        tool_error("NOT_FOUND", "No <invoice> & no \"quote\" > here")
-        .details({'key"<>&\'': "v < & > ]]> end"})
+        tool_error("NOT_FOUND", 'No <invoice> & no "quote" > here')
+        .details({"key\"<>&'": "v < & > ]]> end"})
         .envelope()
         .to_xml()
     )
-    assert "<message>No &lt;invoice> &amp; no \"quote\" > here</message>" in xml
+    assert '<message>No &lt;invoice> &amp; no "quote" > here</message>' in xml
     assert '<detail key="key&quot;&lt;&gt;&amp;&apos;">v &lt; &amp; > ]]&gt; end</detail>' in xml
     root = ElementTree.fromstring(xml)
     assert root.find("message").text == 'No <invoice> & no "quote" > here'
@@ -117,7 +116,9 @@ def test_rate_limited_carries_retry_after_in_seconds() -> None:
     envelope = ToolErrorEnvelope.from_mcp_error(rate_limited("Slow down", {"retry_after": 1, "reason": "too_fast"}))
     assert "  <retry_after>1 second</retry_after>\n" in envelope.to_xml()
     assert envelope.to_structured()["error"]["data"]["retry_after"] == 1
-    assert "<retry_after>2.5 seconds</retry_after>" in tool_error("RATE_LIMITED", "x").retry_after(2.5).envelope().to_xml()
+    assert (
+        "<retry_after>2.5 seconds</retry_after>" in tool_error("RATE_LIMITED", "x").retry_after(2.5).envelope().to_xml()
+    )
 
 
 def test_severity_warning_and_critical() -> None:
@@ -131,7 +132,9 @@ def test_severity_warning_and_critical() -> None:
 
 
 def test_an_mcp_error_can_be_critical() -> None:
-    envelope = ToolErrorEnvelope.from_mcp_error(McpError(JsonRpcErrorCode.DATABASE_ERROR, "x", {"severity": "critical"}))
+    envelope = ToolErrorEnvelope.from_mcp_error(
+        McpError(JsonRpcErrorCode.DATABASE_ERROR, "x", {"severity": "critical"})
+    )
     assert envelope.severity == "critical" and "severity" not in envelope.details
 
 
@@ -176,7 +179,9 @@ def test_details_echoing_caller_values_are_bounded() -> None:
 
 def test_json_text_envelope_for_integrators() -> None:
     envelope = ToolErrorEnvelope.from_mcp_error(
-        McpError(JsonRpcErrorCode.NOT_FOUND, "No invoice", {"reason": "invoice_missing", "recovery": {"hint": "List them"}})
+        McpError(
+            JsonRpcErrorCode.NOT_FOUND, "No invoice", {"reason": "invoice_missing", "recovery": {"hint": "List them"}}
+        )
     )
     assert json.loads(envelope.to_json_text()) == {
         "error": True,

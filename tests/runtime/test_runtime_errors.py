@@ -1,4 +1,5 @@
 """Codes, McpError and the factories (DESIGN §3.1)."""
+
 from __future__ import annotations
 
 import pytest
@@ -54,7 +55,11 @@ def test_code_table_is_exactly_the_design_table() -> None:
 
 def test_baseline_codes_are_the_marked_rows() -> None:
     assert {code.name for code in BASELINE_CODES} == {
-        "INTERNAL_ERROR", "SERVICE_UNAVAILABLE", "TIMEOUT", "VALIDATION_ERROR", "REQUEST_CANCELLED",
+        "INTERNAL_ERROR",
+        "SERVICE_UNAVAILABLE",
+        "TIMEOUT",
+        "VALIDATION_ERROR",
+        "REQUEST_CANCELLED",
         "SERIALIZATION_ERROR",
     }
 
@@ -120,8 +125,20 @@ def test_mcp_error_message_is_always_text() -> None:
 
 
 def test_mcp_error_drops_credentials_at_any_depth() -> None:
-    data = {"user": "ada", "password": "p", "ctx": {"auth": "a", "region": "eu"}, "rows": [{"api_key": "k", "id": 1}],
-            "accessToken": "t", "X-Api-Key": "x", "max_tokens": 5, "author": "me"}
+    data = {
+        "user": "ada",
+        "password": "p",
+        "ctx": {"auth": "a", "region": "eu"},
+        "rows": [{"api_key": "k", "id": 1}],
+        "accessToken": "t",
+        "X-Api-Key": "x",
+        "max_tokens": 5,
+        "author": "me",
+    }
     assert McpError(JsonRpcErrorCode.FORBIDDEN, "no", data).data == {
-        "user": "ada", "ctx": {"region": "eu"}, "rows": [{"id": 1}], "max_tokens": 5, "author": "me",
+        "user": "ada",
+        "ctx": {"region": "eu"},
+        "rows": [{"id": 1}],
+        "max_tokens": 5,
+        "author": "me",
     }

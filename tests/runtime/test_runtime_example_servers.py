@@ -1,4 +1,5 @@
 """The bundled example servers run: in memory, and over stdio as a subprocess."""
+
 from __future__ import annotations
 
 import re
@@ -17,7 +18,18 @@ pytestmark = pytest.mark.anyio
 
 #: The deliberate contract mistakes the README demo relies on (one `# demo: FLxxx` marker each).
 DEMO_CODES = {
-    "FL107", "FL112", "FL200", "FL202", "FL203", "FL204", "FL206", "FL300", "FL301", "FL302", "FL304", "FL400",
+    "FL107",
+    "FL112",
+    "FL200",
+    "FL202",
+    "FL203",
+    "FL204",
+    "FL206",
+    "FL300",
+    "FL301",
+    "FL302",
+    "FL304",
+    "FL400",
     "FL401",
 }
 
@@ -50,7 +62,9 @@ async def test_example_tools_work(monkeypatch: pytest.MonkeyPatch) -> None:
     async with connected(example.build_server()) as client:
         page = await client.call_tool("list_invoices", {"customer_id": "cus_acme"})
         missing_customer = await client.call_tool("list_invoices", {"customer_id": "cus_nobody"})
-        declined = await client.call_tool("pay_invoice", {"invoice_id": "inv_2026_0001", "card_token": "tok_declined_1"})
+        declined = await client.call_tool(
+            "pay_invoice", {"invoice_id": "inv_2026_0001", "card_token": "tok_declined_1"}
+        )
         too_soon = await client.call_tool("send_reminder", {"invoice_id": "inv_2026_0003"})
         monkeypatch.setattr(services, "LEDGER_ONLINE", False)
         offline = await client.call_tool("get_invoice", {"invoice_id": "inv_2026_0001"})
@@ -80,7 +94,9 @@ async def test_clean_server_tools_work() -> None:
         missing = await client.call_tool("get_note", {"note_id": "note_404"})
         listed = await client.call_tool("list_notes", {"tag": "home"})
     assert pinned.structured_content["error"]["data"]["reason"] == "note_pinned"
-    assert missing.meta["fusion/error"]["data"]["recovery"] == {"hint": "Call list_notes to find the ID of an existing note."}
+    assert missing.meta["fusion/error"]["data"]["recovery"] == {
+        "hint": "Call list_notes to find the ID of an existing note."
+    }
     assert [note["id"] for note in listed.structured_content["notes"]] == ["note_2"]
 
 
@@ -95,4 +111,7 @@ async def test_example_server_runs_over_stdio() -> None:
             result = await client.call_tool("get_invoice", {"invoice_id": "inv_missing"})
     assert "pay_invoice" in {tool.name for tool in listing.tools}
     assert result.is_error is True
-    assert "<recovery>Call list_invoices to find the right invoice, then retry with its ID.</recovery>" in envelope_text(result)
+    assert (
+        "<recovery>Call list_invoices to find the right invoice, then retry with its ID.</recovery>"
+        in envelope_text(result)
+    )

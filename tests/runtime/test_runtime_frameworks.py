@@ -4,6 +4,7 @@ Each framework installed here (``framework_clients.FRAMEWORKS``; ``tests/framewo
 supported combination) serves ``fixtures/frameworks/billing_<framework>.py``, driven by the framework's
 own in-memory client and by a stdio subprocess. Every failure reads exactly as FusionServer sends it.
 """
+
 from __future__ import annotations
 
 import logging
@@ -28,8 +29,15 @@ DECLARED = """<tool_error code="NOT_FOUND" severity="error">
     <detail key="reason">invoice_not_found</detail>
   </details>
 </tool_error>"""
-DECLARED_MIRROR = {"code": -32001, "code_name": "NOT_FOUND", "message": "No invoice inv_404", "data": {
-    "reason": "invoice_not_found", "recovery": {"hint": "Call list_invoices to find a real invoice ID, then retry."}}}
+DECLARED_MIRROR = {
+    "code": -32001,
+    "code_name": "NOT_FOUND",
+    "message": "No invoice inv_404",
+    "data": {
+        "reason": "invoice_not_found",
+        "recovery": {"hint": "Call list_invoices to find a real invoice ID, then retry."},
+    },
+}
 SERVICE = """<tool_error code="CONFLICT" severity="error">
   <message>Invoice inv_2 is locked by an open dispute</message>
   <recovery>Resolve the dispute with search_invoices first, then retry.</recovery>
@@ -37,9 +45,15 @@ SERVICE = """<tool_error code="CONFLICT" severity="error">
     <detail key="reason">invoice_locked</detail>
   </details>
 </tool_error>"""
-SERVICE_MIRROR = {"code": -32002, "code_name": "CONFLICT", "message": "Invoice inv_2 is locked by an open dispute",
-                  "data": {"reason": "invoice_locked",
-                           "recovery": {"hint": "Resolve the dispute with search_invoices first, then retry."}}}
+SERVICE_MIRROR = {
+    "code": -32002,
+    "code_name": "CONFLICT",
+    "message": "Invoice inv_2 is locked by an open dispute",
+    "data": {
+        "reason": "invoice_locked",
+        "recovery": {"hint": "Resolve the dispute with search_invoices first, then retry."},
+    },
+}
 CRASH = f"""<tool_error code="INTERNAL_ERROR" severity="error">
   <message>tool 'export_invoices' failed unexpectedly; the details were logged on the server</message>
   <recovery>{UNEXPECTED_RECOVERY.replace("&", "&amp;")}</recovery>
@@ -56,7 +70,9 @@ INVALID = """<validation_error action="get_invoice">
   <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>
 </validation_error>"""
 #: What mcp 1.x FastMCP sends for invalid arguments: it has no hook before validation (README).
-MCP1_INVALID_PREFIX = "Error executing tool get_invoice: 1 validation error for get_invoiceArguments\ninvoice_id\n  Field required"
+MCP1_INVALID_PREFIX = (
+    "Error executing tool get_invoice: 1 validation error for get_invoiceArguments\ninvoice_id\n  Field required"
+)
 
 
 def failure(text: str, mirror: dict, *, output_schema: bool) -> dict:
@@ -70,13 +86,16 @@ def failure(text: str, mirror: dict, *, output_schema: bool) -> dict:
 
 
 async def check_failures(caller) -> None:
-    schemas = {tool.name: tool.outputSchema if MCP_MAJOR == 1 else tool.output_schema
-               for tool in await caller.list_tools()}
+    schemas = {
+        tool.name: tool.outputSchema if MCP_MAJOR == 1 else tool.output_schema for tool in await caller.list_tools()
+    }
     assert {"list_invoices", "get_invoice", "refund_invoice", "export_invoices", "get_invoice_total"} <= set(schemas)
     assert await caller.call("get_invoice", {"invoice_id": "inv_404"}) == failure(
-        DECLARED, DECLARED_MIRROR, output_schema=schemas["get_invoice"] is not None)
+        DECLARED, DECLARED_MIRROR, output_schema=schemas["get_invoice"] is not None
+    )
     assert await caller.call("refund_invoice", {"invoice_id": "inv_2", "amount_cents": 100}) == failure(
-        SERVICE, SERVICE_MIRROR, output_schema=schemas["refund_invoice"] is not None)
+        SERVICE, SERVICE_MIRROR, output_schema=schemas["refund_invoice"] is not None
+    )
     crashed = await caller.call("export_invoices", {"fmt": "xml"})
     assert crashed["isError"] is True and crashed["content"] == [{"type": "text", "text": CRASH}]
     assert "db1" not in str(crashed) and "unsupported format" not in str(crashed)
@@ -142,9 +161,11 @@ async def test_the_framework_keeps_schema_and_injects_its_context(framework: str
 
 @pytest.mark.skipif(MCP_MAJOR != 1, reason="needs mcp 1.x installed (the matrix's mcp<2 environments)")
 def test_with_mcp1_importing_needs_no_extra_and_fusion_server_names_it() -> None:
-    code = ("import mcp_fusion; from mcp_fusion import contract, fail, tool_error, ErrorContract\n"
-            "from mcp_fusion.client import parse_tool_result\n"
-            "try:\n    from mcp_fusion import FusionServer\nexcept ImportError as e:\n    print(e)\n")
+    code = (
+        "import mcp_fusion; from mcp_fusion import contract, fail, tool_error, ErrorContract\n"
+        "from mcp_fusion.client import parse_tool_result\n"
+        "try:\n    from mcp_fusion import FusionServer\nexcept ImportError as e:\n    print(e)\n"
+    )
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_ROOT, timeout=60)
     assert completed.returncode == 0, completed.stderr
     (line,) = completed.stdout.strip().splitlines()
@@ -174,4 +195,5 @@ async def test_a_contracted_resource_fails_as_a_json_rpc_error(framework: str) -
     if passes_protocol_errors(framework):
         assert (error.code, message) == (-32602, "No invoice inv_404")  # as FusionServer sends it
         assert error.data["reason"] == "invoice_not_found" and error.data["envelope"].startswith(
-            '<tool_error code="NOT_FOUND" severity="error">')
+            '<tool_error code="NOT_FOUND" severity="error">'
+        )

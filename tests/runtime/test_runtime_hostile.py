@@ -7,14 +7,16 @@ recorded session: one answer per call, each a well-formed envelope (a strict XML
 ``mcp_fusion.client`` both read it), bounded results and log records, the slow call's answer, the
 process still alive, stdout nothing but JSON-RPC frames, and EOF stopping the process.
 """
+
 from __future__ import annotations
 
 import json
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import anyio
 import mcp
@@ -74,8 +76,15 @@ CALLS: list[tuple[str, str, str, Any]] = [
     ("prompt_invalid_arguments", "prompt", "hostile_prompt", {}),
     ("prompt_unknown", "prompt", "no_such_prompt", {}),
 ]
-PROTOCOL_CASES = {"unknown_tool", "resource_missing", "resource_system_exit", "resource_unknown",
-                  "prompt_halt", "prompt_invalid_arguments", "prompt_unknown"}
+PROTOCOL_CASES = {
+    "unknown_tool",
+    "resource_missing",
+    "resource_system_exit",
+    "resource_unknown",
+    "prompt_halt",
+    "prompt_invalid_arguments",
+    "prompt_unknown",
+}
 SUCCESS_CASES = {"listdir_latin1", "prints_to_stdout"}
 TOOL_ENVELOPE_CASES = [case for case, *_ in CALLS if case not in PROTOCOL_CASES | SUCCESS_CASES]
 
@@ -113,12 +122,12 @@ async def _serve_calls(session: Session, log_file: Path, pending: list[tuple[str
     on its own (before the fix, a dying server would otherwise fail every later case too).
     """
     async with recorded_stdio([SERVER, str(log_file), session.envelope], env=_runtime_override()) as (
-        transport, recording
+        transport,
+        recording,
     ):
         async with mcp.Client(transport) as client:
             await client.list_tools()
             async with anyio.create_task_group() as group:
-
                 answered = anyio.Event()
 
                 async def slow() -> None:
@@ -186,7 +195,10 @@ def failure(session: Session, case: str) -> ToolFailure:
     assert read_back is not None and read_back.parse_error is None, read_back
     from_text = parse_envelope(text)
     assert (from_text.code, from_text.message, from_text.reason, from_text.is_error) == (
-        read_back.code, read_back.message, read_back.reason, read_back.is_error
+        read_back.code,
+        read_back.message,
+        read_back.reason,
+        read_back.is_error,
     )
     assert read_back.is_error is result.is_error
     assert len(result.model_dump_json(by_alias=True).encode()) < MAX_RESULT_BYTES
@@ -234,14 +246,19 @@ CHECKS: dict[str, Callable[[ToolFailure], None]] = {
     "warning_with_result": lambda f: (f.code, f.code_value, f.is_error) == ("DEPRECATED", None, False),
     "warning_without_result": lambda f: (f.code, f.reason) == ("INTERNAL_ERROR", "malformed_result"),
     "schema_mismatch": lambda f: (f.code, f.reason) == ("INTERNAL_ERROR", "malformed_result"),
-    "deprecated_warning": lambda f: (f.code, f.code_value, f.severity, f.is_error) == ("DEPRECATED", None, "warning", False),
+    "deprecated_warning": lambda f: (
+        (f.code, f.code_value, f.severity, f.is_error) == ("DEPRECATED", None, "warning", False)
+    ),
     "server_busy": lambda f: (f.code, f.code_value, f.retry_after) == ("SERVER_BUSY", -32000, 5),
     "custom_code": lambda f: (f.code, f.code_value, f.available_actions) == ("PROJECT_NOT_FOUND", None, ("slow_call",)),
     "internal_error_factory": lambda f: f.code == "INTERNAL_ERROR" and f.recovery.startswith("Do not blindly retry"),
     "undeclared_reason": unexpected,
     "retry_after_nan": lambda f: f.retry_after is None and f.details["ratio"] == "Infinity",
-    "carriage_return": lambda f: f.message == "line one\r\nline two\rline three" and f.details["cr\rkey"] == "a\rb"
-    and f.details["tab\tkey"] == "c\td",
+    "carriage_return": lambda f: (
+        f.message == "line one\r\nline two\rline three"
+        and f.details["cr\rkey"] == "a\rb"
+        and f.details["tab\tkey"] == "c\td"
+    ),
     "colliding_keys": lambda f: (f.details["1"], f.details["1 (int)"]) == ("the string", "the int"),
     "circular_data": lambda f: f.details["self"] == "[circular reference]",
     "deep_result": lambda f: f.reason == "unserialisable_result",
@@ -335,8 +352,11 @@ def test_stdout_carried_only_json_rpc_frames(session: Session) -> None:
 
 def test_log_records_are_bounded(session: Session) -> None:
     assert session.log_records
-    oversized = [(r["logger"], len(r["text"]), r["text"][:120]) for r in session.log_records
-                 if len(r["text"]) >= MAX_LOG_RECORD_CHARS]
+    oversized = [
+        (r["logger"], len(r["text"]), r["text"][:120])
+        for r in session.log_records
+        if len(r["text"]) >= MAX_LOG_RECORD_CHARS
+    ]
     assert not oversized
     texts = "\n".join(record["text"] for record in session.log_records)
     assert "Error in tool:echo_fail" in texts and "Error in tool:huge_crash" in texts
@@ -358,4 +378,6 @@ def test_a_client_cancellation_is_the_only_cancellation_logged_as_one(session: S
 def test_no_non_finite_number_reaches_the_wire(session: Session) -> None:
     mirror = answer(session, "retry_after_nan").structured_content["error"]
     values = json.dumps(mirror)
-    assert "NaN" not in values and not any(isinstance(v, float) and not math.isfinite(v) for v in mirror["data"].values())
+    assert "NaN" not in values and not any(
+        isinstance(v, float) and not math.isfinite(v) for v in mirror["data"].values()
+    )

@@ -3,6 +3,7 @@
 The example server runs as a subprocess on 127.0.0.1 (``--http``); the SDK's own HTTP client calls
 it. ``lifespan=`` is checked in memory and over HTTP: handlers reach its value as ``ctx.lifespan``.
 """
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,9 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Iterator
+from typing import Any
 
 import anyio
 import mcp
@@ -82,7 +84,10 @@ async def test_the_example_server_over_streamable_http(example_over_http: tuple[
     assert "list_invoices" in {tool.name for tool in listing.tools}
     assert found.is_error is False and found.structured_content["id"] == "inv_2026_0001"
     assert missing.is_error is True and parse_tool_result(missing).reason == "invoice_not_found"
-    assert "<recovery>Call list_invoices to find the right invoice, then retry with its ID.</recovery>" in envelope_text(missing)
+    assert (
+        "<recovery>Call list_invoices to find the right invoice, then retry with its ID.</recovery>"
+        in envelope_text(missing)
+    )
     assert (unknown.value.code, unknown.value.message) == (-32602, "Unknown tool: no_such_tool")
 
 
@@ -110,11 +115,16 @@ async def test_ctrl_c_stops_the_http_server_cleanly(example_over_http: tuple[int
 @pytest.mark.slow
 def test_ctrl_c_stops_the_stdio_server_cleanly() -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "fixtures.example_server.server"], cwd=REPO_ROOT,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [sys.executable, "-m", "fixtures.example_server.server"],
+        cwd=REPO_ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     initialize = {
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
     }
     try:
@@ -198,7 +208,10 @@ async def test_lifespan_in_memory_with_or_without_the_server_argument() -> None:
     async with connected(FusionServer("d", tools=[lifespan_value], lifespan=without_arguments())) as client:
         instance = await client.call_tool("lifespan_value", {})
     assert (first.content[0].text, second.content[0].text, none.content[0].text, instance.content[0].text) == (
-        "{'db': 'primary'}", "'plain value'", "None", "'plain value'"
+        "{'db': 'primary'}",
+        "'plain value'",
+        "None",
+        "'plain value'",
     )
     assert entered == ["a"]
 

@@ -1,4 +1,5 @@
 """Importing mcp_fusion never loads (or needs) the MCP SDK; only serving does (DESIGN §3.7)."""
+
 from __future__ import annotations
 
 import subprocess

@@ -1,4 +1,5 @@
 """The contract lockfile (DESIGN §8): one document format, one delta classification."""
+
 from __future__ import annotations
 
 import hashlib
@@ -6,10 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from budget import budget
 from hypothesis import given
 from hypothesis import strategies as st
 
-from budget import budget
 from mcp_fusion import ErrorContract, JsonRpcErrorCode, resource, tool
 from mcp_fusion.lockfile import (
     LOCK_FORMAT,
@@ -32,8 +33,15 @@ RECOVERY = "Call list_invoices to find a real invoice ID."
 
 
 def entry(reason: str = "invoice_missing", **changes: object) -> dict:
-    base = {"reason": reason, "code": "NOT_FOUND", "when": WHEN, "recovery": RECOVERY, "retryable": None,
-            "severity": None, "thrown_by": None}
+    base = {
+        "reason": reason,
+        "code": "NOT_FOUND",
+        "when": WHEN,
+        "recovery": RECOVERY,
+        "retryable": None,
+        "severity": None,
+        "thrown_by": None,
+    }
     return {**base, **changes}
 
 
@@ -107,11 +115,13 @@ def test_records_from_live_definitions_match_static_records() -> None:
     def invoice(invoice_id: str) -> None: ...
 
     live = build_lock(records_from_definitions([get_invoice, ping], [invoice]))
-    static = build_lock([
-        LockRecord("tool", "get_invoice", (LockEntry("invoice_missing", "NOT_FOUND", -32001, WHEN, RECOVERY),)),
-        {"kind": "tool", "name": "ping", "entries": []},
-        {"kind": "resource", "name": "billing://invoices/{invoice_id}", "entries": [entry()]},
-    ])
+    static = build_lock(
+        [
+            LockRecord("tool", "get_invoice", (LockEntry("invoice_missing", "NOT_FOUND", -32001, WHEN, RECOVERY),)),
+            {"kind": "tool", "name": "ping", "entries": []},
+            {"kind": "resource", "name": "billing://invoices/{invoice_id}", "entries": [entry()]},
+        ]
+    )
     assert live == static
 
 
@@ -126,11 +136,22 @@ def test_a_duplicate_reason_is_recorded_once() -> None:
         ("{", "not valid JSON (line 1, column 2)"),
         ("[]", "expected a JSON object at the top level"),
         ('{"format": "other", "version": 1, "tools": {}, "resources": {}}', '"format" must be'),
-        ('{"format": "fusion-contracts-lock", "version": 99, "tools": {}, "resources": {}}', "unsupported lockfile version 99"),
-        ('{"format": "fusion-contracts-lock", "version": 1, "tools": [], "resources": {}}', '"tools" must be an object'),
-        ('{"format": "fusion-contracts-lock", "version": 1, "tools": {"t": {}}, "resources": {}}', "tools.t: expected an object"),
-        ('{"format": "fusion-contracts-lock", "version": 1, "tools": {"t": {"errors": {"r": {}}}}, "resources": {}}',
-         "tools.t.errors.r: missing code, code_value"),
+        (
+            '{"format": "fusion-contracts-lock", "version": 99, "tools": {}, "resources": {}}',
+            "unsupported lockfile version 99",
+        ),
+        (
+            '{"format": "fusion-contracts-lock", "version": 1, "tools": [], "resources": {}}',
+            '"tools" must be an object',
+        ),
+        (
+            '{"format": "fusion-contracts-lock", "version": 1, "tools": {"t": {}}, "resources": {}}',
+            "tools.t: expected an object",
+        ),
+        (
+            '{"format": "fusion-contracts-lock", "version": 1, "tools": {"t": {"errors": {"r": {}}}}, "resources": {}}',
+            "tools.t.errors.r: missing code, code_value",
+        ),
     ],
 )
 def test_loading_errors_are_clear(text: str, problem: str) -> None:
@@ -142,7 +163,9 @@ def test_loading_errors_are_clear(text: str, problem: str) -> None:
 def test_loading_an_entry_with_a_wrong_type() -> None:
     document = lock_of(("t", [entry()]))
     document["tools"]["t"]["errors"]["invoice_missing"]["retryable"] = "yes"
-    with pytest.raises(LockfileError, match=r"tools.t.errors.invoice_missing.retryable: expected bool or null, got 'yes'"):
+    with pytest.raises(
+        LockfileError, match=r"tools.t.errors.invoice_missing.retryable: expected bool or null, got 'yes'"
+    ):
         loads_lock(dumps_lock(document), source="x")
 
 
@@ -159,27 +182,48 @@ BASE = (("get_invoice", [entry(), entry("ledger_down", code="SERVICE_UNAVAILABLE
     [
         ((), [("BREAKING", "definition_removed", "get_invoice", None)]),
         ((("get_invoice", [entry()]),), [("BREAKING", "reason_removed", "get_invoice", "ledger_down")]),
-        ((("get_invoice", [entry(code="CONFLICT"), BASE[0][1][1]]),),
-         [("BREAKING", "code_changed", "get_invoice", "invoice_missing")]),
-        ((("get_invoice", [entry(), {**BASE[0][1][1], "retryable": False}]),),
-         [("BREAKING", "retryable_revoked", "get_invoice", "ledger_down")]),
-        ((("get_invoice", [entry(), {**BASE[0][1][1], "retryable": None}]),),
-         [("BREAKING", "retryable_revoked", "get_invoice", "ledger_down")]),
-        ((("get_invoice", [*BASE[0][1], entry("invoice_locked", code="CONFLICT")]),),
-         [("RISKY", "reason_added", "get_invoice", "invoice_locked")]),
-        ((("get_invoice", [entry(retryable=True), BASE[0][1][1]]),),
-         [("RISKY", "retryable_granted", "get_invoice", "invoice_missing")]),
+        (
+            (("get_invoice", [entry(code="CONFLICT"), BASE[0][1][1]]),),
+            [("BREAKING", "code_changed", "get_invoice", "invoice_missing")],
+        ),
+        (
+            (("get_invoice", [entry(), {**BASE[0][1][1], "retryable": False}]),),
+            [("BREAKING", "retryable_revoked", "get_invoice", "ledger_down")],
+        ),
+        (
+            (("get_invoice", [entry(), {**BASE[0][1][1], "retryable": None}]),),
+            [("BREAKING", "retryable_revoked", "get_invoice", "ledger_down")],
+        ),
+        (
+            (("get_invoice", [*BASE[0][1], entry("invoice_locked", code="CONFLICT")]),),
+            [("RISKY", "reason_added", "get_invoice", "invoice_locked")],
+        ),
+        (
+            (("get_invoice", [entry(retryable=True), BASE[0][1][1]]),),
+            [("RISKY", "retryable_granted", "get_invoice", "invoice_missing")],
+        ),
         ((*BASE, ("void_invoice", [entry()])), [("RISKY", "definition_added", "void_invoice", None)]),
         ((*BASE, ("ping", [])), [("SAFE", "definition_added", "ping", None)]),
-        ((("get_invoice", [entry(when="Gone"), BASE[0][1][1]]),), [("SAFE", "when_changed", "get_invoice", "invoice_missing")]),
-        ((("get_invoice", [entry(recovery="Ask the user."), BASE[0][1][1]]),),
-         [("SAFE", "recovery_changed", "get_invoice", "invoice_missing")]),
-        ((("get_invoice", [entry(severity="info"), BASE[0][1][1]]),),
-         [("SAFE", "severity_changed", "get_invoice", "invoice_missing")]),
-        ((("get_invoice", [entry(retryable=False), BASE[0][1][1]]),),
-         [("SAFE", "retryable_clarified", "get_invoice", "invoice_missing")]),
-        ((("get_invoice", [entry(thrown_by="service"), BASE[0][1][1]]),),
-         [("SAFE", "thrown_by_changed", "get_invoice", "invoice_missing")]),
+        (
+            (("get_invoice", [entry(when="Gone"), BASE[0][1][1]]),),
+            [("SAFE", "when_changed", "get_invoice", "invoice_missing")],
+        ),
+        (
+            (("get_invoice", [entry(recovery="Ask the user."), BASE[0][1][1]]),),
+            [("SAFE", "recovery_changed", "get_invoice", "invoice_missing")],
+        ),
+        (
+            (("get_invoice", [entry(severity="info"), BASE[0][1][1]]),),
+            [("SAFE", "severity_changed", "get_invoice", "invoice_missing")],
+        ),
+        (
+            (("get_invoice", [entry(retryable=False), BASE[0][1][1]]),),
+            [("SAFE", "retryable_clarified", "get_invoice", "invoice_missing")],
+        ),
+        (
+            (("get_invoice", [entry(thrown_by="service"), BASE[0][1][1]]),),
+            [("SAFE", "thrown_by_changed", "get_invoice", "invoice_missing")],
+        ),
         (BASE, []),
     ],
 )
@@ -191,7 +235,9 @@ def test_delta_classification(new: tuple, expected: list[tuple]) -> None:
 def test_resources_are_diffed_too() -> None:
     old = lock_of(resources=(("billing://invoices/{id}", [entry()]),))
     deltas = diff_locks(old, lock_of())
-    assert [(d.severity, d.definition_kind, d.name) for d in deltas] == [("BREAKING", "resource", "billing://invoices/{id}")]
+    assert [(d.severity, d.definition_kind, d.name) for d in deltas] == [
+        ("BREAKING", "resource", "billing://invoices/{id}")
+    ]
 
 
 def test_deltas_are_sorted_most_severe_first_and_name_tool_and_reason() -> None:
@@ -205,7 +251,9 @@ def test_deltas_are_sorted_most_severe_first_and_name_tool_and_reason() -> None:
         "SAFE tool 'a_tool': the 'when' text of reason 'invoice_missing' changed",
     ]
     assert deltas[0].to_wire() == {
-        "impact": "BREAKING", "kind": "reason_removed", "reason": "gone_reason",
+        "impact": "BREAKING",
+        "kind": "reason_removed",
+        "reason": "gone_reason",
         "message": "reason 'gone_reason' (NOT_FOUND) was removed",
     }
     assert isinstance(deltas[0], Delta)

@@ -4,6 +4,7 @@ Each kind of tool a test has in hand — an ``mcp_fusion`` tool, a ``@contract``
 framework (``tests/framework_matrix.sh`` runs this file once per combination), a server with a tool's
 name — gives the result its client would read: the same envelope text and mirror as the real call.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -23,8 +24,12 @@ pytestmark = pytest.mark.anyio
 #: FusionServer serves with mcp 2.x; the matrix's mcp 1.x environments run everything else here.
 needs_fusion_server = pytest.mark.skipif(MCP_MAJOR != 2, reason="FusionServer needs mcp 2.x (the [server] extra)")
 
-NOT_FOUND = ErrorContract(reason="item_missing", code=JsonRpcErrorCode.NOT_FOUND, when="No item has that ID",
-                          recovery="Call list_items to find a real item ID, then retry.")  # fmt: skip
+NOT_FOUND = ErrorContract(
+    reason="item_missing",
+    code=JsonRpcErrorCode.NOT_FOUND,
+    when="No item has that ID",
+    recovery="Call list_items to find a real item ID, then retry.",
+)
 
 
 @tool("get_item", errors=[NOT_FOUND])
@@ -67,8 +72,12 @@ async def test_an_mcp_fusion_tool_fails_as_its_server_sends_it() -> None:
         "  </details>\n"
         "</tool_error>"
     )
-    assert alone.mirror == {"code": -32001, "code_name": "NOT_FOUND", "message": "No item item_9", "data": {
-        "reason": "item_missing", "recovery": {"hint": "Call list_items to find a real item ID, then retry."}}}
+    assert alone.mirror == {
+        "code": -32001,
+        "code_name": "NOT_FOUND",
+        "message": "No item item_9",
+        "data": {"reason": "item_missing", "recovery": {"hint": "Call list_items to find a real item ID, then retry."}},
+    }
     assert isinstance(alone.failure, ToolFailure)
     assert (alone.failure.code, alone.failure.reason) == ("NOT_FOUND", "item_missing")
     assert alone.failure.recovery == "Call list_items to find a real item ID, then retry."
@@ -100,8 +109,9 @@ async def test_invalid_arguments_get_the_validation_error() -> None:
 
 
 async def test_context_is_the_request_context_of_an_mcp_fusion_tool() -> None:
-    result = await run_tool_contract(get_item, {"item_id": "item_1"}, context=SimpleNamespace(
-        lifespan_context=SimpleNamespace(name="test-pool")))
+    result = await run_tool_contract(
+        get_item, {"item_id": "item_1"}, context=SimpleNamespace(lifespan_context=SimpleNamespace(name="test-pool"))
+    )
     assert result.structured_content == {"id": "item_1", "pool": "test-pool"}
 
 
@@ -186,7 +196,9 @@ def fixture_module(framework: str):
 @needs_framework
 @pytest.mark.parametrize("framework", FRAMEWORKS)
 @pytest.mark.parametrize(("name", "arguments"), CALLS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CALLS)])
-async def test_a_contracted_tool_alone_reads_as_its_framework_serves_it(framework: str, name: str, arguments: dict) -> None:
+async def test_a_contracted_tool_alone_reads_as_its_framework_serves_it(
+    framework: str, name: str, arguments: dict
+) -> None:
     module = fixture_module(framework)
     alone = await run_tool_contract(getattr(module, name), arguments)
     served = await run_tool_contract(module.app, name, arguments)
@@ -218,7 +230,7 @@ async def test_invalid_arguments_of_a_contracted_tool_alone(framework: str) -> N
 
 async def test_the_stand_in_records_logging_and_names_what_it_cannot_do() -> None:
     @contract(errors=[NOT_FOUND])
-    async def lookup(item_id: str, ctx: "Context") -> str:  # a framework would inject its Context here
+    async def lookup(item_id: str, ctx: Context) -> str:  # a framework would inject its Context here
         await ctx.info(f"looking up {item_id}")
         await ctx.report_progress(1, 2, "halfway")
         if item_id == "sample":

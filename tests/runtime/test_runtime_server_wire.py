@@ -1,4 +1,5 @@
 """A FusionServer driven through the SDK's in-memory client: the exact wire shapes (DESIGN §3.5–§3.7)."""
+
 from __future__ import annotations
 
 import logging
@@ -62,7 +63,9 @@ def ledger_lookup(invoice_id: str) -> Invoice:
     if invoice_id == "inv_ledger":
         raise service_unavailable("Ledger timed out", {"reason": "ledger_down"})
     if invoice_id == "inv_gone":
-        raise not_found(f"Invoice {invoice_id} was archived", data={"reason": "invoice_missing", "auth": "Bearer s3cr3t"})
+        raise not_found(
+            f"Invoice {invoice_id} was archived", data={"reason": "invoice_missing", "auth": "Bearer s3cr3t"}
+        )
     if invoice_id == "inv_throttled":
         raise rate_limited("Quota exceeded", {"reason": "too_many_requests", "retry_after": 30})
     if invoice_id == "inv_own_recovery":
@@ -79,16 +82,27 @@ async def get_invoice(invoice_id: str, ctx: Context) -> Invoice:
     return ledger_lookup(invoice_id)
 
 
-@tool("find_customer", errors=[{"reason": "no_customer", "code": JsonRpcErrorCode.NOT_FOUND,
-                                "when": "No customer matched", "recovery": "Call list_customers to browse customers."}])
+@tool(
+    "find_customer",
+    errors=[
+        {
+            "reason": "no_customer",
+            "code": JsonRpcErrorCode.NOT_FOUND,
+            "when": "No customer matched",
+            "recovery": "Call list_customers to browse customers.",
+        }
+    ],
+)
 def find_customer(query: str, ctx: Context) -> str:
     """A sync handler: it runs in a worker thread."""
     if query == "<script> & co":
         raise ctx.fail("no_customer", f"No customer named {query}")
     if query == "legacy":
-        return tool_error("VALIDATION_ERROR", "The name filter is deprecated").suggest(
-            "Pass customer_id instead of a name next time."
-        ).severity("warning")
+        return (
+            tool_error("VALIDATION_ERROR", "The name filter is deprecated")
+            .suggest("Pass customer_id instead of a name next time.")
+            .severity("warning")
+        )
     if query == "thread":
         return threading.current_thread().name
     raise ctx.fail("no_customer")
@@ -473,8 +487,13 @@ async def test_an_unserialisable_result_is_masked(caplog: pytest.LogCaptureFixtu
     assert "object at 0x" not in result.model_dump_json()
     assert prompt_failure.value.code == -32603
     assert prompt_failure.value.data["reason"] == "malformed_result"
-    assert any(r.getMessage().startswith("Error in tool:leaky [SERIALIZATION_ERROR reason=unserialisable_result] "
-                                         "the result holds an object of type 'object'") for r in caplog.records)
+    assert any(
+        r.getMessage().startswith(
+            "Error in tool:leaky [SERIALIZATION_ERROR reason=unserialisable_result] "
+            "the result holds an object of type 'object'"
+        )
+        for r in caplog.records
+    )
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

@@ -5,6 +5,7 @@
 or the package the test skips, saying which is missing. None of the calls may throw, but for the
 unknown tool, which the spec answers with the protocol error ``-32602``.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,7 +42,10 @@ def report() -> dict[str, Any]:
         )
     completed = subprocess.run(
         [node, str(SCRIPT), str(sdk_dir()), sys.executable, str(REPO_ROOT)],
-        capture_output=True, text=True, timeout=120, cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO_ROOT,
     )
     assert completed.returncode == 0, completed.stderr[-4000:]
     return json.loads(completed.stdout)

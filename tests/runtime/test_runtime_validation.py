@@ -1,7 +1,8 @@
 """Self-healing validation errors, phrased per pydantic error type (DESIGN §3.6)."""
+
 from __future__ import annotations
 
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Literal
 
 import pytest
 from pydantic import BaseModel, Field, ValidationError
@@ -20,7 +21,7 @@ def create_invoice(
     customer_id: Annotated[str, Field(min_length=4, max_length=12, pattern=r"^cus_")],
     lines: Annotated[list[Line], Field(min_length=1)],
     currency: Literal["EUR", "USD"] = "EUR",
-    pmids: Optional[list[str]] = None,
+    pmids: list[str] | None = None,
     amount: float | int | None = None,
 ) -> None: ...
 
@@ -53,26 +54,47 @@ def test_design_sample_shape() -> None:
     "arguments, field, problem",
     [
         ({"lines": VALID["lines"]}, "customer_id", "Missing required field: expected a string. You sent nothing."),
-        ({**VALID, "customer_id": "cu"}, "customer_id",
-         "Expected a string of at least 4 characters. You sent: 'cu' (2 characters)."),
-        ({**VALID, "customer_id": "cus_" + "x" * 20}, "customer_id",
-         "Expected a string of at most 12 characters. You sent: 'cus_xxxxxxxxxxxxxxxxxxxx' (24 characters)."),
-        ({**VALID, "customer_id": "abcd1"}, "customer_id",
-         "Expected a string matching the pattern '^cus_'. You sent: 'abcd1'."),
+        (
+            {**VALID, "customer_id": "cu"},
+            "customer_id",
+            "Expected a string of at least 4 characters. You sent: 'cu' (2 characters).",
+        ),
+        (
+            {**VALID, "customer_id": "cus_" + "x" * 20},
+            "customer_id",
+            "Expected a string of at most 12 characters. You sent: 'cus_xxxxxxxxxxxxxxxxxxxx' (24 characters).",
+        ),
+        (
+            {**VALID, "customer_id": "abcd1"},
+            "customer_id",
+            "Expected a string matching the pattern '^cus_'. You sent: 'abcd1'.",
+        ),
         ({**VALID, "customer_id": 1234}, "customer_id", "Expected a string. You sent: 1234."),
         ({**VALID, "lines": []}, "lines", "Expected at least 1 item. You sent 0 items."),
-        ({**VALID, "lines": {"sku": "A"}}, "lines", "Expected a list of objects. You sent: {\"sku\": \"A\"}."),
-        ({**VALID, "lines": [{"sku": "A", "quantity": 0}]}, "lines[0].quantity",
-         "Expected a number greater than 0. You sent: 0."),
-        ({**VALID, "lines": [{"sku": "A", "quantity": "many"}]}, "lines[0].quantity",
-         "Expected an integer. You sent: 'many'."),
-        ({**VALID, "lines": [{"quantity": 1}]}, "lines[0].sku",
-         "Missing required field: expected a string. You sent nothing."),
+        ({**VALID, "lines": {"sku": "A"}}, "lines", 'Expected a list of objects. You sent: {"sku": "A"}.'),
+        (
+            {**VALID, "lines": [{"sku": "A", "quantity": 0}]},
+            "lines[0].quantity",
+            "Expected a number greater than 0. You sent: 0.",
+        ),
+        (
+            {**VALID, "lines": [{"sku": "A", "quantity": "many"}]},
+            "lines[0].quantity",
+            "Expected an integer. You sent: 'many'.",
+        ),
+        (
+            {**VALID, "lines": [{"quantity": 1}]},
+            "lines[0].sku",
+            "Missing required field: expected a string. You sent nothing.",
+        ),
         ({**VALID, "currency": "GBP"}, "currency", "Expected 'EUR' or 'USD'. You sent: 'GBP'."),
         ({**VALID, "pmids": [1]}, "pmids[0]", "Expected a string. You sent: 1."),
         ({**VALID, "amount": "lots"}, "amount", "Expected a number or an integer or null. You sent: 'lots'."),
-        ({**VALID, "customr": "x"}, "customr",
-         "Unknown field; accepted fields are: amount, currency, customer_id, lines, pmids. You sent: 'x'."),
+        (
+            {**VALID, "customr": "x"},
+            "customr",
+            "Unknown field; accepted fields are: amount, currency, customer_id, lines, pmids. You sent: 'x'.",
+        ),
     ],
 )
 def test_one_phrase_per_error_type(arguments: dict, field: str, problem: str) -> None:
