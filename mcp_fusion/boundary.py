@@ -14,7 +14,9 @@ handler), so ``FusionServer`` and the framework adapters share it:
   the handler's own ``CancelledError``): ``INTERNAL_ERROR`` with a masked message; a bounded
   traceback goes to the log only.
 * Cancellation by the client (or the server shutting down): logged at info as
-  ``REQUEST_CANCELLED`` and re-raised, never swallowed. ``KeyboardInterrupt`` is re-raised.
+  ``REQUEST_CANCELLED`` and re-raised, never swallowed. The operator's Ctrl-C (a ``KeyboardInterrupt``
+  the SIGINT signal delivered) is re-raised; a ``KeyboardInterrupt`` the handler's own code raised
+  (``raise KeyboardInterrupt``, or a subclass of it) is answered like any other exception (DESIGN §13.4).
 * Arguments that do not validate: the handler never runs; a ``<validation_error>``, logged at notice.
 
 Every record's text is bounded (DESIGN §3.6): a hostile caller or handler cannot blow up a log.
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import dis
 import functools
 import inspect
 import logging
@@ -172,7 +175,7 @@ def outcome_of_exception(
     """
     # Ctrl-C and cancellation are BaseExceptions (an ExceptionGroup holds only Exceptions): the
     # common failures skip these checks.
-    if not isinstance(exc, Exception) and _contains(exc, KeyboardInterrupt):
+    if not isinstance(exc, Exception) and _contains_operator_interrupt(exc):
         raise exc
     if not isinstance(exc, Exception) and _is_cancellation(exc) and cancellation_in_effect():
         by_client = context is not None and context.cancel_requested
@@ -245,7 +248,44 @@ def cancellation_in_effect() -> bool:
 
 def is_fatal(exc: BaseException) -> bool:
     """Whether ``exc`` must propagate: the operator's Ctrl-C, or a cancellation really in effect."""
-    return _contains(exc, KeyboardInterrupt) or (_is_cancellation(exc) and cancellation_in_effect())
+    return _contains_operator_interrupt(exc) or (_is_cancellation(exc) and cancellation_in_effect())
+
+
+#: The instruction of a ``raise`` statement (a re-raise keeps the traceback's original innermost entry).
+_RAISE_OPCODE = dis.opmap["RAISE_VARARGS"]
+
+
+def is_operator_interrupt(exc: BaseException) -> bool:
+    """Whether a ``KeyboardInterrupt`` is the operator's Ctrl-C rather than one a handler raised itself.
+
+    Python delivers SIGINT as a plain ``KeyboardInterrupt`` raised wherever the main thread happens to
+    be (between two instructions, or out of a C call such as ``time.sleep``); a handler's own is a
+    ``raise`` statement — or a subclass of ``KeyboardInterrupt``, which Python never sends. So the
+    innermost frame of the traceback tells them apart: stopped on a ``raise`` instruction, the
+    handler raised it. (On Python 3.11+ the event loop turns the first Ctrl-C into a cancellation of
+    the main task, which is handled as cancellation; this decides the rest.)
+    """
+    if type(exc) is not KeyboardInterrupt:
+        return False
+    tb = exc.__traceback__
+    if tb is None:
+        return True  # never raised (made and handed over): nothing says the handler made it
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code.co_code
+    offset = tb.tb_lasti
+    return not (0 <= offset < len(code) and code[offset] == _RAISE_OPCODE)
+
+
+def _contains_operator_interrupt(exc: BaseException) -> bool:
+    if isinstance(exc, KeyboardInterrupt):
+        return is_operator_interrupt(exc)
+    group = _exception_group_type()
+    return (
+        group is not None
+        and isinstance(exc, group)
+        and any(_contains_operator_interrupt(inner) for inner in exc.exceptions)
+    )
 
 
 def _current_asyncio_task() -> Any:
@@ -270,13 +310,6 @@ def _is_cancellation(exc: BaseException) -> bool:
         return True
     group = _exception_group_type()
     return group is not None and isinstance(exc, group) and all(_is_cancellation(inner) for inner in exc.exceptions)
-
-
-def _contains(exc: BaseException, kind: type[BaseException]) -> bool:
-    if isinstance(exc, kind):
-        return True
-    group = _exception_group_type()
-    return group is not None and isinstance(exc, group) and any(_contains(inner, kind) for inner in exc.exceptions)
 
 
 def _exception_group_type() -> type[BaseException] | None:

@@ -21,15 +21,18 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from itertools import islice
 from typing import Any, TypeVar
 
+from . import internals
 from .boundary import outcome_of_exception, outcome_of_return
 from .builder import ToolErrorBuilder
 from .context import Context, active_contract
 from .contract import ErrorContract, coerce_contract
 from .frameworks import Framework, FrameworkView, current_framework, raise_resource_failure, render_outcome
 from .serving import ServedTool, served_tool
+from .wire import DEFAULT_MAX_RESULT_CHARS, MAX_RESULT_ITEMS, UNSERIALISABLE_REASON, ResultProblem, result_failure
 
 HandlerT = TypeVar("HandlerT", bound=Callable[..., Any])
 ContractEntries = Sequence["ErrorContract | Mapping[str, Any]"]
@@ -88,11 +91,38 @@ class ContractTarget:
         return target._finish(outcome, served, framework)
 
     def returned(self, result: Any, kwargs: Mapping[str, Any]) -> Any:
-        if not isinstance(result, ToolErrorBuilder):
+        kind = type(result)
+        if kind in _PLAIN_RESULTS:
             return result  # the success path: untouched, the framework converts it as it always did
+        if kind is str:
+            if len(result) <= DEFAULT_MAX_RESULT_CHARS:
+                return result
+            problem = ResultProblem(
+                UNSERIALISABLE_REASON, f"is {len(result)} characters long, over the limit of {DEFAULT_MAX_RESULT_CHARS}"
+            )
+            return self._result_problem(problem)
+        if isinstance(result, Iterator):
+            # The framework would read a generator to its end: an endless one would hang the server.
+            try:
+                items = list(islice(result, MAX_RESULT_ITEMS + 1))
+            except BaseException as exc:  # noqa: BLE001 - the iterator's own code may raise anything
+                return self.failed(exc, kwargs)
+            if len(items) <= MAX_RESULT_ITEMS:
+                return items
+            problem = ResultProblem(
+                UNSERIALISABLE_REASON, f"holds an iterator of more than {MAX_RESULT_ITEMS} items (an endless one?)"
+            )
+            return self._result_problem(problem)
+        if not isinstance(result, ToolErrorBuilder):
+            return result
         framework = current_framework()
         served, target = self._served(framework, _wrapper_caller())
         return target._finish(outcome_of_return(target, result, call_arguments(kwargs)), served, framework)
+
+    def _result_problem(self, problem: ResultProblem) -> Any:
+        framework = current_framework()
+        served, target = self._served(framework, None)
+        return target._finish(result_failure(target, problem), served, framework)
 
     def _served(self, framework: Framework, caller: Any) -> tuple[ServedTool | None, ContractTarget]:
         """Who serves this call: the framework's tool (name, output schema, kind) seen from ``caller`` up."""
@@ -103,6 +133,10 @@ class ContractTarget:
         if self.kind == "resource":
             return raise_resource_failure(self, outcome)
         return render_outcome(self, outcome, served, framework)
+
+
+#: Results passed through as they are, without a look (the common ones; ``str`` is measured first).
+_PLAIN_RESULTS = frozenset({dict, list, tuple, int, float, bool, type(None)})
 
 
 def _wrapper_caller() -> Any:
@@ -134,6 +168,7 @@ def contract(errors: ContractEntries | None = None, *, name: str | None = None) 
     entries = coerce_contract(label, errors)
 
     def decorate(handler: HandlerT) -> HandlerT:
+        internals.check_loaded()  # a framework whose internals moved fails here, at registration, by name
         _refuse_registered_tool(handler)
         if not callable(handler):
             raise TypeError(f"{label} decorates a function, got {type(handler).__name__}")

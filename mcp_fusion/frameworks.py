@@ -1,10 +1,10 @@
 """The running framework's own result type for a boundary outcome (DESIGN §12.1).
 
 ``@contract`` does not know, when it decorates, which framework will register the function; it finds
-out when a call fails. fastmcp (2.x, 3.x, 4.x) has a context variable of its own while it serves a
-call; otherwise the installed SDK decides: mcp 2.x (``MCPServer``) or mcp 1.x (``FastMCP``). The
+out when a call fails. fastmcp (2.x, 3.x, 4.x) has a context of its own while it serves a call
+(its public ``get_context()``); otherwise the installed SDK decides: mcp 2.x (``MCPServer``) or mcp 1.x (``FastMCP``). The
 parts come from :func:`mcp_fusion.wire.tool_result`, so the text and the mirror are the bytes
-``FusionServer`` sends:
+``FusionServer`` sends. Each framework's internals are checked before first use (:mod:`.internals`):
 
 * mcp 2.x ``MCPServer``: a ``mcp_types.CallToolResult``.
 * mcp 1.x ``FastMCP``: a ``mcp.types.CallToolResult``. FastMCP 1.x validates a returned result's
@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from . import internals
 from .boundary import BoundaryTarget, HandlerSuccess, Outcome
 from .envelope import ERROR_META_KEY
 from .serving import ServedTool
@@ -266,11 +267,17 @@ _FASTMCP = FastMcpPackage()
 
 
 def current_framework() -> Framework:
-    """The framework serving this call: fastmcp while its context is set, else the installed SDK."""
-    fastmcp_context = sys.modules.get("fastmcp.server.context")
-    variable = getattr(fastmcp_context, "_current_context", None)
-    if variable is not None and variable.get(None) is not None:
-        return _FASTMCP
+    """The framework serving this call: fastmcp while it has a context (its public ``get_context()``), else
+    the installed SDK."""
+    dependencies = sys.modules.get("fastmcp.server.dependencies")
+    if dependencies is not None:
+        try:
+            dependencies.get_context()
+        except RuntimeError:  # "No active context found": another framework serves this call
+            pass
+        else:
+            internals.check("fastmcp")
+            return _FASTMCP
     return _installed_sdk()
 
 
@@ -282,12 +289,14 @@ def _installed_sdk() -> Framework:
     except ImportError:
         pass
     else:
+        internals.check("mcp2")
         return McpServer2()
     try:
         import mcp.types  # noqa: F401
         from mcp.server.fastmcp.utilities import func_metadata as _  # noqa: F401
     except ImportError:
         return _NO_SDK
+    internals.check("mcp1")
     return FastMcp1()
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from fastmcp.server.middleware import Middleware
 from pydantic import ValidationError
 
+from .. import internals
 from ..contracted import contract_of
 from ..frameworks import FastMcpPackage
 from ..serving import serving_tool
@@ -57,6 +58,7 @@ class FusionMiddleware(Middleware):  # type: ignore[misc] - fastmcp is untyped f
 
 def install(app: Any) -> Any:
     """Add :class:`FusionMiddleware` to ``app``; returns ``app``."""
+    internals.check("fastmcp")
     app.add_middleware(FusionMiddleware())
     return app
 

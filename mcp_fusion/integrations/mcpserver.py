@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .. import internals
 from ..serving import serving_tool
 from . import invalid_arguments
 
@@ -58,5 +59,14 @@ def validation_middleware(app: Any) -> Callable[[Any, Callable[[Any], Awaitable[
 
 def install(app: Any) -> Any:
     """Add the validation middleware to ``app`` (innermost, after the SDK's own); returns ``app``."""
+    internals.check("mcp2")
+    if not callable(getattr(getattr(app, "_tool_manager", None), "get_tool", None)):
+        raise internals.FrameworkInternalsError(
+            "mcp",
+            internals.installed_version("mcp"),
+            "MCPServer._tool_manager.get_tool",
+            "is missing on this server",
+            "to look a tool up by name before MCPServer validates its arguments",
+        )
     app.middleware.append(validation_middleware(app))
     return app
