@@ -373,12 +373,19 @@ def _observe(target: BoundaryTarget, envelope: ToolErrorEnvelope, raised: BaseEx
 
 def bounded_traceback(exc: BaseException) -> str:
     """The traceback of ``exc`` as text of at most ``MAX_TRACEBACK_CHARS`` (head and tail kept)."""
+    return _bounded_traceback(exc)[0]
+
+
+def _bounded_traceback(exc: BaseException) -> tuple[str, bool]:
+    """``(text, cut)``: the bounded traceback, and whether anything of the raw one was cut."""
     lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
-    text = clean_text("".join(bound_text(line.rstrip("\n")) + "\n" for line in lines)).rstrip("\n")
+    bounded = [bound_text(line.rstrip("\n")) for line in lines]
+    cut = any(len(line) > len(kept) + 1 for line, kept in zip(lines, bounded))
+    text = clean_text("".join(line + "\n" for line in bounded)).rstrip("\n")
     if len(text) <= MAX_TRACEBACK_CHARS:
-        return text
+        return text, cut
     head, tail = MAX_TRACEBACK_CHARS // 4, MAX_TRACEBACK_CHARS * 3 // 4
-    return f"{text[:head]}\n… [traceback truncated from {len(text)} characters] …\n{text[-tail:]}"
+    return f"{text[:head]}\n… [traceback truncated from {len(text)} characters] …\n{text[-tail:]}", True
 
 
 _FAILURE_FORMAT = "%s %s:%s [%s%s] %s%s"
@@ -416,6 +423,13 @@ def log_failure(
         f"; arguments={bounded_arguments}" if bounded_arguments is not None else "",
     )
     exc_info = (type(exc), exc, exc.__traceback__) if exc is not None else None
+    exc_text = None
+    if exc is not None:
+        exc_text, cut = _bounded_traceback(exc)
+        if cut:
+            # Handlers that render exc_info themselves (a framework's rich console) would print the
+            # uncut text, and take minutes over 10 MB: they get the bounded text only.
+            exc_info = None
     extra = {
         "fusion_kind": target.kind,
         "fusion_name": target.name,
@@ -434,6 +448,6 @@ def log_failure(
         record = failure_logger.makeRecord(
             failure_logger.name, level, __file__, 0, _FAILURE_FORMAT, args, exc_info, extra=extra
         )
-    if exc is not None:
-        record.exc_text = bounded_traceback(exc)  # formatters print this instead of the raw traceback
+    if exc_text is not None:
+        record.exc_text = exc_text  # formatters print this instead of the raw traceback
     failure_logger.handle(record)

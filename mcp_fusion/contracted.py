@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 from . import internals
 from .boundary import outcome_of_exception, outcome_of_return
+from .bounding import clean_text
 from .builder import ToolErrorBuilder
 from .context import Context, active_contract
 from .contract import ErrorContract, coerce_contract
@@ -96,7 +97,7 @@ class ContractTarget:
             return result  # the success path: untouched, the framework converts it as it always did
         if kind is str:
             if len(result) <= DEFAULT_MAX_RESULT_CHARS:
-                return result
+                return clean_text(result)  # a lone surrogate (a file name) would make the framework's encoder fail
             problem = ResultProblem(
                 UNSERIALISABLE_REASON, f"is {len(result)} characters long, over the limit of {DEFAULT_MAX_RESULT_CHARS}"
             )

@@ -153,7 +153,11 @@ def _module_functions(dotted_module: str, *names: str) -> Callable[[], str | Non
         except ImportError:
             return "is missing"
         defined = {
-            name for cls in vars(module).values() if isinstance(cls, type) for name in vars(cls) if callable(vars(cls)[name])
+            name
+            for cls in vars(module).values()
+            if isinstance(cls, type)
+            for name in vars(cls)
+            if callable(vars(cls)[name])
         }
         missing = [name for name in names if name not in defined]
         return f"defines no {', '.join(missing)}" if missing else None

@@ -151,3 +151,106 @@ async def served_over_http(asgi_app: Any) -> AsyncIterator[str]:
                 yield f"http://127.0.0.1:{port}/mcp"
             finally:
                 server.should_exit = True
+
+
+class SdkCaller:
+    """The official Python SDK's client (mcp 1.x ``ClientSession`` or 2.x ``mcp.Client``), results as wire JSON.
+
+    A JSON-RPC error is raised as the SDK raises it; :func:`error_code` reads its code.
+    """
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return wire(await self.client.call_tool(name, arguments))
+
+    async def read_resource(self, uri: str) -> Any:
+        return await self.client.read_resource(uri)
+
+
+def error_code(error: BaseException) -> int | None:
+    """The JSON-RPC code of an error the SDK client raised (1.x ``McpError.error.code``, 2.x ``MCPError.code``)."""
+    code = getattr(error, "code", None)
+    if code is None:
+        code = getattr(getattr(error, "error", None), "code", None)
+    return code
+
+
+@asynccontextmanager
+async def sdk_stdio(args: list[str], env: dict[str, str] | None = None) -> AsyncIterator[SdkCaller]:
+    """The official SDK client driving ``python *args`` over stdio."""
+    import os
+
+    from mcp import StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    environment = {**os.environ, "PYTHONPATH": str(REPO_ROOT), **(env or {})}
+    params = StdioServerParameters(command=sys.executable, args=args, env=environment, cwd=str(REPO_ROOT))
+    if MCP_MAJOR == 1:
+        from mcp import ClientSession
+
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield SdkCaller(session)
+    else:
+        import mcp
+
+        async with mcp.Client(stdio_client(params)) as client:
+            yield SdkCaller(client)
+
+
+@asynccontextmanager
+async def sdk_http(url: str) -> AsyncIterator[SdkCaller]:
+    """The official SDK client over Streamable HTTP."""
+    if MCP_MAJOR == 1:
+        from mcp import ClientSession
+        from mcp.client.streamable_http import streamablehttp_client
+
+        async with streamablehttp_client(url) as (read, write, _), ClientSession(read, write) as session:
+            await session.initialize()
+            yield SdkCaller(session)
+    else:
+        import mcp
+
+        async with mcp.Client(url) as client:
+            yield SdkCaller(client)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@asynccontextmanager
+async def http_process(args: list[str], port: int, path: str = "/mcp") -> AsyncIterator[tuple[str, Any]]:
+    """``python *args`` serving Streamable HTTP on ``port``; yields ``(url, process)`` once it accepts connections."""
+    import os
+    import socket
+
+    import anyio
+
+    environment = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    process = await anyio.open_process([sys.executable, *args], cwd=str(REPO_ROOT), env=environment, stderr=None)
+    try:
+        with anyio.fail_after(60):
+            while True:
+                if process.returncode is not None:
+                    raise RuntimeError(f"the HTTP server exited with {process.returncode}")
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                        break
+                except OSError:
+                    await anyio.sleep(0.1)
+        yield f"http://127.0.0.1:{port}{path}", process
+    finally:
+        if process.returncode is None:
+            process.terminate()
+            with anyio.move_on_after(10):
+                await process.wait()
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
