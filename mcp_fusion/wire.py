@@ -153,7 +153,19 @@ def protocol_error(
         wrong_call = failure.reason == "invalid_arguments" or failure.code is JsonRpcErrorCode.NOT_FOUND
         code = INVALID_PARAMS if wrong_call else INTERNAL_ERROR
     data = {**error, "reason": failure.reason, "recovery": failure.recovery, "envelope": text}
-    return code, one_line(message if message is not None else failure.message), data
+    return code, one_line(message if message is not None else protocol_message(failure)), data
+
+
+def protocol_message(failure: Failure) -> str:
+    """The one-line ``message`` of a resource/prompt failure: it carries code, reason and recovery too,
+    since some clients (Claude Code) show only ``message`` of a JSON-RPC error, never its ``data``."""
+    label = f"{failure.code_name}, reason {failure.reason}" if failure.reason else failure.code_name
+    message = failure.message
+    problems = getattr(failure, "fields", ())
+    if problems:  # a validation error: its recovery says "fix the arguments above"
+        message += ": " + "; ".join(f"{problem.name}: {problem.problem}" for problem in problems)
+    text = f"{bound_text(message)} ({label})"
+    return f"{text}. Recovery: {failure.recovery}" if failure.recovery else text
 
 
 def one_line(text: str) -> str:

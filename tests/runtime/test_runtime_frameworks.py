@@ -172,6 +172,12 @@ def test_with_mcp1_importing_needs_no_extra_and_fusion_server_names_it() -> None
     assert line.endswith('pip install "fusion-lint[server]"') and "mcp 1." in line and "@contract" in line
 
 
+RESOURCE_MESSAGE = (
+    "No invoice inv_404 (NOT_FOUND, reason invoice_not_found). "
+    "Recovery: Call list_invoices to find a real invoice ID, then retry."
+)
+
+
 #: Frameworks that pass a resource's JSON-RPC error through as raised (code, message, envelope in data);
 #: mcp 1.x FastMCP and fastmcp 2.x keep only the message, in their own words (code 0).
 def passes_protocol_errors(framework: str) -> bool:
@@ -193,7 +199,8 @@ async def test_a_contracted_resource_fails_as_a_json_rpc_error(framework: str) -
     message = error.message if error is not None else str(raised.value)
     assert "No invoice inv_404" in message
     if passes_protocol_errors(framework):
-        assert (error.code, message) == (-32602, "No invoice inv_404")  # as FusionServer sends it
+        # As FusionServer sends it: the message alone also carries code, reason and recovery (DESIGN §13.4).
+        assert (error.code, message) == (-32602, RESOURCE_MESSAGE)
         assert error.data["reason"] == "invoice_not_found" and error.data["envelope"].startswith(
             '<tool_error code="NOT_FOUND" severity="error">'
         )

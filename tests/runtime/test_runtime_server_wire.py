@@ -408,8 +408,13 @@ async def test_resources_and_their_failures(server: FusionServer) -> None:
     assert template.meta["fusion/errors"] == [{"reason": "invoice_missing", "code": "NOT_FOUND", "retryable": False}]
     assert read.contents[0].text == '{\n  "id": "inv_7"\n}' and read.contents[0].mime_type == "application/json"
     error = caught.value
-    # A missing resource is the spec's -32602: one line of message, the envelope in data.
-    assert (error.code, error.message) == (-32602, "No invoice has that ID")
+    # A missing resource is the spec's -32602: one line of message that alone carries code, reason and
+    # recovery (clients that drop data still show it), the envelope in data.
+    assert (error.code, error.message) == (
+        -32602,
+        "No invoice has that ID (NOT_FOUND, reason invoice_missing). "
+        "Recovery: Call list_invoices to find a real invoice ID, then retry.",
+    )
     assert error.data["envelope"] == (
         '<tool_error code="NOT_FOUND" severity="error">\n'
         "  <message>No invoice has that ID</message>\n"
@@ -439,7 +444,11 @@ async def test_prompts(server: FusionServer) -> None:
     assert rendered.messages[0].role == "user"
     assert rendered.messages[0].content.text == "Write a polite payment reminder to ACME."
     assert missing_argument.value.code == -32602
-    assert missing_argument.value.message == "Invalid arguments for dunning_letter"
+    assert missing_argument.value.message == (
+        "Invalid arguments for dunning_letter: customer: Missing required field: expected a string. You sent "
+        "nothing. (INVALID_PARAMS, reason invalid_arguments). Recovery: Fix the arguments above and get the "
+        "prompt again. Do not explain the error."
+    )
     assert missing_argument.value.data["envelope"].startswith('<validation_error action="dunning_letter">')
     assert missing_argument.value.data["recovery"] == (
         "Fix the arguments above and get the prompt again. Do not explain the error."
