@@ -35,7 +35,7 @@ from typing import Any, NoReturn
 from . import internals
 from .boundary import BoundaryTarget, HandlerSuccess, Outcome
 from .envelope import ERROR_META_KEY
-from .serving import ServedTool
+from .serving import ServedTool, tool_failure_meta_enabled
 from .wire import ToolResultParts, protocol_error, render_failure, tool_result
 
 
@@ -62,7 +62,9 @@ def render_outcome(
     if isinstance(outcome, HandlerSuccess) and has_output_schema and view.convert is not None:
         parts = _warning_with_output_schema(target, outcome, view)
     else:
-        parts = tool_result(target, outcome, has_output_schema=has_output_schema)
+        parts = tool_result(
+            target, outcome, has_output_schema=has_output_schema, tool_failure_meta=tool_failure_meta_enabled(served)
+        )
     return framework.result(parts)
 
 

@@ -71,7 +71,8 @@ class FusionServer:
     structured mirror is the same). With ``contract_lock=path``, failures of a tool whose contract
     moved since the lockfile was written carry a ``<contract_awareness>`` section listing its
     BREAKING and RISKY deltas. A result over ``max_result_chars`` characters of JSON (``None``: no
-    limit) is refused with a ``SERIALIZATION_ERROR`` envelope.
+    limit) is refused with a ``SERIALIZATION_ERROR`` envelope. ``tool_failure_meta=True`` adds the draft
+    ``_meta["io.modelcontextprotocol/toolFailure"]`` (MCP PRs #3312/#3313, under review) to every failure.
     """
 
     def __init__(
@@ -88,6 +89,7 @@ class FusionServer:
         contract_lock: str | os.PathLike[str] | None = None,
         contract_awareness_limit: int = DEFAULT_AWARENESS_LIMIT,
         max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
+        tool_failure_meta: bool = False,
     ) -> None:
         if envelope not in ENVELOPE_FORMATS:
             raise ValueError(f"envelope must be one of {ENVELOPE_FORMATS}, got {envelope!r}")
@@ -101,6 +103,7 @@ class FusionServer:
         self.name = name
         self.envelope_format: EnvelopeFormat = envelope
         self.max_result_chars = max_result_chars
+        self.tool_failure_meta = tool_failure_meta
         self.tools: dict[str, ToolDefinition[Any]] = index_definitions(name, "tool", tools, ToolDefinition)
         self.resources: dict[str, ResourceDefinition[Any]] = index_definitions(
             name, "resource", resources, ResourceDefinition
@@ -267,6 +270,7 @@ class FusionServer:
             output_adapter=definition.signature.output_adapter,
             has_output_schema=definition.output_schema is not None,
             max_chars=self.max_result_chars,
+            tool_failure_meta=self.tool_failure_meta,
         )
         return sdk_result(parts)
 

@@ -30,15 +30,35 @@ class ServedTool(NamedTuple):
     name: str | None
     has_output_schema: bool
     kind: str = "tool"
+    #: The integration's ``tool_failure_meta=`` (``None``: the process-wide setting).
+    tool_failure_meta: bool | None = None
 
 
 _serving: contextvars.ContextVar[ServedTool | None] = contextvars.ContextVar("mcp_fusion_serving", default=None)
 
 
+#: The process-wide ``tool_failure_meta`` of contracted handlers no integration serves (mcp 1.x FastMCP, the
+#: low-level Server): :func:`set_tool_failure_meta`.
+_TOOL_FAILURE_META = [False]
+
+
+def set_tool_failure_meta(enabled: bool = True) -> None:
+    """Opt in to the draft ``toolFailure`` metadata (MCP PRs #3312/#3313) where no integration is installed."""
+    _TOOL_FAILURE_META[0] = bool(enabled)
+
+
+def tool_failure_meta_enabled(served: ServedTool | None) -> bool:
+    if served is not None and served.tool_failure_meta is not None:
+        return served.tool_failure_meta
+    return _TOOL_FAILURE_META[0]
+
+
 @contextmanager
-def serving_tool(name: str | None, has_output_schema: bool, kind: str = "tool") -> Iterator[None]:
+def serving_tool(
+    name: str | None, has_output_schema: bool, kind: str = "tool", *, tool_failure_meta: bool | None = None
+) -> Iterator[None]:
     """While a framework serves ``name``: contracted handlers use this name, output-schema fact and kind."""
-    token = _serving.set(ServedTool(name, has_output_schema, kind))
+    token = _serving.set(ServedTool(name, has_output_schema, kind, tool_failure_meta))
     try:
         yield
     finally:

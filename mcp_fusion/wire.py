@@ -84,6 +84,15 @@ class ToolResultParts(NamedTuple):
     is_error: bool
     meta: dict[str, Any] | None = None
 
+    def with_tool_failure_meta(self) -> ToolResultParts:
+        """These parts with the draft ``toolFailure`` metadata (MCP PRs #3312/#3313) when they are a failure."""
+        if not self.is_error:
+            return self
+        mirror = (self.meta or {}).get(ERROR_META_KEY) or (self.structured_content or {}).get("error")
+        if not isinstance(mirror, dict):
+            return self
+        return self._replace(meta={**(self.meta or {}), TOOL_FAILURE_META_KEY: tool_failure_meta(mirror)})
+
     def to_wire(self) -> dict[str, Any]:
         """The ``tools/call`` result object, as MCP spells it (``structuredContent``, ``isError``, ``_meta``)."""
         wire: dict[str, Any] = {"content": self.content, "isError": self.is_error}
@@ -92,6 +101,59 @@ class ToolResultParts(NamedTuple):
         if self.meta is not None:
             wire["_meta"] = self.meta
         return wire
+
+
+# -- the draft ToolFailure metadata (MCP PRs #3312/#3313) ------------------------------------
+
+#: ``_meta`` key of the draft structured tool-failure classification, emitted only when a server opts in.
+TOOL_FAILURE_META_KEY = "io.modelcontextprotocol/toolFailure"
+#: The draft's ``class`` of a failure by code: the environment failed (``reliability``), a policy
+#: refused (``governance``); anything else the call itself asked what the tool cannot do (``capability``).
+_RELIABILITY_CODES = frozenset(
+    {
+        "SERVICE_UNAVAILABLE",
+        "SERVER_BUSY",
+        "TIMEOUT",
+        "RATE_LIMITED",
+        "INTERNAL_ERROR",
+        "DATABASE_ERROR",
+        "SERIALIZATION_ERROR",
+        "REQUEST_CANCELLED",
+        "INITIALIZATION_FAILED",
+        "CONFIGURATION_ERROR",
+        "HANDOFF_UPSTREAM_UNAVAILABLE",
+        "HANDOFF_CONNECTING",
+    }
+)
+_GOVERNANCE_CODES = frozenset({"FORBIDDEN", "UNAUTHORIZED", "AUTH_REQUIRED"})
+failure_meta_logger = logging.getLogger("mcp_fusion.tool_failure")
+
+
+def tool_failure_meta(mirror: Mapping[str, Any]) -> dict[str, Any]:
+    """The draft ``toolFailure`` object of one failure's mirror: class, code, retryable, retryNotBefore,
+    correlationId (new per failure, logged with the tool's name so an operator can find it), agentGuidance."""
+    code = str(mirror.get("code_name") or "INTERNAL_ERROR")
+    data = mirror.get("data") if isinstance(mirror.get("data"), Mapping) else {}
+    failure_class = (
+        "reliability" if code in _RELIABILITY_CODES else "governance" if code in _GOVERNANCE_CODES else "capability"
+    )
+    meta: dict[str, Any] = {"class": failure_class, "code": code, "correlationId": uuid.uuid4().hex}
+    retryable = data.get("retryable")
+    if isinstance(retryable, bool):
+        meta["retryable"] = retryable
+    retry_after = data.get("retry_after")
+    if isinstance(retry_after, (int, float)) and not isinstance(retry_after, bool) and math.isfinite(retry_after):
+        not_before = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=retry_after)
+        meta["retryNotBefore"] = not_before.isoformat(timespec="seconds").replace("+00:00", "Z")
+        meta.setdefault("retryable", True)
+    recovery = data.get("recovery")
+    hint = recovery.get("hint") if isinstance(recovery, Mapping) else None
+    if isinstance(hint, str) and hint:
+        meta["agentGuidance"] = hint
+    failure_meta_logger.info(
+        "toolFailure correlationId=%s code=%s reason=%s", meta["correlationId"], code, data.get("reason")
+    )
+    return meta
 
 
 # -- failures ---------------------------------------------------------------------------------
@@ -183,8 +245,24 @@ def tool_result(
     output_adapter: Any = None,
     has_output_schema: bool = False,
     max_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
+    tool_failure_meta: bool = False,
 ) -> ToolResultParts:
-    """The parts of the ``CallToolResult`` for ``outcome``; never raises (but for Ctrl-C and cancellation)."""
+    """The parts of the ``CallToolResult`` for ``outcome``; never raises (but for Ctrl-C and cancellation).
+
+    ``tool_failure_meta``: a failure also carries the draft ``toolFailure`` metadata (off by default).
+    """
+    parts = _tool_result(target, outcome, envelope_format, output_adapter, has_output_schema, max_chars)
+    return parts.with_tool_failure_meta() if tool_failure_meta else parts
+
+
+def _tool_result(
+    target: BoundaryTarget,
+    outcome: Outcome,
+    envelope_format: EnvelopeFormat,
+    output_adapter: Any,
+    has_output_schema: bool,
+    max_chars: int | None,
+) -> ToolResultParts:
     try:
         if not isinstance(outcome, HandlerSuccess):
             return failure_parts(outcome, envelope_format, has_output_schema=has_output_schema)

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..boundary import log_failure
 from ..context import NOTICE
+from ..serving import set_tool_failure_meta
 from ..validation import ValidationEnvelope, describe_problems
 from ..wire import ToolResultParts, failure_parts
 
@@ -44,13 +45,15 @@ def invalid_arguments(
     arguments: Any,
     *,
     has_output_schema: bool,
+    tool_failure_meta: bool = False,
 ) -> ToolResultParts:
     """The ``<validation_error>`` result for a tool's rejected arguments, logged like ``FusionServer``'s."""
     problems = [{**error, "type": _CALL_ERROR_TYPES.get(error.get("type"), error.get("type"))} for error in errors]
     envelope = ValidationEnvelope(action=name, fields=tuple(describe_problems(problems, input_schema)), kind="tool")
     logged = arguments if isinstance(arguments, Mapping) else {"arguments": arguments}
     log_failure(_ToolTarget(name), NOTICE, envelope.code_name, envelope.reason, envelope.message, logged)
-    return failure_parts(envelope, "xml", has_output_schema=has_output_schema)
+    parts = failure_parts(envelope, "xml", has_output_schema=has_output_schema)
+    return parts.with_tool_failure_meta() if tool_failure_meta else parts
 
 
-__all__ = ["invalid_arguments"]
+__all__ = ["invalid_arguments", "set_tool_failure_meta"]

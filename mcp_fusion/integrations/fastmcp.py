@@ -28,13 +28,21 @@ from . import invalid_arguments
 
 
 class FusionMiddleware(Middleware):  # type: ignore[misc] - fastmcp is untyped for mypy here
-    """Rejected arguments as a ``<validation_error>``; contracted handlers told their registered name."""
+    """Rejected arguments as a ``<validation_error>``; contracted handlers told their registered name.
+
+    ``tool_failure_meta=True`` adds the draft ``toolFailure`` metadata to every failure (MCP PRs #3312/#3313).
+    """
+
+    def __init__(self, *, tool_failure_meta: bool = False) -> None:
+        super().__init__()
+        self.tool_failure_meta = tool_failure_meta
 
     async def on_call_tool(self, context: Any, call_next: Any) -> Any:
         name = context.message.name
         tool = await _tool(context, name)
         has_output_schema = tool is not None and tool.output_schema is not None
-        with serving_tool(tool.name, has_output_schema) if tool is not None else nullcontext():
+        served = serving_tool(tool.name, has_output_schema, tool_failure_meta=self.tool_failure_meta)
+        with served if tool is not None else nullcontext():
             try:
                 return await call_next(context)
             except Exception as exc:
@@ -47,6 +55,7 @@ class FusionMiddleware(Middleware):  # type: ignore[misc] - fastmcp is untyped f
             tool.parameters,
             context.message.arguments,
             has_output_schema=has_output_schema,
+            tool_failure_meta=self.tool_failure_meta,
         )
         return FastMcpPackage().result(parts)
 
@@ -56,10 +65,10 @@ class FusionMiddleware(Middleware):  # type: ignore[misc] - fastmcp is untyped f
             return await call_next(context)
 
 
-def install(app: Any) -> Any:
+def install(app: Any, *, tool_failure_meta: bool = False) -> Any:
     """Add :class:`FusionMiddleware` to ``app``; returns ``app``."""
     internals.check("fastmcp")
-    app.add_middleware(FusionMiddleware())
+    app.add_middleware(FusionMiddleware(tool_failure_meta=tool_failure_meta))
     return app
 
 

@@ -23,7 +23,9 @@ from ..serving import serving_tool
 from . import invalid_arguments
 
 
-def validation_middleware(app: Any) -> Callable[[Any, Callable[[Any], Awaitable[Any]]], Awaitable[Any]]:
+def validation_middleware(
+    app: Any, *, tool_failure_meta: bool = False
+) -> Callable[[Any, Callable[[Any], Awaitable[Any]]], Awaitable[Any]]:
     """A ``ServerMiddleware`` for ``app`` (append it to ``app.middleware``, or pass it as ``middleware=[...]``)."""
 
     async def fusion_validation(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
@@ -49,15 +51,16 @@ def validation_middleware(app: Any) -> Callable[[Any, Callable[[Any], Awaitable[
                 tool.parameters,
                 arguments,
                 has_output_schema=has_output_schema,
+                tool_failure_meta=tool_failure_meta,
             )
             return sdk_result(parts)
-        with serving_tool(tool.name, has_output_schema):
+        with serving_tool(tool.name, has_output_schema, tool_failure_meta=tool_failure_meta):
             return await call_next(ctx)
 
     return fusion_validation
 
 
-def install(app: Any) -> Any:
+def install(app: Any, *, tool_failure_meta: bool = False) -> Any:
     """Add the validation middleware to ``app`` (innermost, after the SDK's own); returns ``app``."""
     internals.check("mcp2")
     if not callable(getattr(getattr(app, "_tool_manager", None), "get_tool", None)):
@@ -68,5 +71,5 @@ def install(app: Any) -> Any:
             "is missing on this server",
             "to look a tool up by name before MCPServer validates its arguments",
         )
-    app.middleware.append(validation_middleware(app))
+    app.middleware.append(validation_middleware(app, tool_failure_meta=tool_failure_meta))
     return app

@@ -73,6 +73,14 @@ class Caller:
             return wire(await self.client.call_tool_mcp(name, arguments))
         return wire(await self.client.call_tool(name, arguments))
 
+    async def call_raw(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The result as wire JSON with every ``_meta`` key (``call`` keeps only ``fusion/`` ones)."""
+        if self.framework == "fastmcp":
+            result = await self.client.call_tool_mcp(name, arguments)
+        else:
+            result = await self.client.call_tool(name, arguments)
+        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+
     async def list_tools(self) -> list[Any]:
         listed = await self.client.list_tools()
         return list(getattr(listed, "tools", listed))
