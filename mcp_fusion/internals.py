@@ -82,7 +82,7 @@ class Internal:
     """One framework internal: where it lives, what it must look like, what the adapter uses it for."""
 
     line: str  # "mcp1", "mcp2" or "fastmcp"
-    piece: str  # how the error names it: "mcp.server.fastmcp.tools.base.Tool.run"
+    piece: str  # the dotted name the error gives, and the attribute a test removes
     used_for: str
     #: ``None`` when the piece is there with the expected shape, else what is wrong ("is missing").
     problem: Callable[[], str | None]
@@ -129,6 +129,20 @@ def _callable(dotted: str, *parameters: str) -> Callable[[], str | None]:
     return problem
 
 
+def _own_function(dotted: str) -> Callable[[], str | None]:
+    """The class defines this function itself (a stack walk recognises the override's frame, not a base's)."""
+    owner, _, name = dotted.rpartition(".")
+
+    def problem() -> str | None:
+        try:
+            cls = _attribute(owner)
+        except LookupError:
+            return "is missing (its class is gone)"
+        return None if callable(vars(cls).get(name)) else "is no longer defined by its class"
+
+    return problem
+
+
 def _fields(dotted: str, *names: str) -> Callable[[], str | None]:
     """The piece is a pydantic model (or class) with these fields (or attributes)."""
 
@@ -137,66 +151,60 @@ def _fields(dotted: str, *names: str) -> Callable[[], str | None]:
             value = _attribute(dotted)
         except LookupError:
             return "is missing"
-        known = set(getattr(value, "model_fields", {})) | set(dir(value))
+        known = set(getattr(value, "__pydantic_fields__", None) or {}) | set(dir(value))
         missing = [name for name in names if name not in known]
         return f"has no {', '.join(missing)}" if missing else None
 
     return problem
 
 
-def _module_functions(dotted_module: str, *names: str) -> Callable[[], str | None]:
-    """Functions of these names are defined in the module's classes (what a stack walk recognises)."""
-
-    def problem() -> str | None:
-        try:
-            module = import_module(dotted_module)
-        except ImportError:
-            return "is missing"
-        defined = {
-            name
-            for cls in vars(module).values()
-            if isinstance(cls, type)
-            for name in vars(cls)
-            if callable(vars(cls)[name])
-        }
-        missing = [name for name in names if name not in defined]
-        return f"defines no {', '.join(missing)}" if missing else None
-
-    return problem
+def _mcp1(attribute: str) -> str:
+    return f"mcp.server.fastmcp.{attribute}"
 
 
-#: Every internal, by framework line. Tests remove each one and expect its named error.
+def _mcp2(attribute: str) -> str:
+    return f"mcp.server.mcpserver.{attribute}"
+
+
+#: Every internal, by framework line. ``tests/runtime/test_runtime_internals.py`` removes each one in
+#: turn and expects its named error.
 INTERNALS: tuple[Internal, ...] = (
     # mcp 1.x FastMCP: no hook anywhere, so the adapter reads what FastMCP itself derives.
     Internal(
         "mcp1",
-        "mcp.server.fastmcp.utilities.func_metadata.func_metadata",
+        _mcp1("utilities.func_metadata.func_metadata"),
         "to learn whether FastMCP gives a tool an output schema, as FastMCP derives it",
-        _callable("mcp.server.fastmcp.utilities.func_metadata.func_metadata", "skip_names"),
+        _callable(_mcp1("utilities.func_metadata.func_metadata"), "skip_names"),
     ),
     Internal(
         "mcp1",
-        "mcp.server.fastmcp.utilities.func_metadata.FuncMetadata.convert_result",
+        _mcp1("utilities.func_metadata.FuncMetadata.convert_result"),
         "to let its own error results through FastMCP's output-schema check, and to convert a warning's payload",
-        _callable("mcp.server.fastmcp.utilities.func_metadata.FuncMetadata.convert_result", "result"),
+        _callable(_mcp1("utilities.func_metadata.FuncMetadata.convert_result"), "result"),
     ),
     Internal(
         "mcp1",
-        "mcp.server.fastmcp.utilities.func_metadata.FuncMetadata.output_schema",
+        _mcp1("utilities.func_metadata.FuncMetadata.output_schema"),
         "to know whether the error mirror goes to structuredContent or _meta",
-        _fields("mcp.server.fastmcp.utilities.func_metadata.FuncMetadata", "output_schema"),
+        _fields(_mcp1("utilities.func_metadata.FuncMetadata"), "output_schema"),
     ),
     Internal(
         "mcp1",
-        "mcp.server.fastmcp.tools.base.Tool.run",
+        _mcp1("tools.base.Tool.run"),
         "to find the tool being served (its registered name) on the call's stack: FastMCP has no hook",
-        _fields("mcp.server.fastmcp.tools.base.Tool", "run", "name", "fn_metadata"),
+        _fields(_mcp1("tools.base.Tool"), "run", "name", "fn_metadata"),
     ),
     Internal(
         "mcp1",
-        "mcp.server.fastmcp.resources (FunctionResource.read, ResourceTemplate.create_resource)",
+        _mcp1("resources.types.FunctionResource.read"),
         "to find the resource being read (its URI) on the call's stack",
-        _module_functions("mcp.server.fastmcp.resources.types", "read"),
+        _own_function(_mcp1("resources.types.FunctionResource.read")),
+    ),
+    Internal(
+        "mcp1",
+        _mcp1("resources.templates.ResourceTemplate.create_resource"),
+        "to find the resource template being read (its URI template) on the call's stack",
+        _own_function(_mcp1("resources.templates.ResourceTemplate.create_resource")),
     ),
     Internal(
         "mcp1",
@@ -204,30 +212,42 @@ INTERNALS: tuple[Internal, ...] = (
         "to build the error result FastMCP passes through",
         _fields("mcp.types.CallToolResult", "content", "structuredContent", "isError", "meta"),
     ),
-    # mcp 2.x MCPServer (mcp_fusion.integrations.mcpserver; the result type itself is public).
+    # mcp 2.x MCPServer (its result type is public; mcp_fusion.integrations.mcpserver uses the rest).
     Internal(
         "mcp2",
-        "mcp.server.mcpserver.utilities.func_metadata.func_metadata",
+        _mcp2("utilities.func_metadata.func_metadata"),
         "to learn whether MCPServer gives a tool an output schema, and to convert a warning's payload",
-        _callable("mcp.server.mcpserver.utilities.func_metadata.func_metadata", "skip_names"),
+        _callable(_mcp2("utilities.func_metadata.func_metadata"), "skip_names"),
     ),
     Internal(
         "mcp2",
-        "mcp.server.mcpserver.utilities.func_metadata.FuncMetadata.convert_result",
+        _mcp2("utilities.func_metadata.FuncMetadata.convert_result"),
         "to convert the payload of a warning as MCPServer does",
-        _callable("mcp.server.mcpserver.utilities.func_metadata.FuncMetadata.convert_result", "result"),
+        _callable(_mcp2("utilities.func_metadata.FuncMetadata.convert_result"), "result"),
     ),
     Internal(
         "mcp2",
-        "mcp.server.mcpserver.MCPServer._tool_manager.get_tool",
-        "to look a tool up by name before MCPServer validates its arguments (there is no public lookup)",
-        _callable("mcp.server.mcpserver.tools.tool_manager.ToolManager.get_tool", "name"),
-    ),
-    Internal(
-        "mcp2",
-        "mcp.server.mcpserver.utilities.func_metadata.FuncMetadata.validate_arguments",
+        _mcp2("utilities.func_metadata.FuncMetadata.validate_arguments"),
         "to validate a call's arguments with the tool's own model before MCPServer does",
-        _callable("mcp.server.mcpserver.utilities.func_metadata.FuncMetadata.validate_arguments"),
+        _callable(_mcp2("utilities.func_metadata.FuncMetadata.validate_arguments")),
+    ),
+    Internal(
+        "mcp2",
+        _mcp2("tools.tool_manager.ToolManager.get_tool"),
+        "to look a tool up by name before MCPServer validates its arguments (there is no public lookup)",
+        _callable(_mcp2("tools.tool_manager.ToolManager.get_tool"), "name"),
+    ),
+    Internal(
+        "mcp2",
+        _mcp2("resources.types.FunctionResource.read"),
+        "to find the resource being read on the call's stack when no integration is installed",
+        _own_function(_mcp2("resources.types.FunctionResource.read")),
+    ),
+    Internal(
+        "mcp2",
+        _mcp2("resources.templates.ResourceTemplate.create_resource"),
+        "to find the resource template being read on the call's stack when no integration is installed",
+        _own_function(_mcp2("resources.templates.ResourceTemplate.create_resource")),
     ),
     # fastmcp: middleware and ToolResult are public API; the adapter still relies on their shape.
     Internal(
@@ -238,9 +258,22 @@ INTERNALS: tuple[Internal, ...] = (
     ),
     Internal(
         "fastmcp",
+        "fastmcp.tools.Tool.from_function",
+        "to learn whether fastmcp gives a tool an output schema, as fastmcp derives it",
+        _callable("fastmcp.tools.Tool.from_function"),
+    ),
+    Internal(
+        "fastmcp",
         "fastmcp.tools.tool._convert_to_content",
         "to convert a warning's payload as fastmcp 2.x does (it has no Tool.convert_result)",
         _callable("fastmcp.tools.tool._convert_to_content"),
+        majors=(2,),
+    ),
+    Internal(
+        "fastmcp",
+        "fastmcp.tools.tool.ToolResult.to_mcp_result",
+        "to carry isError on fastmcp 2.x's ToolResult, which has no is_error",
+        _callable("fastmcp.tools.tool.ToolResult.to_mcp_result"),
         majors=(2,),
     ),
     Internal(
@@ -252,17 +285,16 @@ INTERNALS: tuple[Internal, ...] = (
     ),
     Internal(
         "fastmcp",
-        "fastmcp.tools.ToolResult(is_error=...)",
-        "to return a failure as fastmcp's own result",
-        _fields("fastmcp.tools.ToolResult", "is_error"),
+        "fastmcp.tools.ToolResult",
+        "to return a failure as fastmcp's own result, ToolResult(is_error=True)",
+        _fields("fastmcp.tools.ToolResult", "is_error", "content", "structured_content", "meta"),
         majors=(3, 4),
     ),
     Internal(
         "fastmcp",
-        "fastmcp.tools.tool.ToolResult.to_mcp_result",
-        "to carry isError on fastmcp 2.x's ToolResult, which has no is_error",
-        _callable("fastmcp.tools.tool.ToolResult.to_mcp_result"),
-        majors=(2,),
+        "fastmcp.server.middleware.Middleware.on_call_tool",
+        "to answer rejected arguments and tell contracted handlers their registered name",
+        _callable("fastmcp.server.middleware.Middleware.on_call_tool"),
     ),
 )
 
