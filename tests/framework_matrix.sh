@@ -6,20 +6,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# name | requirements (framework packages are test-only: never dependencies of fusion-lint).
-# mcp 1.19 is the oldest supported 1.x; its FastMCP imports a pydantic internal that 2.12 removed.
-COMBINATIONS=(
-  "mcp1-fastmcp2|mcp>=1.19,<2 fastmcp>=2.14,<3"
-  "mcp1-fastmcp3|mcp>=1.19,<2 fastmcp>=3,<4"
-  "mcp2-fastmcp4|mcp>=2.3,<3 mcp-types>=2.3,<3 fastmcp>=4,<5"
-  "mcp1.19-oldest|mcp==1.19.0 pydantic>=2.11,<2.12"
-)
+# name | requirements, from the one declaration of what is supported (mcp_fusion/internals.py: SUPPORTED
+# and MATRIX, both ends of every line; a test checks that MATRIX holds them). Each environment costs
+# about 1-2 minutes to install and 1-2 minutes of tests on this machine.
+PYTHON="${PYTHON:-python3}"
+mapfile -t COMBINATIONS < <("$PYTHON" -m mcp_fusion.internals --matrix)
 ADAPTER_TESTS=(tests/runtime/test_runtime_frameworks.py tests/runtime/test_runtime_contract_api.py
   # Issue 22: run_tool_contract and contract coverage on each framework.
   tests/runtime/test_runtime_run_tool_contract.py tests/runtime/test_runtime_contract_coverage.py
   tests/runtime/test_runtime_contract_coverage_servers.py tests/runtime/test_runtime_contract_coverage_examples.py
-  tests/runtime/test_runtime_contract_coverage_static.py tests/contracts/test_contracts_billing.py)
-PYTHON="${PYTHON:-python3}"
+  tests/runtime/test_runtime_contract_coverage_static.py tests/contracts/test_contracts_billing.py
+  # Issue 33: the hostile handlers, the internals, the draft ToolFailure metadata, every client and transport.
+  tests/runtime/test_runtime_hostile_adapters.py tests/runtime/test_runtime_internals.py
+  tests/runtime/test_runtime_tool_failure_meta.py tests/runtime/test_runtime_wire_clients.py)
 
 status=0
 for combination in "${COMBINATIONS[@]}"; do
@@ -34,7 +33,8 @@ for combination in "${COMBINATIONS[@]}"; do
     "$PYTHON" -m venv "$venv"
   fi
   # shellcheck disable=SC2086 - the requirements are words on purpose
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e . $requirements "pytest>=8" "anyio>=4"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e . $requirements "pytest>=8" "anyio>=4" \
+    "uvicorn>=0.30"
   "$venv/bin/python" -c "from importlib.metadata import version as v; import importlib.util as u; \
 print('   mcp', v('mcp'), '| fastmcp', v('fastmcp') if u.find_spec('fastmcp') else '-')"
   if ! "$venv/bin/python" -m pytest -p no:cacheprovider "${ADAPTER_TESTS[@]}"; then

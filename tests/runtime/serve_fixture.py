@@ -1,0 +1,42 @@
+"""Serve a framework fixture (``fixtures/frameworks/billing_<framework>.py``) on stdio or Streamable HTTP.
+
+    python tests/runtime/serve_fixture.py FRAMEWORK stdio
+    python tests/runtime/serve_fixture.py FRAMEWORK http PORT
+
+FRAMEWORK: ``mcp1``, ``mcpserver``, ``fastmcp`` or ``lowlevel``; each served by the framework's own run
+(``lowlevel``: the fixture's own stdio/HTTP entry point).
+"""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from pathlib import Path
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "frameworks"
+MODULES = {"mcp1": "billing_mcp1", "mcpserver": "billing_mcpserver", "fastmcp": "billing_fastmcp"}
+
+
+def main() -> None:
+    framework, transport = sys.argv[1], sys.argv[2]
+    sys.path.insert(0, str(FIXTURES))
+    if framework == "lowlevel":
+        sys.argv = [str(FIXTURES / "billing_lowlevel.py"), *(["http", sys.argv[3]] if transport == "http" else [])]
+        runpy.run_path(sys.argv[0], run_name="__main__")
+        return
+    app = __import__(MODULES[framework]).app
+    if transport == "stdio":
+        app.run()
+        return
+    port = int(sys.argv[3])
+    if framework == "fastmcp":
+        app.run(transport="http", host="127.0.0.1", port=port, show_banner=False)
+    elif framework == "mcp1":
+        app.settings.port = port
+        app.run(transport="streamable-http")
+    else:
+        app.run(transport="streamable-http", host="127.0.0.1", port=port)
+
+
+if __name__ == "__main__":
+    main()
