@@ -425,7 +425,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     from corpus_counts import count_in_subprocess  # imports fusion_lint: only when there is something to count
 
-    from fusion_lint.runner import default_jobs
+    from fusion_lint.source.runner import default_jobs
 
     jobs = default_jobs()
     ruff = ruff_command()

@@ -1,6 +1,6 @@
 """Which files a lint reads and parses, and why it parses each (the counting half of ``corpus_bench``).
 
-The linter is run in this process once, through its engine (``fusion_lint.engine.analyse``, then the
+The linter is run in this process once, through its engine (``fusion_lint.check.engine.analyse``, then the
 project resolution every lint performs), so every file it handles can be named:
 
 * *discovered*: the files the walk yields (every one is read, for the pre-scan);
@@ -28,10 +28,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from fusion_lint.engine import Analysis, Options, analyse, configure
+from fusion_lint.base.memory import gc_paused
+from fusion_lint.check.engine import Analysis, Options, analyse, configure
 from fusion_lint.facts.model import ConcatExpr, Entry, EntryItem, FileFacts, ListExpr
-from fusion_lint.memory import gc_paused
-from fusion_lint.pipeline import mentions_runtime, read_source
+from fusion_lint.source.pipeline import mentions_runtime, read_source
 
 PRESCAN, SECOND_LOOK, ON_DEMAND = "pre-scan", "second look", "loaded on demand"
 

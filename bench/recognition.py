@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from fusion_lint.engine import Options, analyse, configure  # noqa: E402
+from fusion_lint.check.engine import Options, analyse, configure  # noqa: E402
 
 TOOL_KINDS = ("tool", "dispatcher")
 

@@ -38,8 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from census import find_corpus, read_units  # noqa: E402
 
-from fusion_lint.config import LoadedConfig, Settings  # noqa: E402
-from fusion_lint.engine import Options, analyse, check  # noqa: E402
+from fusion_lint.check.engine import Options, analyse, check  # noqa: E402
+from fusion_lint.config.settings import LoadedConfig, Settings  # noqa: E402
 from fusion_lint.rules import rule_by_code_or_name  # noqa: E402
 
 OUTCOMES = ("followed", "class", "unresolved", "outside")

@@ -24,6 +24,6 @@ def _drop_working_directory() -> None:
 _drop_working_directory()
 
 if __name__ == "__main__":
-    from fusion_lint.cli import main
+    from fusion_lint.cli.main import main
 
     main()

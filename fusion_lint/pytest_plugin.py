@@ -211,7 +211,7 @@ class ContractCoverage:
             source: dict[str, Any] = {"source": "lockfile", "lockfile": settings.shown(settings.lock)}
             problems: list[str] = []
         else:
-            from .lock import project_contracts
+            from fusion_lint.lock.lockfile import project_contracts
 
             contracts = project_contracts([str(path) for path in settings.paths], start=str(settings.rootdir))
             universe = contracts.document

@@ -10,13 +10,10 @@ from __future__ import annotations
 import ast
 from typing import Protocol
 
-from mcp_fusion import FACTORY_CODES
-
-from ..positions import Cursor, SpanRegistry
-from .definitions import Definitions
-from .expressions import data_reason, literal_text, uses
-from .expressions import shape as value_shape
-from .model import (
+from fusion_lint.facts.definitions import Definitions
+from fusion_lint.facts.expressions import data_reason, literal_text, uses
+from fusion_lint.facts.expressions import shape as value_shape
+from fusion_lint.facts.model import (
     Assumptions,
     Construction,
     Except,
@@ -32,10 +29,11 @@ from .model import (
     Usage,
     Uses,
 )
-from .names import Names, Scope
-from .parameters import ParameterReading
-from .raised import Raised
-from .syntax import (
+from fusion_lint.facts.names import Names, Scope
+from fusion_lint.facts.parameters import ParameterReading
+from fusion_lint.facts.positions import Cursor, SpanRegistry
+from fusion_lint.facts.raised import Raised
+from fusion_lint.facts.syntax import (
     LEAF_TYPES,
     args_of,
     argument,
@@ -50,7 +48,8 @@ from .syntax import (
     rethrows,
     string_value,
 )
-from .values import Values
+from fusion_lint.facts.values import Values
+from mcp_fusion import FACTORY_CODES
 
 LEAF_SET = frozenset(LEAF_TYPES)
 FACTORY_FOR_CODE = {code.name: name for name, code in FACTORY_CODES.items()}
@@ -68,7 +67,7 @@ COMPOUND = frozenset(
         ast.With,
         ast.AsyncWith,
         *TRY,
-        *((ast.Match,) if hasattr(ast, "Match") else ()),
+        ast.Match,
     }
 )
 
@@ -342,7 +341,6 @@ class FunctionWalker(ParameterReading):
                 clauses=tuple(reversed(self.clauses)),
                 tries=tuple(reversed(self.try_bodies)),
                 has_cause=raised.has_cause or cause is not None,
-                cause_is_none=name_value(cause) == "None",
                 call=call,
                 message_span=raised.message_span,
                 message=uses(raised.message, self.names, self.scope) if raised.message is not None else None,

@@ -10,10 +10,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator
 
-from .model import ClassFacts
-from .names import Names
-from .parameters import CONTEXT_NAMES
-from .syntax import children, dotted, string_value
+from fusion_lint.facts.model import ClassFacts
+from fusion_lint.facts.names import Names
+from fusion_lint.facts.parameters import CONTEXT_NAMES
+from fusion_lint.facts.syntax import children, dotted, string_value
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # Statements whose blocks are searched (a ``match`` is not); their expressions never are.

@@ -13,13 +13,12 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import fusion_lint.facts.helpers as helpers
-
-from ..positions import Cursor
-from .expressions import is_concatenated
-from .frameworks import TOOL_CLASSES, framework_of_class
-from .model import Assumptions, Definition, FileFacts, HelperCall, HelperTemplate, ServerRef
-from .names import DEFINERS, Names, Scope
-from .syntax import (
+from fusion_lint.facts.expressions import is_concatenated
+from fusion_lint.facts.frameworks import TOOL_CLASSES, framework_of_class
+from fusion_lint.facts.model import Assumptions, Definition, FileFacts, HelperCall, HelperTemplate, ServerRef
+from fusion_lint.facts.names import DEFINERS, Names, Scope
+from fusion_lint.facts.positions import Cursor
+from fusion_lint.facts.syntax import (
     args_of,
     argument_value,
     children,
@@ -31,7 +30,7 @@ from .syntax import (
     name_value,
     string_value,
 )
-from .values import Values
+from fusion_lint.facts.values import Values
 
 LISTED_TOOL_CLASSES = frozenset({"mcp.types.Tool", "mcp_types.Tool"})
 STANDALONE = {

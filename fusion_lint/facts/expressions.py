@@ -6,12 +6,21 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from .model import Shape, Uses
-from .names import Names, Scope
-from .syntax import LEAF_TYPES, args_of, children, dotted, identifier, keyword_argument, name_value, string_value
+from fusion_lint.facts.model import Shape, Uses
+from fusion_lint.facts.names import Names, Scope
+from fusion_lint.facts.syntax import (
+    LEAF_TYPES,
+    args_of,
+    children,
+    dotted,
+    identifier,
+    keyword_argument,
+    name_value,
+    string_value,
+)
 
 if TYPE_CHECKING:
-    from ..positions import SpanRegistry
+    from fusion_lint.facts.positions import SpanRegistry
 
 TEXT_LIMIT = 200  # characters of a string's text kept as a fact
 

@@ -14,15 +14,15 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from ..positions import Cursor, SpanRegistry
-from .bodies import FACTORY_FOR_CODE, FunctionWalker
-from .classes import class_facts
-from .definitions import LISTED_TOOL_CLASSES, Definitions
-from .helpers import template
-from .model import FileFacts, FileNames, FromImport, FunctionFacts, ImportedName
-from .names import Names
-from .syntax import args_of, name_value
-from .values import Values
+from fusion_lint.facts.bodies import FACTORY_FOR_CODE, FunctionWalker
+from fusion_lint.facts.classes import class_facts
+from fusion_lint.facts.definitions import LISTED_TOOL_CLASSES, Definitions
+from fusion_lint.facts.helpers import template
+from fusion_lint.facts.model import FileFacts, FileNames, FromImport, FunctionFacts, ImportedName
+from fusion_lint.facts.names import Names
+from fusion_lint.facts.positions import Cursor, SpanRegistry
+from fusion_lint.facts.syntax import args_of, name_value
+from fusion_lint.facts.values import Values
 
 DRAFT_NAMES = ("contract", "ErrorContract", "JsonRpcErrorCode")  # what a drafted contract names
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -314,7 +314,7 @@ _COMPOUND_TYPES = frozenset(
         ast.With,
         ast.AsyncWith,
         *_TRY_TYPES,
-        *((ast.Match,) if hasattr(ast, "Match") else ()),
+        ast.Match,
     }
 )
 

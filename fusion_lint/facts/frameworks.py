@@ -62,16 +62,6 @@ SDK_ERRORS = frozenset(
     }
 )
 
-#: What a handler's registering call is named on a server, by kind of definition.
-REGISTERING = {
-    "tool": "tool",
-    "resource": "resource",
-    "prompt": "prompt",
-    "add_tool": "tool",
-    "add_resource": "resource",
-    "add_prompt": "prompt",
-}
-
 #: Module prefixes whose import makes a module a framework module (the pre-scan's needles and the
 #: unannotated-receiver rule): import-precise, never the bare word ``mcp``.
 FRAMEWORK_MODULES = ("mcp.server", "mcp.types", "mcp_types", "fastmcp")

@@ -14,9 +14,9 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..positions import Cursor
-from .model import HelperArgument, HelperTemplate, ServerRef
-from .syntax import args_of, is_name_or_attribute, name_value, string_value
+from fusion_lint.facts.model import HelperArgument, HelperTemplate, ServerRef
+from fusion_lint.facts.positions import Cursor
+from fusion_lint.facts.syntax import args_of, is_name_or_attribute, name_value, string_value
 
 # ``definitions.Definitions``, its ``Registration`` and ``Enclosing``: that module calls this one.
 Definitions = Registration = Enclosing = Any

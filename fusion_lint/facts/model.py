@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..diagnostics import Span
+from fusion_lint.base.diagnostics import Span
 
 # A fact the extractor could only derive by *assuming* that a project name re-exports the runtime
 # object it is named after (``from myapp.api import tool``, where ``myapp/api.py`` imports it from
@@ -223,7 +223,6 @@ class Raise:
     clauses: tuple[Except, ...] = ()  # the except clauses around it in its function, innermost first
     tries: tuple[Try, ...] = ()  # the try bodies around it, innermost first
     has_cause: bool = False  # ``from x`` or ``cause=``
-    cause_is_none: bool = False  # ``from None``: chaining switched off on purpose
     call: CallLayout | None = None  # the raised call as written (the runtime's raises)
     message_span: Span | None = None  # its message argument
     message: Uses | None = None  # what the message is built from

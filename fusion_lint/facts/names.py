@@ -12,11 +12,17 @@ import ast
 import sys
 from collections.abc import Callable, Sequence
 
+from fusion_lint.facts.frameworks import Framework, framework_of_class, imports_a_framework
+from fusion_lint.facts.model import Assumptions, FileFacts, ServerRef, is_runtime
+from fusion_lint.facts.syntax import (
+    argument_value,
+    dotted,
+    is_name_or_attribute,
+    keyword_argument,
+    name_value,
+    string_value,
+)
 from mcp_fusion import FACTORY_CODES
-
-from .frameworks import Framework, framework_of_class, imports_a_framework
-from .model import Assumptions, FileFacts, ServerRef, is_runtime
-from .syntax import argument_value, dotted, is_name_or_attribute, keyword_argument, name_value, string_value
 
 DEFINERS = ("tool", "resource", "prompt")
 RUNTIME_API = frozenset(

@@ -9,10 +9,10 @@ import ast
 from collections.abc import Iterator
 from typing import Any
 
-from .frameworks import framework_of_class
-from .model import FunctionFacts, ServerRef, Try
-from .names import Names, Scope
-from .syntax import dotted, name_value, string_value
+from fusion_lint.facts.frameworks import framework_of_class
+from fusion_lint.facts.model import FunctionFacts, ServerRef, Try
+from fusion_lint.facts.names import Names, Scope
+from fusion_lint.facts.syntax import dotted, name_value, string_value
 
 CONTEXT_NAMES = ("ctx", "context")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..diagnostics import Span
-from .model import Assumptions, RaiseKind
+from fusion_lint.base.diagnostics import Span
+from fusion_lint.facts.model import Assumptions, RaiseKind
 
 
 @dataclass(slots=True)

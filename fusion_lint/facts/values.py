@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from mcp_fusion import JsonRpcErrorCode, code_name, coerce_code, is_valid_code
-
-from ..positions import Cursor, SpanRegistry
-from .expressions import is_concatenated
-from .model import (
+from fusion_lint.facts.expressions import is_concatenated
+from fusion_lint.facts.model import (
     Argument,
     Assumptions,
     BadExpr,
@@ -27,8 +24,9 @@ from .model import (
     SpreadItem,
     Value,
 )
-from .names import Names, Scope
-from .syntax import (
+from fusion_lint.facts.names import Names, Scope
+from fusion_lint.facts.positions import Cursor, SpanRegistry
+from fusion_lint.facts.syntax import (
     args_of,
     describe,
     dotted,
@@ -40,6 +38,7 @@ from .syntax import (
     name_value,
     string_value,
 )
+from mcp_fusion import JsonRpcErrorCode, code_name, coerce_code, is_valid_code
 
 # What cannot be a contract at all, written where one is expected (FL100 rather than FL190).
 _NOT_A_LIST = (ast.Dict, ast.Set, ast.JoinedStr, ast.Name, ast.DictComp, ast.SetComp, ast.Lambda)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..diagnostics import Diagnostic, Report, display_path
+from fusion_lint.base.diagnostics import Diagnostic, display_path
+from fusion_lint.check.report import Report
 
 __all__ = ["display_path", "plural", "source_excerpt", "statistics", "statistics_lines", "summary", "summary_lines"]
 

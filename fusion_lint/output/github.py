@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..diagnostics import Diagnostic, Report
-from .common import display_path, statistics_lines, summary_lines
+from fusion_lint.base.diagnostics import Diagnostic
+from fusion_lint.check.report import Report
+from fusion_lint.output.common import display_path, statistics_lines, summary_lines
 
 
 def escape_data(value: str) -> str:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
-from ..diagnostics import Diagnostic, Report
-from ..rules import rule_by_code_or_name
-from .common import display_path
+from fusion_lint.base.diagnostics import Diagnostic
+from fusion_lint.check.report import Report
+from fusion_lint.output.common import display_path
+from fusion_lint.rules import rule_by_code_or_name
 
 
 def _row_column(text: str, offset: int) -> dict:

@@ -6,9 +6,10 @@ import re
 from pathlib import Path
 from xml.etree import ElementTree
 
-from ..diagnostics import Diagnostic, Report
-from .common import display_path, source_excerpt
-from .common import statistics as rule_statistics
+from fusion_lint.base.diagnostics import Diagnostic
+from fusion_lint.check.report import Report
+from fusion_lint.output.common import display_path, source_excerpt
+from fusion_lint.output.common import statistics as rule_statistics
 
 #: Characters XML 1.0 cannot hold even escaped (a NUL in a linted line must not break the report).
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")

@@ -13,11 +13,12 @@ import re
 from pathlib import Path
 from urllib.parse import quote
 
-from .. import __version__
-from ..diagnostics import Diagnostic, Report
-from ..docs import rule_markdown
-from ..rules import Rule, all_rules
-from .common import display_path, source_excerpt
+from fusion_lint import __version__
+from fusion_lint.base.diagnostics import Diagnostic
+from fusion_lint.check.report import Report
+from fusion_lint.output.common import display_path, source_excerpt
+from fusion_lint.output.docs import rule_markdown
+from fusion_lint.rules import Rule, all_rules
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/fusion-lint/fusion-lint"

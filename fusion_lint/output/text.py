@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import click
 
-from ..diagnostics import Report
-from .common import display_path, source_excerpt, statistics_lines, summary_lines
+from fusion_lint.check.report import Report
+from fusion_lint.output.common import display_path, source_excerpt, statistics_lines, summary_lines
 
 
 def text(

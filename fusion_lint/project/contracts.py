@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from ..facts.model import (
+from fusion_lint.facts.model import (
     BadExpr,
     BadItem,
     Binding,
@@ -22,8 +22,8 @@ from ..facts.model import (
     SpreadItem,
     Value,
 )
-from .index import ProjectIndex
-from .view import ResolvedContract, ResolvedEntry
+from fusion_lint.project.index import ProjectIndex
+from fusion_lint.project.view import ResolvedContract, ResolvedEntry
 
 
 class ContractResolver:

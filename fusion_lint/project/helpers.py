@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..facts.model import Definition, FunctionFacts, HelperArgument, HelperCall, HelperTemplate
+from fusion_lint.facts.model import Definition, FunctionFacts, HelperArgument, HelperCall, HelperTemplate
 
 ProjectIndex = Any  # ``index.ProjectIndex``, which calls this module
 

@@ -13,9 +13,19 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ..facts.model import Binding, Definition, FailSite, FileFacts, FunctionFacts, Raise, RefExpr, ServerRef, Value
-from .helpers import instantiate
-from .view import Reached
+from fusion_lint.facts.model import (
+    Binding,
+    Definition,
+    FailSite,
+    FileFacts,
+    FunctionFacts,
+    Raise,
+    RefExpr,
+    ServerRef,
+    Value,
+)
+from fusion_lint.project.helpers import instantiate
+from fusion_lint.project.view import Reached
 
 MAX_ALIAS_HOPS = 8
 STR_BASES = frozenset({"str", "enum.StrEnum", "strenum.StrEnum"})

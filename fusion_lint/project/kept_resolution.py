@@ -51,12 +51,11 @@ import weakref
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 
-import fusion_lint.runner as runner
-
-from ..facts.model import Entry, FileFacts
-from .contracts import ContractResolver
-from .index import ProjectIndex
-from .resolve import (
+import fusion_lint.source.runner as runner
+from fusion_lint.facts.model import Entry, FileFacts
+from fusion_lint.project.contracts import ContractResolver
+from fusion_lint.project.index import ProjectIndex
+from fusion_lint.project.resolve import (
     VocabularyShare,
     assembled,
     combined,
@@ -66,7 +65,7 @@ from .resolve import (
     vocabulary_of,
     vocabulary_share,
 )
-from .view import ProjectView, ResolvedDefinition, ResolvedEntry, Vocabulary
+from fusion_lint.project.view import ProjectView, ResolvedDefinition, ResolvedEntry, Vocabulary
 
 #: Whether the language server keeps its resolution (the tests turn it off to compare).
 KEEP = True

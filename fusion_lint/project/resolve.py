@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..facts.model import Definition, FileFacts, FunctionFacts, Try
-from .contracts import ContractResolver
-from .index import ProjectIndex
-from .view import FunctionView, ProjectView, Reached, ResolvedDefinition, ResolvedEntry, Vocabulary
+from fusion_lint.facts.model import Definition, FileFacts, FunctionFacts, Try
+from fusion_lint.project.contracts import ContractResolver
+from fusion_lint.project.index import ProjectIndex
+from fusion_lint.project.view import FunctionView, ProjectView, Reached, ResolvedDefinition, ResolvedEntry, Vocabulary
 
 
 def resolve(

@@ -10,11 +10,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from fusion_lint.base.diagnostics import Span
+from fusion_lint.facts.model import (
+    BadExpr,
+    BadItem,
+    Definition,
+    Entry,
+    EntryField,
+    FileFacts,
+    FunctionFacts,
+    Try,
+    Value,
+)
+from fusion_lint.project.suggest import NameIndex
 from mcp_fusion import JsonRpcErrorCode, code_name, coerce_code, is_valid_code
-
-from ..diagnostics import Span
-from ..facts.model import BadExpr, BadItem, Definition, Entry, EntryField, FileFacts, FunctionFacts, Try, Value
-from .suggest import NameIndex
 
 
 @dataclass

@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..diagnostics import Applicability, Fix, Severity, Span
-from ..project.view import FunctionView, ProjectView, ResolvedDefinition, ResolvedEntry
+from fusion_lint.base.diagnostics import Applicability, Fix, Severity, Span
+from fusion_lint.project.view import FunctionView, ProjectView, ResolvedDefinition, ResolvedEntry
 
 DOCS_URL = "https://github.com/fusion-lint/fusion-lint/blob/main/docs/rules.md#{anchor}"
 

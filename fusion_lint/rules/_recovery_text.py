@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Literal
 
+from fusion_lint.project.view import Vocabulary
 from mcp_fusion import CANONICAL_CODES, JsonRpcErrorCode
 from mcp_fusion.envelope import SECTION_KEYS
 from mcp_fusion.validation import VALIDATION_REASON
-
-from ..project.view import Vocabulary
 
 InternalKind = Literal["call", "file", "flag", "env", "setting", "path", "private", "constant"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..facts.model import Return, Shape
+from fusion_lint.facts.model import Return, Shape
 
 # The first word of a message that reports a failure (DESIGN §12.2), not followed by ``(`` (code).
 ERROR_WORDS = re.compile(r"\s*(error|failed|failure|exception|unable|cannot|could not)\b(?!\s*\()", re.IGNORECASE)

@@ -6,11 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from fusion_lint.facts.model import FailSite, Raise, Try, Value
+from fusion_lint.project.view import UNRESOLVED_KINDS, FunctionView, ResolvedDefinition, ResolvedEntry
+from fusion_lint.rules import Finding
 from mcp_fusion import BASELINE_CODES, FACTORY_CODES, JsonRpcErrorCode
-
-from ..facts.model import FailSite, Raise, Try, Value
-from ..project.view import UNRESOLVED_KINDS, FunctionView, ResolvedDefinition, ResolvedEntry
-from . import Finding
 
 BASELINE = frozenset(code.name for code in BASELINE_CODES)
 FACTORY_FOR_CODE = {code.name: name for name, code in FACTORY_CODES.items()}

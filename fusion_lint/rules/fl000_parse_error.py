@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Example, Rule, register
+from fusion_lint.rules import Example, Rule, register
 
 
 @register

@@ -6,10 +6,10 @@ import re
 from collections.abc import Iterable
 from functools import partial
 
-from ..diagnostics import Fix
-from ..edits import CallText
-from . import Example, Finding, Rule, register
-from ._shared import SHAPE_PRELUDE
+from fusion_lint.base.diagnostics import Fix
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._edits import CallText
+from fusion_lint.rules._shared import SHAPE_PRELUDE
 
 EMPTY_LIST = re.compile(r"[\[(]\s*[\])]")
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._shared import SHAPE_PRELUDE, entry_label
 from mcp_fusion import CANONICAL_CODES, JsonRpcErrorCode, is_valid_code
-
-from . import Example, Finding, Rule, register
-from ._shared import SHAPE_PRELUDE, entry_label
 
 
 @register

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from . import Example, Finding, Rule, register
-from ._shared import SHAPE_PRELUDE, entry_label
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._shared import SHAPE_PRELUDE, entry_label
 
 
 @register

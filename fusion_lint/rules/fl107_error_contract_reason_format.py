@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import partial
 
-from ..diagnostics import Edit, Fix, Span
-from ..edits import string_like, valid_span
-from ..project.view import ResolvedEntry
-from . import Example, Finding, Rule, register
-from ._shared import REASON_FORMAT, SHAPE_PRELUDE, snake_case
+from fusion_lint.base.diagnostics import Edit, Fix, Span
+from fusion_lint.project.view import ResolvedEntry
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._edits import string_like, valid_span
+from fusion_lint.rules._shared import REASON_FORMAT, SHAPE_PRELUDE, snake_case
 
 
 @register

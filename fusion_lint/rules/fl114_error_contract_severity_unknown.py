@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fusion_lint.project.view import UNRESOLVED_KINDS
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._shared import SHAPE_PRELUDE, entry_label, kind_phrase
 from mcp_fusion import SEVERITIES
-
-from ..project.view import UNRESOLVED_KINDS
-from . import Example, Finding, Rule, register
-from ._shared import SHAPE_PRELUDE, entry_label, kind_phrase
 
 
 @register

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import partial
 
-from ..diagnostics import Edit, Fix, Span
-from ..edits import line_start, valid_span
-from . import Example, Finding, Rule, register
+from fusion_lint.base.diagnostics import Edit, Fix, Span
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._edits import line_start, valid_span
 
 PRELUDE = "from mcp.server.fastmcp import FastMCP\nfrom mcp_fusion import contract, ErrorContract, JsonRpcErrorCode\n"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from . import Example, Finding, Rule, register
-from ._shared import BASELINE, CODED_RAISES, HANDLER_PRELUDE, code_spelling, handler_checkable, raises
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._shared import BASELINE, CODED_RAISES, HANDLER_PRELUDE, code_spelling, handler_checkable, raises
 
 
 @register

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import partial
 
-from ..diagnostics import Fix
-from ..edits import CallText, python_string
-from ..facts.model import Raise
-from . import Example, Finding, Rule, register
-from ._shared import BASELINE, HANDLER_PRELUDE, handler_checkable, raises
+from fusion_lint.base.diagnostics import Fix
+from fusion_lint.facts.model import Raise
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._edits import CallText, python_string
+from fusion_lint.rules._shared import BASELINE, HANDLER_PRELUDE, handler_checkable, raises
 
 
 @register

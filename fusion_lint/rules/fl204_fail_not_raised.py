@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import partial
 
-from ..diagnostics import Edit, Fix
-from ..edits import line_start, valid_span
-from ..facts.model import FailSite
-from . import Example, Finding, Rule, register
-from ._shared import HANDLER_PRELUDE, fail_sites, handler_checkable
+from fusion_lint.base.diagnostics import Edit, Fix
+from fusion_lint.facts.model import FailSite
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._edits import line_start, valid_span
+from fusion_lint.rules._shared import HANDLER_PRELUDE, fail_sites, handler_checkable
 
 
 @register

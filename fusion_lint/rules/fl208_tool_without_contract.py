@@ -7,15 +7,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
+from fusion_lint.base.diagnostics import Edit, Fix
+from fusion_lint.facts.model import FileFacts, Raise
+from fusion_lint.project.view import ProjectView, ResolvedDefinition
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._edits import line_start, newline_of, python_string
+from fusion_lint.rules._returned import ERROR_RESULTS, error_text, failure
+from fusion_lint.rules._shared import caught_by, escapes_to, snake_case
 from mcp_fusion import FACTORY_CODES
-
-from ..diagnostics import Edit, Fix
-from ..edits import line_start, newline_of, python_string
-from ..facts.model import FileFacts, Raise
-from ..project.view import ProjectView, ResolvedDefinition
-from . import Example, Finding, Rule, register
-from ._returned import ERROR_RESULTS, error_text, failure
-from ._shared import caught_by, escapes_to, snake_case
 
 # Programming-error guards: a bug in the caller's code, not a failure mode to declare (DESIGN §12.2).
 GUARDS = frozenset({"TypeError", "AssertionError", "NotImplementedError"})

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ..facts.frameworks import what_the_client_reads, what_the_model_sees
-from . import Example, Finding, Rule, register
-from ._shared import HANDLER_PRELUDE, by_framework, caught_by, escapes_to, tool_name
+from fusion_lint.facts.frameworks import what_the_client_reads, what_the_model_sees
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._shared import HANDLER_PRELUDE, by_framework, caught_by, escapes_to, tool_name
 
 BUILTIN_EXCEPTIONS = frozenset(
     {

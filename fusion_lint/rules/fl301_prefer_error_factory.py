@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import partial
 
-from ..diagnostics import Edit, Fix
-from ..edits import CallText, add_import_name
-from ..facts.model import Construction, FileFacts, FromImport, is_runtime
-from . import Example, Finding, Rule, register
-from ._shared import FACTORY_FOR_CODE, HANDLER_PRELUDE
+from fusion_lint.base.diagnostics import Edit, Fix
+from fusion_lint.facts.model import Construction, FileFacts, FromImport, is_runtime
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._edits import CallText, add_import_name
+from fusion_lint.rules._shared import FACTORY_FOR_CODE, HANDLER_PRELUDE
 
 
 @register

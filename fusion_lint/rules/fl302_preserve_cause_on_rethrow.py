@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import partial
 
-from ..diagnostics import Edit, Fix
-from ..edits import valid_span
-from ..facts.frameworks import TOOL_ERRORS
-from ..facts.model import Raise
-from . import Example, Finding, Rule, register
-from ._shared import HANDLER_PRELUDE
+from fusion_lint.base.diagnostics import Edit, Fix
+from fusion_lint.facts.frameworks import TOOL_ERRORS
+from fusion_lint.facts.model import Raise
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._edits import valid_span
+from fusion_lint.rules._shared import HANDLER_PRELUDE
 
 
 def caught_name(site: Raise) -> str:

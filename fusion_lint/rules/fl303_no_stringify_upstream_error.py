@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..facts.model import Raise
-from . import Example, Finding, Rule, register
-from ._shared import HANDLER_PRELUDE
+from fusion_lint.facts.model import Raise
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._shared import HANDLER_PRELUDE
 
 LEAKY_CALLS = {
     "json.dumps": "json.dumps(...)",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..diagnostics import Span
-from ..facts.model import Except
-from . import Example, Finding, Rule, register
-from ._shared import HANDLER_PRELUDE
+from fusion_lint.base.diagnostics import Span
+from fusion_lint.facts.model import Except
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._shared import HANDLER_PRELUDE
 
 CANCELLATION = {
     "asyncio.CancelledError": "CancelledError",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..facts.frameworks import SDK_ERRORS
-from . import Example, Finding, Rule, register
-from ._shared import HANDLER_PRELUDE, by_framework, tool_name
+from fusion_lint.facts.frameworks import SDK_ERRORS
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._shared import HANDLER_PRELUDE, by_framework, tool_name
 
 
 def what_becomes_of(framework: str, masked: bool, guarded: bool, tool: str) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from . import Example, Finding, Rule, register
-from ._returned import built_from_caught, failure
-from ._shared import HANDLER_PRELUDE
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._returned import built_from_caught, failure
+from fusion_lint.rules._shared import HANDLER_PRELUDE
 
 
 @register

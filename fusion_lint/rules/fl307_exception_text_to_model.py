@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..facts.frameworks import TOOL_ERRORS, sends_exception_text
-from ..facts.model import Except, FunctionFacts, Raise, Uses
-from . import Example, Finding, Rule, register
-from ._shared import HANDLER_PRELUDE, by_framework, listing
-from .fl303_no_stringify_upstream_error import leaks
+from fusion_lint.facts.frameworks import TOOL_ERRORS, sends_exception_text
+from fusion_lint.facts.model import Except, FunctionFacts, Raise, Uses
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._shared import HANDLER_PRELUDE, by_framework, listing
+from fusion_lint.rules.fl303_no_stringify_upstream_error import leaks
 
 # The runtime's raises: their message reaches the model wherever they are raised.
 RUNTIME_RAISES = ("fail", "mcp_error", "factory", "tool_error")

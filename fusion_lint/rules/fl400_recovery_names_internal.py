@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from . import Example, Finding, Rule, register
-from ._recovery_text import KIND_LABELS, scan_recovery
-from ._shared import RECOVERY_PRELUDE, entry_label, listing, recovery
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._recovery_text import KIND_LABELS, scan_recovery
+from fusion_lint.rules._shared import RECOVERY_PRELUDE, entry_label, listing, recovery
 
 
 @register

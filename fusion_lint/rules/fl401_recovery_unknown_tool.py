@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..project.view import Vocabulary
-from . import Example, Finding, Rule, register
-from ._recovery_text import scan_recovery
-from ._shared import RECOVERY_PRELUDE, entry_label, listing, recovery
+from fusion_lint.project.view import Vocabulary
+from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._recovery_text import scan_recovery
+from fusion_lint.rules._shared import RECOVERY_PRELUDE, entry_label, listing, recovery
 
 
 @register

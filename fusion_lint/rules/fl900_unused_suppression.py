@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Rule, register
+from fusion_lint.rules import Rule, register
 
 
 @register

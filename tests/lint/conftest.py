@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from fusion_lint.cli import main
-from fusion_lint.diagnostics import Diagnostic, Report
-from fusion_lint.engine import Options, Selection, lint
+from fusion_lint.base.diagnostics import Diagnostic
+from fusion_lint.check.engine import Options, Selection, lint
+from fusion_lint.check.report import Report
+from fusion_lint.cli.main import main
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from fusion_lint.config import Settings
-from fusion_lint.diagnostics import Diagnostic, Report
-from fusion_lint.engine import Options, Selection, lint
-from fusion_lint.fix import apply_edits
+from fusion_lint.base.diagnostics import Diagnostic
+from fusion_lint.check.engine import Options, Selection, lint
+from fusion_lint.check.report import Report
+from fusion_lint.config.settings import Settings
+from fusion_lint.fix.apply import apply_edits
 from fusion_lint.rules import Example, Rule
 
 ROOT = "/memory/project"

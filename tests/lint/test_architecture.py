@@ -1,6 +1,7 @@
-"""The shape of the linter (DESIGN §2.1), read from its own imports: one direction of flow, no
-import cycle (module-level, lazy and ``TYPE_CHECKING`` imports all counted), every rule in a
-module of its own, no module longer than 500 lines."""
+"""The shape of the linter (DESIGN §2.1, §13.1), read from its own imports: one package per stage,
+each saying what it owns; one direction of flow; no import cycle (module-level, lazy and
+``TYPE_CHECKING`` imports all counted); the editor's code only in ``lsp/``; every rule in a module of
+its own."""
 
 from __future__ import annotations
 
@@ -13,61 +14,28 @@ from fusion_lint.rules import all_rules
 
 PACKAGE = Path(__file__).resolve().parents[2] / "fusion_lint"
 
-# The stages, in the order of the flow: a module may import its own stage and earlier ones only.
-# runner/workers/cache serve the per-file stage; nothing below imports anything above it.
+# The stages, one package each (DESIGN §13.1), in the order of the flow: a module may import its own
+# stage and earlier ones only. The package root is the public surface: its ``__init__`` comes first
+# (the version), its entry points (``python -m``, the pytest plugin) last.
 STAGES = [
-    ("foundations", {"fusion_lint", "fusion_lint.memory", "fusion_lint.modules", "fusion_lint.files"}),
-    ("discovery", {"fusion_lint.kept_walk", "fusion_lint.discovery"}),
-    (
-        "configuration",
-        {"fusion_lint.config", "fusion_lint.config_schema", "fusion_lint.config_tree", "fusion_lint.diagnostics"},
-    ),
-    ("source", {"fusion_lint.newer_syntax", "fusion_lint.source"}),
-    ("facts", {"fusion_lint.positions", "fusion_lint.facts"}),
-    (
-        "per-file stage",
-        {
-            "fusion_lint.pipeline",
-            "fusion_lint.cache_store",
-            "fusion_lint.stat_index",
-            "fusion_lint.cache",
-            "fusion_lint.workers",
-            "fusion_lint.runner",
-        },
-    ),
+    ("root", {"fusion_lint"}),
+    ("base", {"fusion_lint.base"}),
+    ("discovery", {"fusion_lint.discovery"}),
+    ("config", {"fusion_lint.config"}),
+    ("memo", {"fusion_lint.memo"}),
+    ("facts", {"fusion_lint.facts"}),
+    ("source", {"fusion_lint.source"}),
     ("project", {"fusion_lint.project"}),
-    ("edits", {"fusion_lint.edits"}),
     ("rules", {"fusion_lint.rules"}),
-    (
-        "engine",
-        {
-            "fusion_lint.second_look",
-            "fusion_lint.selection",
-            "fusion_lint.scopes",
-            "fusion_lint.suppression",
-            "fusion_lint.rule_cache",
-            "fusion_lint.partial_run",
-            "fusion_lint.facts_partial",
-            "fusion_lint.abandon",
-            "fusion_lint.checking",
-            "fusion_lint.snapshot",
-            "fusion_lint.snapshot_run",
-            "fusion_lint.engine",
-        },
-    ),
+    ("check", {"fusion_lint.check"}),
     ("fix", {"fusion_lint.fix"}),
-    ("reporting", {"fusion_lint.output", "fusion_lint.docs", "fusion_lint.lock", "fusion_lint.show"}),
-    (
-        "front ends",
-        {
-            "fusion_lint.lsp_text",
-            "fusion_lint.lsp",
-            "fusion_lint.cli",
-            "fusion_lint.__main__",
-            "fusion_lint.pytest_plugin",
-        },
-    ),
+    ("output", {"fusion_lint.output"}),
+    ("lock", {"fusion_lint.lock"}),
+    ("lsp", {"fusion_lint.lsp"}),
+    ("cli", {"fusion_lint.cli"}),
+    ("entry points", {"fusion_lint.__main__", "fusion_lint.pytest_plugin"}),
 ]
+STAGE_PACKAGES = [name for name, _ in STAGES[1:-1]]
 
 
 def module_name(path: Path) -> str:
@@ -169,7 +137,7 @@ def test_there_is_no_import_cycle() -> None:
 def test_the_checks_detect_a_back_edge() -> None:
     """The stage check would fail on an import against the flow (the checks can fail)."""
     assert stage_of("fusion_lint.rules.fl302_preserve_cause_on_rethrow") > stage_of("fusion_lint.project.view")
-    assert stage_of("fusion_lint.engine") > stage_of("fusion_lint.rules")
+    assert stage_of("fusion_lint.check.engine") > stage_of("fusion_lint.rules")
     assert "fusion_lint.project.view" in GRAPH["fusion_lint.rules"]
 
 

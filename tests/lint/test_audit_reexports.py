@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fusion_lint.engine import Options, lint
+from fusion_lint.check.engine import Options, lint
 
 API = "from mcp_fusion import tool, resource, not_found, conflict, ErrorContract, JsonRpcErrorCode, Context, McpError\n"
 

@@ -11,7 +11,7 @@ import pytest
 
 PROBE = """
 import sys
-from fusion_lint.engine import Options, lint
+from fusion_lint.check.engine import Options, lint
 report = lint(Options(paths=[sys.argv[1]], use_cache=False, jobs=1))
 print(len(report.diagnostics), len(report.enabled), "libcst" in sys.modules)
 """

@@ -18,10 +18,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fusion_lint import cache, cache_store, cli, runner
-from fusion_lint.cache import RunEntry
-from fusion_lint.engine import Options, Report, lint
-from fusion_lint.pipeline import FileResult
+import fusion_lint.cli.main as cli
+import fusion_lint.memo.cache as cache
+import fusion_lint.memo.store as cache_store
+import fusion_lint.source.runner as runner
+from fusion_lint.check.engine import Options, Report, lint
+from fusion_lint.memo.cache import RunEntry
+from fusion_lint.source.pipeline import FileResult
 
 TOOLS = """\
 from mcp_fusion import ErrorContract, JsonRpcErrorCode, tool

@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from fusion_lint import cache_store
-from fusion_lint.diagnostics import Span
-from fusion_lint.engine import Options, lint
+import fusion_lint.memo.store as cache_store
+from fusion_lint.base.diagnostics import Span
+from fusion_lint.check.engine import Options, lint
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fusion_lint.config import ConfigError, Settings, find_config
+from fusion_lint.config.settings import ConfigError, Settings, find_config
 
 IMPORTS = "from mcp_fusion import tool, ErrorContract, JsonRpcErrorCode\n"
 # Line 3: FL107 (warning, reason format) and FL112 (warning, two-word recovery); line 5: FL300.
@@ -121,7 +121,7 @@ def test_explicit_config_file(run_cli, project: Path) -> None:
 
 
 def test_config_error_type_carries_the_message() -> None:
-    from fusion_lint.config import parse_settings
+    from fusion_lint.config.settings import parse_settings
 
     with pytest.raises(ConfigError, match=r"^f\.toml: \[tool\.fusion-lint\] key 'ignore': expected a valid list"):
         parse_settings({"ignore": "FL1"}, "f.toml")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from fusion_lint.config import CONFIG_FILES, DEFAULT_EXCLUDE
-from fusion_lint.engine import Options, lint
+from fusion_lint.check.engine import Options, lint
+from fusion_lint.config.settings import CONFIG_FILES, DEFAULT_EXCLUDE
 
 IMPORTS = "from mcp_fusion import tool, ErrorContract, JsonRpcErrorCode\n"
 # Line 4: FL300 (a builtin exception raised in a handler).

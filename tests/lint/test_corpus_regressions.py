@@ -88,7 +88,7 @@ def test_a_namespace_package_resolves_from_a_folder_above_its_project(tmp_path):
     # ``server.py`` imports ``awslabs.documentdb_mcp_server.query_tools``. Linted from its project
     # folder this resolved; from the folder above (the whole corpus, a monorepo's root) or named
     # alone, ``awslabs.`` matched no import root and all 16 tools were FL190, their raises unseen.
-    from fusion_lint.engine import Options, lint
+    from fusion_lint.check.engine import Options, lint
 
     project = tmp_path / "monorepo" / "src" / "documentdb-mcp-server"
     _write(
@@ -190,7 +190,7 @@ def test_a_checkout_root_with_an_init_is_no_package(tmp_path):
     # (the corpus, a folder of checkouts), every module was named ``Office-Word-MCP-Server.word_...``,
     # so ``from word_document_server.tools import format_tools`` matched no import root: the
     # handlers' callees were never reached (their raises unseen, their files parsed for nothing).
-    from fusion_lint.engine import Options, lint
+    from fusion_lint.check.engine import Options, lint
 
     checkout = tmp_path / "corpus" / "Office-Word-MCP-Server"
     _write(
@@ -223,8 +223,8 @@ def test_files_loaded_on_demand_share_one_worker(tmp_path, monkeypatch):
     # On the corpus, each of the 198 files the index loads while it resolves (a handler's callees in
     # modules that import no framework) started a worker of its own: a fork of a parent holding the
     # whole run's facts, ~1 s a file on a busy machine, most of the run's time. They share one now.
-    from fusion_lint import workers
-    from fusion_lint.engine import Options, lint
+    import fusion_lint.source.workers as workers
+    from fusion_lint.check.engine import Options, lint
 
     helpers = {f"app/helper_{n}.py": f"def work_{n}(key):\n    raise ValueError(key)\n" for n in range(4)}
     calls = "\n".join(f"    helper_{n}.work_{n}(key)" for n in range(4))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from fusion_lint.engine import Options, Selection, analyse, configure, lint
+from fusion_lint.check.engine import Options, Selection, analyse, configure, lint
 
 REPO = Path(__file__).resolve().parents[2]
 CANDIDATES = (REPO.parent / "shared" / "corpus", REPO.parent.parent / "shared" / "corpus")

@@ -10,7 +10,7 @@ from types import ModuleType
 import pytest
 from click.testing import CliRunner
 
-from fusion_lint import cli
+import fusion_lint.cli.main as cli
 
 # Property, determinism and pre-commit tests are the slow part of the suite: `-m "not slow"` skips them.
 pytestmark = pytest.mark.slow

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fusion_lint.discovery import Discovery, Walker
-from fusion_lint.engine import Options, UsageError, lint
+from fusion_lint.check.engine import Options, UsageError, lint
+from fusion_lint.discovery.walk import Discovery, Walker
 
 # FL101 on line 2 of every such file: proves the file was linted and reported.
 EMPTY_CONTRACT = "from mcp_fusion import tool\n@tool('t', errors=[])\ndef t(): ...\n"
@@ -184,7 +184,7 @@ def test_order_is_deterministic_across_jobs(lint_project) -> None:
     files["pkg/__init__.py"] = ""
     files["pkg/z.py"] = EMPTY_CONTRACT
     serial = lint_project(files, dedent=False)
-    from fusion_lint.engine import Options as _Options
+    from fusion_lint.check.engine import Options as _Options
 
     parallel = lint(_Options(paths=[str(serial.root)], use_cache=False, jobs=2))
     assert [(d.path, d.span.line, d.code, d.message) for d in parallel.diagnostics] == [
@@ -236,7 +236,7 @@ def test_a_directory_gone_before_it_is_listed_is_skipped_silently(
             raise FileNotFoundError(2, "No such file or directory")
         return real_scandir(path)
 
-    monkeypatch.setattr("fusion_lint.discovery.os.scandir", scandir)
+    monkeypatch.setattr("fusion_lint.discovery.walk.os.scandir", scandir)
     found = Discovery()
     Walker(tmp_path, [], True).walk([tmp_path], found)
     assert [Path(p).relative_to(tmp_path).as_posix() for p in found.files] == ["a.py"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fusion_lint import docs
+import fusion_lint.output.docs as docs
 from fusion_lint.rules import all_rules, without_markers
 
 RULES_PAGE = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
@@ -25,9 +25,9 @@ def github_anchor(heading: str) -> str:
 
 
 def test_rules_page_is_up_to_date() -> None:
-    assert RULES_PAGE.is_file(), "docs/rules.md is missing: run `python -m fusion_lint.docs`"
+    assert RULES_PAGE.is_file(), "docs/rules.md is missing: run `python -m fusion_lint.output.docs`"
     assert RULES_PAGE.read_text(encoding="utf-8") == docs.render_markdown(), (
-        "docs/rules.md is stale: regenerate it with `python -m fusion_lint.docs`"
+        "docs/rules.md is stale: regenerate it with `python -m fusion_lint.output.docs`"
     )
 
 
@@ -66,7 +66,7 @@ def test_the_page_documents_every_rule_with_why_and_examples() -> None:
 
 def test_the_readme_table_is_generated_from_the_rules() -> None:
     readme = (RULES_PAGE.parents[1] / "README.md").read_text(encoding="utf-8")
-    assert docs.render_table() in readme, "the README's rule table is stale: run `python -m fusion_lint.docs`"
+    assert docs.render_table() in readme, "the README's rule table is stale: run `python -m fusion_lint.output.docs`"
     for rule in RULES:
         assert f"| [{rule.code}]({rule.url()}) | `{rule.name}` |" in readme
 

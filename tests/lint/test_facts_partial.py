@@ -15,9 +15,9 @@ import pytest
 from test_partial_runs import MODULES, TOOLS_PER_MODULE, rendered
 from test_partial_runs import write_project as partial_project
 
-import fusion_lint.lsp as lsp
-from fusion_lint import facts_partial
-from fusion_lint.engine import Options, Report, lint
+import fusion_lint.check.facts_partial as facts_partial
+import fusion_lint.lsp.server as lsp
+from fusion_lint.check.engine import Options, Report, lint
 from fusion_lint.project.resolve import LAST_RESOLVE
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fusion_lint.engine import Options, Selection, lint
-from fusion_lint.pipeline import file_suppressions
+from fusion_lint.check.engine import Options, Selection, lint
+from fusion_lint.source.pipeline import file_suppressions
 
 IMPORTS = "from mcp_fusion import tool, ErrorContract, JsonRpcErrorCode\n"
 # Line 3: FL107 (reason format); line 5: FL300 (a builtin exception in the handler).

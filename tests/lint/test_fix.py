@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from fusion_lint import fix as fix_module
-from fusion_lint.diagnostics import Edit, Fix
-from fusion_lint.engine import Options, Selection, lint
-from fusion_lint.fix import apply_edits, apply_fixes, noqa_edits, unified_diff
+import fusion_lint.fix.apply as fix_module
+from fusion_lint.base.diagnostics import Edit, Fix
+from fusion_lint.check.engine import Options, Selection, lint
+from fusion_lint.fix.apply import apply_edits, apply_fixes, noqa_edits, unified_diff
 from fusion_lint.rules import Rule, all_rules, fl204_fail_not_raised
 
 
@@ -769,7 +769,7 @@ def test_add_noqa_suppresses_every_finding_and_merges_existing_comments(tmp_path
 
 
 def test_noqa_never_goes_after_a_backslash_or_inside_a_string() -> None:
-    from fusion_lint.diagnostics import Diagnostic, Span
+    from fusion_lint.base.diagnostics import Diagnostic, Span
 
     text = 'x = 1 + \\\n    2\ny = """a\nb"""\n'
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from fusion_lint import files
-from fusion_lint.engine import Options, lint
-from fusion_lint.fix import apply_fixes
+import fusion_lint.base.files as files
+from fusion_lint.check.engine import Options, lint
+from fusion_lint.fix.apply import apply_fixes
 
 SOURCE = """\
 from mcp_fusion import ErrorContract, JsonRpcErrorCode, tool

@@ -29,7 +29,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fusion_lint.cli import main
+from fusion_lint.cli.main import main
 from fusion_lint.rules import all_rules
 
 # Property, determinism and pre-commit tests are the slow part of the suite: `-m "not slow"` skips them.

@@ -11,8 +11,9 @@ from xml.etree import ElementTree
 import jsonschema
 import pytest
 
-from fusion_lint.config import LoadedConfig, Settings
-from fusion_lint.diagnostics import Diagnostic, Edit, Fix, Report, Span
+from fusion_lint.base.diagnostics import Diagnostic, Edit, Fix, Span
+from fusion_lint.check.report import Report
+from fusion_lint.config.settings import LoadedConfig, Settings
 from fusion_lint.output.github import escape_data, escape_property, github_annotation
 from fusion_lint.output.junit import junit
 from fusion_lint.output.sarif import sarif

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 from harness import ROOT, lint_sources
 
-from fusion_lint.fix import apply_edits
+from fusion_lint.fix.apply import apply_edits
 from fusion_lint.output.common import summary
 
 FASTMCP1 = "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('billing')\n"
@@ -359,13 +359,13 @@ def test_the_summary_counts_definitions_and_says_when_nothing_was_checked() -> N
     ],
 )
 def test_the_prescan_admits_registrations_not_framework_imports_alone(source: str, admitted: bool) -> None:
-    from fusion_lint.pipeline import mentions_runtime
+    from fusion_lint.source.pipeline import mentions_runtime
 
     assert mentions_runtime(source.encode(), ("mcp_fusion",)) is admitted
 
 
 def test_a_file_that_only_builds_a_server_is_a_hub_for_the_second_look() -> None:
-    from fusion_lint.pipeline import builds_a_server
+    from fusion_lint.source.pipeline import builds_a_server
 
     assert builds_a_server(b"from mcp.server.fastmcp import FastMCP\nshared = FastMCP('hub')\n")
     assert builds_a_server(b"import mcp.types as types\nfrom mcp.server import Server\nserver = Server('s')\n")

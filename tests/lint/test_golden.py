@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from fusion_lint.engine import Options, Selection, lint
+from fusion_lint.check.engine import Options, Selection, lint
 from fusion_lint.output import FORMATTERS
 
 REPO = Path(__file__).resolve().parents[2]

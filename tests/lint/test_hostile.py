@@ -20,8 +20,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fusion_lint import cli, engine, pipeline, runner, workers
-from fusion_lint.engine import Options, lint
+import fusion_lint.check.engine as engine
+import fusion_lint.cli.main as cli
+import fusion_lint.source.pipeline as pipeline
+import fusion_lint.source.runner as runner
+import fusion_lint.source.workers as workers
+from fusion_lint.check.engine import Options, lint
 from fusion_lint.rules import REGISTRY, all_rules
 
 GOOD = """\

@@ -15,10 +15,10 @@ import pytest
 from test_facts_partial import write_project
 from test_partial_runs import MODULES, rendered
 
-import fusion_lint.lsp as lsp
+import fusion_lint.check.facts_partial as facts_partial
+import fusion_lint.lsp.server as lsp
 import fusion_lint.project.kept_resolution as kept_resolution
-from fusion_lint import facts_partial
-from fusion_lint.engine import lint
+from fusion_lint.check.engine import lint
 from fusion_lint.project.resolve import LAST_RESOLVE
 
 #: The analysed files besides a tool module buffer, resolved for vocabulary: the other tool

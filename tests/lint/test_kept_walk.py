@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-import fusion_lint.kept_walk as kept_walk
-from fusion_lint.discovery import Discovery, Walker
-from fusion_lint.engine import Options, lint
-from fusion_lint.modules import module_of
+import fusion_lint.discovery.kept_walk as kept_walk
+from fusion_lint.base.modules import module_of
+from fusion_lint.check.engine import Options, lint
+from fusion_lint.discovery.walk import Discovery, Walker
 
 PAST_NS = time.time_ns() - 3_600 * 10**9  # an hour ago: a folder changed since has another mtime
 

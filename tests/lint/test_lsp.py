@@ -22,7 +22,7 @@ import pytest
 
 pytest.importorskip("pygls", reason="the language server needs the [lsp] extra")
 
-from fusion_lint.lsp import SourceLines, buffer_bytes, code_units  # noqa: E402
+from fusion_lint.lsp.server import SourceLines, buffer_bytes, code_units  # noqa: E402
 
 TIMEOUT_S = 60.0  # generous: a slow CI machine must not flake (no timing is asserted here)
 
@@ -496,8 +496,8 @@ def test_positions_convert_code_points_to_utf16() -> None:
     ],
 )
 def test_replacement_is_one_edit_of_whole_lines(old: str, new: str) -> None:
-    from fusion_lint.fix import apply_edits as apply_offsets
-    from fusion_lint.lsp import replacement
+    from fusion_lint.fix.apply import apply_edits as apply_offsets
+    from fusion_lint.lsp.server import replacement
 
     lines = SourceLines(old)
     edit = replacement(lines, new)
@@ -539,7 +539,7 @@ def in_process(monkeypatch: pytest.MonkeyPatch, project: Path):
     from lsprotocol import types as lsp
     from pygls.workspace import Workspace
 
-    import fusion_lint.lsp as module
+    import fusion_lint.lsp.server as module
 
     lints = ControlledLints(module.lint_buffer)
     monkeypatch.setattr(module, "lint_buffer", lints)
@@ -634,7 +634,7 @@ def test_a_newer_text_does_not_wait_for_the_lint_of_an_older_one(in_process, mon
     """Issue 15: a keystroke after a pause started a lint the next one waited behind. Now the newer
     text is linted and published while the older lint still runs; that one is told it was
     superseded, stops at its next stage (no report) and is never published."""
-    import fusion_lint.lsp as module
+    import fusion_lint.lsp.server as module
 
     server, lints, published, uri, open_, change, settle = in_process
     outcomes: list[object] = []

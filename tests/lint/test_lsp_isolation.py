@@ -20,7 +20,7 @@ pytest.importorskip("pygls", reason="the language server needs the [lsp] extra")
 
 from test_lsp import LspClient  # noqa: E402
 
-from fusion_lint.lsp import BUFFER_DEADLINE_S  # noqa: E402
+from fusion_lint.lsp.server import BUFFER_DEADLINE_S  # noqa: E402
 
 SMALL = 'from mcp_fusion import tool\n\n\n@tool("t")\ndef t(item: str) -> dict:\n    raise ValueError(item)\n'
 TOOL = """

@@ -13,9 +13,9 @@ import pytest
 
 pytest.importorskip("pygls", reason="the language server needs the [lsp] extra")
 
-import fusion_lint.lsp as lsp  # noqa: E402
-from fusion_lint.engine import lint  # noqa: E402
-from fusion_lint.runner import KeptFacts  # noqa: E402
+import fusion_lint.lsp.server as lsp  # noqa: E402
+from fusion_lint.check.engine import lint  # noqa: E402
+from fusion_lint.source.runner import KeptFacts  # noqa: E402
 
 CONTRACTS = """\
 from mcp_fusion import ErrorContract, JsonRpcErrorCode
@@ -163,7 +163,7 @@ def test_the_buffer_analysed_early_is_the_one_the_lint_uses(project: Path, monke
     import concurrent.futures
     import threading
 
-    import fusion_lint.runner as runner
+    import fusion_lint.source.runner as runner
 
     sent: list[tuple[str, str]] = []
     run = runner.WorkerPool.run
@@ -190,7 +190,7 @@ def test_overlapping_lints_pause_collection_until_the_last_ends() -> None:
     import gc
     import threading
 
-    from fusion_lint.memory import gc_paused
+    from fusion_lint.base.memory import gc_paused
 
     first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
     seen: list[bool] = []
@@ -219,7 +219,7 @@ def test_overlapping_lints_pause_collection_until_the_last_ends() -> None:
 
 def test_a_pathological_buffer_is_not_kept(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Over ``KEPT_BUFFER_BYTES`` a buffer's facts leave with its lint (they would stay in the server)."""
-    import fusion_lint.runner as runner
+    import fusion_lint.source.runner as runner
 
     monkeypatch.setattr(runner, "KEPT_BUFFER_BYTES", 100)  # the test's buffers are a few hundred bytes
     published(project, tool("edited", "nope"))
@@ -234,7 +234,7 @@ def test_a_pathological_buffer_is_not_kept(project: Path, monkeypatch: pytest.Mo
 
 def spans_of(value: object, found: list) -> None:
     """Every reference to a ``Span`` below ``value`` (a span met twice is listed twice)."""
-    from fusion_lint.diagnostics import Span
+    from fusion_lint.base.diagnostics import Span
 
     stack, seen = [value], set()
     while stack:
@@ -268,7 +268,7 @@ def test_equal_spans_of_the_kept_facts_are_one_object(project: Path, monkeypatch
     """The project's facts are kept between lints: equal spans loaded in one lint (a worker's answer,
     the cache) share one object, through a table that is that lint's only (it would otherwise
     outlive every version of the buffer it ever shared)."""
-    import fusion_lint.memory as memory
+    import fusion_lint.base.memory as memory
 
     def counted() -> tuple[int, int, int]:
         spans: list = []
@@ -290,7 +290,7 @@ def test_equal_spans_of_the_kept_facts_are_one_object(project: Path, monkeypatch
 def test_a_kept_worker_pool_holds_nothing_of_its_last_run(project: Path) -> None:
     """A cold open parses the whole project in the lint's kept worker: its pool must not keep every
     file's content, result and pickle until its next run."""
-    import fusion_lint.runner as runner
+    import fusion_lint.source.runner as runner
 
     published(project, tool("edited", "nope"))
     assert runner._all_kept
@@ -311,8 +311,8 @@ class _Cycle:
 
 
 def _leave_a_cycle(path: str, data: bytes, runtime_modules) -> object:  # type: ignore[no-untyped-def]
-    from fusion_lint.pipeline import FileResult
-    from fusion_lint.source import Unreadable
+    from fusion_lint.source.gate import Unreadable
+    from fusion_lint.source.pipeline import FileResult
 
     _Cycle()
     return FileResult(path, problem=Unreadable("FL000", f"{_Cycle.finalised} finalised before"))
@@ -323,7 +323,7 @@ def test_a_kept_worker_collects_each_batch_garbage() -> None:
     must not stay until its 200th file (collection is paused while files are analysed)."""
     import multiprocessing
 
-    from fusion_lint.workers import WorkerPool
+    from fusion_lint.source.workers import WorkerPool
 
     if "fork" not in multiprocessing.get_all_start_methods():
         pytest.skip("the worker's analysis is this module's function: fork only")
@@ -342,7 +342,7 @@ def test_a_kept_worker_that_read_a_whole_project_is_not_kept(monkeypatch: pytest
     files, would stay for the server's life. Past ``RECYCLE_AFTER_BYTES`` in one run it is ended."""
     import multiprocessing
 
-    import fusion_lint.workers as workers
+    import fusion_lint.source.workers as workers
 
     if "fork" not in multiprocessing.get_all_start_methods():
         pytest.skip("the worker's analysis is this module's function: fork only")

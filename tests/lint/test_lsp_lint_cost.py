@@ -17,12 +17,12 @@ import pytest
 
 pytest.importorskip("pygls", reason="the language server needs the [lsp] extra")
 
-import fusion_lint.engine as engine  # noqa: E402
-import fusion_lint.kept_walk as kept_walk  # noqa: E402
-import fusion_lint.lsp as lsp  # noqa: E402
-import fusion_lint.stat_index as stat_index  # noqa: E402
+import fusion_lint.check.engine as engine  # noqa: E402
+import fusion_lint.discovery.kept_walk as kept_walk  # noqa: E402
+import fusion_lint.lsp.server as lsp  # noqa: E402
+import fusion_lint.memo.stat_index as stat_index  # noqa: E402
 from fusion_lint.project.view import ProjectView  # noqa: E402
-from fusion_lint.runner import FactsLease, KeptFacts, facts_kept_in  # noqa: E402
+from fusion_lint.source.runner import FactsLease, KeptFacts, facts_kept_in  # noqa: E402
 
 TOOL = """\
 from mcp_fusion import Context, ErrorContract, JsonRpcErrorCode, tool

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fusion_lint import cli, runner
-from fusion_lint.engine import Options, lint
+import fusion_lint.cli.main as cli
+import fusion_lint.source.runner as runner
+from fusion_lint.check.engine import Options, lint
 
 
 def _trap(marker: Path, who: str) -> str:

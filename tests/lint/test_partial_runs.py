@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from fusion_lint import partial_run
-from fusion_lint.engine import Options, Report, Selection, lint
+import fusion_lint.check.partial_run as partial_run
+from fusion_lint.check.engine import Options, Report, Selection, lint
 from fusion_lint.output import FORMATTERS
-from fusion_lint.pipeline import analyze_file
 from fusion_lint.project.partial import reaching_files
 from fusion_lint.project.resolve import LAST_RESOLVE
+from fusion_lint.source.pipeline import analyze_file
 
 MODULES = 14  # enough for the parallel workers (``runner.PARALLEL_THRESHOLD``)
 TOOLS_PER_MODULE = 2

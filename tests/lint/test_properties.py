@@ -29,11 +29,12 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from fusion_lint import cli, runner
-from fusion_lint.diagnostics import Report
-from fusion_lint.engine import Options, lint
-from fusion_lint.pipeline import analyze_file
-from fusion_lint.positions import SpanRegistry
+import fusion_lint.cli.main as cli
+import fusion_lint.source.runner as runner
+from fusion_lint.check.engine import Options, lint
+from fusion_lint.check.report import Report
+from fusion_lint.facts.positions import SpanRegistry
+from fusion_lint.source.pipeline import analyze_file
 
 # Property, determinism and pre-commit tests are the slow part of the suite: `-m "not slow"` skips them.
 pytestmark = pytest.mark.slow

@@ -20,8 +20,8 @@ import libcst
 import pytest
 from click.testing import CliRunner
 
-from fusion_lint import engine
-from fusion_lint.cli import main
+import fusion_lint.check.engine as engine
+from fusion_lint.cli.main import main
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent / "golden"

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from fusion_lint.engine import Options, lint
-from fusion_lint.newer_syntax import needed_version
-from fusion_lint.source import MAX_DEPTH, Unreadable, gate_tree
+from fusion_lint.check.engine import Options, lint
+from fusion_lint.source.gate import MAX_DEPTH, Unreadable, gate_tree
+from fusion_lint.source.newer_syntax import needed_version
 
 RUNNING = sys.version_info[:2]
 RUNNING_TEXT = f"{RUNNING[0]}.{RUNNING[1]}"

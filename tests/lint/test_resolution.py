@@ -11,7 +11,7 @@ import textwrap
 import pytest
 from harness import lint_sources
 
-from fusion_lint.config import Settings
+from fusion_lint.config.settings import Settings
 
 IMPORTS = (
     "import functools\n"

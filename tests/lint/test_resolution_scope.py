@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from test_resolution import app, found, line, lines
 
-from fusion_lint.config import Settings
+from fusion_lint.config.settings import Settings
 
 # ----- raise forms -----------------------------------------------------------------------------------
 

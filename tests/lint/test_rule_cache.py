@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from fusion_lint import engine, stat_index
-from fusion_lint.engine import Options, Report, Selection, lint
+import fusion_lint.check.engine as engine
+import fusion_lint.memo.stat_index as stat_index
+from fusion_lint.check.engine import Options, Report, Selection, lint
 from fusion_lint.output import FORMATTERS
 from fusion_lint.rules import all_rules
 

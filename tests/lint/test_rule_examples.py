@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from harness import lint_example, lint_sources
 
-from fusion_lint.engine import ENGINE_RULES
+from fusion_lint.check.engine import ENGINE_RULES
 from fusion_lint.rules import Rule, all_rules
 
 LABEL_PREFIXES = ("tool '", "resource '", "prompt '", "server '")  # a low-level dispatcher: "server 'x' call_tool"

@@ -17,9 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from fusion_lint import cache, cache_store, runner
-from fusion_lint.diagnostics import Report
-from fusion_lint.engine import Options, Selection, lint
+import fusion_lint.memo.cache as cache
+import fusion_lint.memo.store as cache_store
+import fusion_lint.source.runner as runner
+from fusion_lint.check.engine import Options, Selection, lint
+from fusion_lint.check.report import Report
 from fusion_lint.rules import REGISTRY, all_rules
 
 CONTRACTS = """\

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from fusion_lint.pipeline import calls_one_of, import_tails, imports_module, registers_on
+from fusion_lint.source.pipeline import calls_one_of, import_tails, imports_module, registers_on
 
 
 def _imports_module_plainly(data: bytes, module: str, relative: bool) -> bool:

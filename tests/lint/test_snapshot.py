@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 from test_rule_cache import edit, project
 
-from fusion_lint import engine, snapshot_run, stat_index
-from fusion_lint.engine import Options, Report, lint
+import fusion_lint.check.engine as engine
+import fusion_lint.check.snapshot_run as snapshot_run
+import fusion_lint.memo.stat_index as stat_index
+from fusion_lint.check.engine import Options, Report, lint
 from fusion_lint.output import FORMATTERS
 
 SNAPSHOT = snapshot_run.LAST_SNAPSHOT

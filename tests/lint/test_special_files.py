@@ -22,8 +22,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fusion_lint import cli, discovery, files, pipeline
-from fusion_lint.engine import Options, Report, lint
+import fusion_lint.base.files as files
+import fusion_lint.cli.main as cli
+import fusion_lint.discovery.walk as discovery
+import fusion_lint.source.pipeline as pipeline
+from fusion_lint.check.engine import Options, Report, lint
 
 TOOL = b"""from mcp_fusion import tool
 

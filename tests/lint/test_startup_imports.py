@@ -36,7 +36,7 @@ UNUSED_FORMATS = (
 
 PROBE = """
 import json, sys
-from fusion_lint.cli import main
+from fusion_lint.cli.main import main
 try:
     main(sys.argv[1:])
 except SystemExit as exit:
@@ -84,7 +84,7 @@ def test_a_warm_run_imports_no_heavy_module(tmp_path: Path) -> None:
     assert heavy_in(modules) == [] and heavy_in(alone) == []
     assert "fusion_lint.output.text" in modules
     assert sorted(modules.intersection(UNUSED_FORMATS)) == []
-    assert "fusion_lint.lsp" not in modules and "fusion_lint.fix" not in modules
+    assert "fusion_lint.lsp.server" not in modules and "fusion_lint.fix.apply" not in modules
 
 
 @pytest.mark.slow

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from fusion_lint import runner, stat_index
-from fusion_lint.engine import Options, Report, lint
+import fusion_lint.memo.stat_index as stat_index
+import fusion_lint.source.runner as runner
+from fusion_lint.check.engine import Options, Report, lint
 
 TOOL = """\
 from mcp_fusion import ErrorContract, JsonRpcErrorCode, tool
@@ -120,7 +121,7 @@ def test_a_vouched_file_whose_entry_is_gone_is_read_and_analysed(
 
 
 def test_a_file_gone_from_the_walk_is_forgotten(tmp_path: Path, not_racy: None) -> None:
-    from fusion_lint.cache_store import load_entry, user_key
+    from fusion_lint.memo.store import load_entry, user_key
 
     project(tmp_path)
     run(tmp_path)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from fusion_lint.pipeline import suppressions
+from fusion_lint.source.pipeline import suppressions
 
 IMPORTS = "from mcp_fusion import tool, ErrorContract, JsonRpcErrorCode\n"
 

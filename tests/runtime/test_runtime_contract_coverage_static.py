@@ -36,7 +36,7 @@ BILLING_CONTRACTS = {
 
 
 def test_the_universe_holds_the_framework_fixtures_contracts() -> None:
-    from fusion_lint.lock import project_contracts
+    from fusion_lint.lock.lockfile import project_contracts
 
     document = project_contracts([str(REPO_ROOT / "fixtures" / "frameworks")]).document
     found = {

@@ -1,0 +1,95 @@
+"""Diagnostics and fixes as data (DESIGN §5, §7): rules return them, reporters print them (a run's
+whole result is ``check.report.Report``)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+import fusion_lint.base.memory as memory
+
+Severity = Literal["error", "warning"]
+Applicability = Literal["safe", "unsafe"]
+
+
+@dataclass(slots=True)
+class Span:
+    """A source range. Lines are 1-based, columns 0-based code points; ``start``/``end`` are
+    character offsets into the file's text (what fixes edit). ``stmt_line`` is the first line of
+    the enclosing statement (suppressions may sit there)."""
+
+    line: int = 0
+    col: int = 0
+    end_line: int = 0
+    end_col: int = 0
+    start: int = 0
+    end: int = 0
+    stmt_line: int = 0
+
+    def __reduce__(self) -> tuple:
+        # Seven ints, positionally: a file's facts hold hundreds of spans, and the cache stores them.
+        return _unpickled_span, (self.line, self.col, self.end_line, self.end_col, self.start, self.end, self.stmt_line)
+
+
+def _unpickled_span(*fields: int) -> Span:
+    """A span read back from a pickle: the one already loaded with these fields while spans are
+    shared (``memory.spans_shared``, the language server's kept facts), else a new one."""
+    table = memory.shared_spans.get()
+    if table is None:
+        return Span(*fields)
+    span = table.get(fields)
+    if span is None:
+        span = table[fields] = Span(*fields)
+    return span
+
+
+def display_path(path: str) -> str:
+    """A path as the user sees it: relative to the working directory when it is inside it."""
+    try:
+        here = os.getcwd()
+    except OSError:  # the working directory was removed
+        return path
+    return _relative_to(here, path)
+
+
+@lru_cache(maxsize=4096)  # per file, not per diagnostic: a report names the same files again and again
+def _relative_to(here: str, path: str) -> str:
+    if path.startswith(here) and path[len(here) : len(here) + 1] == os.sep and os.path.normpath(path) == path:
+        return path[len(here) + 1 :]  # the common case, without relpath's normalising (5,000 diagnostics: 0.4 s)
+    try:
+        relative = os.path.relpath(path, here)
+    except ValueError:  # another drive (Windows)
+        return path
+    return path if relative.startswith("..") else relative
+
+
+@dataclass(slots=True)
+class Edit:
+    """Replace ``text[start:end]`` with ``content`` (offsets into the decoded file text)."""
+
+    start: int
+    end: int
+    content: str
+
+
+@dataclass(slots=True)
+class Fix:
+    message: str
+    edits: list[Edit]
+    applicability: Applicability = "safe"
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    path: str
+    span: Span
+    fix: Fix | None = None
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.span.line, self.span.col, self.code, self.message)

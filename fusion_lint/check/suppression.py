@@ -1,0 +1,144 @@
+"""Suppression comments (DESIGN §5, §12.4), applied after the rules ran.
+
+* On a line: ``# noqa: FL300``, ``# fusion-lint: ignore[name-or-code]``, a bare ``# noqa`` or
+  ``# fusion-lint: ignore`` — on the diagnostic's line or on the first line of its statement.
+* For the whole file (ruff's ``# ruff: noqa``): ``# fusion-lint: noqa`` on a line of its own,
+  anywhere in the file, silences every finding in it; ``# fusion-lint: noqa: FL300, FL302`` those
+  codes (or names).
+
+With ``--report-unused-suppressions`` (FL900), a suppression that silenced nothing is reported —
+judging only what is fusion-lint's: its own codes (``FL`` and three digits) and rule names, and
+only rules that ran on that file. Other linters' codes in a shared ``# noqa: F401, FL300`` and a
+bare ``# noqa`` (which every linter reads) are left alone: removing them would break ruff or flake8.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from fusion_lint.base.diagnostics import Diagnostic, Span
+from fusion_lint.facts.model import FileFacts
+from fusion_lint.rules import FixBuilder, Rule
+
+
+@dataclass
+class Reported:
+    """A diagnostic before suppression, with the fix its rule described (built only if it is kept)."""
+
+    diagnostic: Diagnostic
+    fix: FixBuilder | None = None
+
+
+Used = dict[tuple[str, int], set[str]]  # (path, line of the comment) -> the codes and names it silenced
+
+#: A code in fusion-lint's namespace (an unknown one is ours too: it can never suppress anything).
+OWN_CODE = re.compile(r"FL\d{3}")
+#: A bare ``# fusion-lint: ignore`` (ours), as opposed to a bare ``# noqa`` (every linter's).
+_OWN_BLANKET = re.compile(r"#\s*fusion-lint:\s*ignore(?!\s*\[)", re.IGNORECASE)
+
+
+def suppress(reported: list[Reported], files: dict[str, FileFacts]) -> tuple[list[Reported], Used]:
+    """What no suppression comment silences, and which comments silenced what (a line's own
+    comment is looked at before the file's)."""
+    kept: list[Reported] = []
+    used: Used = {}
+    for item in reported:
+        diagnostic = item.diagnostic
+        facts = files.get(diagnostic.path)
+        line = _suppressing_line(diagnostic, facts)
+        if line is None:
+            line = _file_suppression_line(diagnostic, facts)
+        if line is None:
+            kept.append(item)
+        else:
+            used.setdefault((diagnostic.path, line), set()).update({diagnostic.code, diagnostic.name})
+    return kept, used
+
+
+def _names(tokens: frozenset[str], diagnostic: Diagnostic) -> bool:
+    return "*" in tokens or diagnostic.code in tokens or diagnostic.name in tokens
+
+
+def _suppressing_line(diagnostic: Diagnostic, facts: FileFacts | None) -> int | None:
+    """The line of the comment that suppresses ``diagnostic`` (on its line or its statement's first)."""
+    if facts is None or not facts.suppressions:
+        return None
+    for line in {diagnostic.span.line, diagnostic.span.stmt_line}:
+        tokens = facts.suppressions.get(line)
+        if tokens and _names(tokens, diagnostic):
+            return line
+    return None
+
+
+def _file_suppression_line(diagnostic: Diagnostic, facts: FileFacts | None) -> int | None:
+    """The line of the first ``# fusion-lint: noqa`` of the file that names ``diagnostic``."""
+    if facts is None:
+        return None
+    return next((line for line, tokens in sorted(facts.file_suppressions.items()) if _names(tokens, diagnostic)), None)
+
+
+def unused_suppressions(
+    used: Used,
+    files: dict[str, FileFacts],
+    report_set: Iterable[str],
+    rule: type[Rule],
+    rules: Iterable[type[Rule]],
+    enabled: Callable[[str], frozenset[str]],
+    text: Callable[[str], str | None],
+) -> list[Reported]:
+    """FL900 for each suppression of ours that silenced nothing in this run: ``enabled`` gives the
+    rules that ran on a file (a code of a rule that did not run is not judged), ``text`` the file's
+    text (to tell a bare ``# fusion-lint: ignore`` from a bare ``# noqa``)."""
+    code_of = {r.name: r.code for r in rules}
+    code_of.update({r.code: r.code for r in rules})
+    unused = []
+
+    def report(path: str, line: int, message: str) -> None:
+        diagnostic = Diagnostic(
+            rule.code,
+            rule.name,
+            rule.severity,
+            f"unused suppression: {message}; remove it",
+            path,
+            Span(line, 0, line, 0, 0, 0, line),
+        )
+        unused.append(Reported(diagnostic))
+
+    for path in sorted(report_set):
+        facts = files.get(path)
+        if facts is None:
+            continue
+        ran = enabled(path)
+        lines: list[str] | None = None
+        for line, tokens in sorted(facts.suppressions.items()):
+            hits = used.get((path, line), set())
+            names = _stale(tokens, hits, ran, code_of)
+            if "*" in tokens and not hits:
+                lines = lines if lines is not None else (text(path) or "").split("\n")
+                if _OWN_BLANKET.search(lines[line - 1] if line <= len(lines) else ""):
+                    names = ["'# fusion-lint: ignore'", *names]
+            if names:
+                report(path, line, f"{', '.join(names)} suppresses nothing here")
+        for line, tokens in sorted(facts.file_suppressions.items()):
+            hits = used.get((path, line), set())
+            names = ["'# fusion-lint: noqa'"] if "*" in tokens and not hits else _stale(tokens, hits, ran, code_of)
+            if names:
+                report(path, line, f"{', '.join(names)} suppresses nothing in this file")
+    return unused
+
+
+def _stale(tokens: frozenset[str], hits: set[str], ran: frozenset[str], code_of: dict[str, str]) -> list[str]:
+    """The tokens of ours that silenced nothing: codes and names of rules that ran on the file, and
+    codes of ours that name no rule (they never can). Another linter's code is not ours to judge,
+    nor one of a rule that did not run here (another selection may need it)."""
+    found = []
+    for token in sorted(tokens - hits - {"*"}):
+        code = code_of.get(token)
+        if code is None and not OWN_CODE.fullmatch(token):
+            continue  # F401, E501, BLE001: another linter's
+        if code is not None and code not in ran:
+            continue
+        found.append(token)
+    return found

@@ -1,0 +1,396 @@
+"""Which files to lint: directories walked in a stable order, ``.gitignore`` and excludes honoured.
+
+Configured excludes apply to paths given by name too (pre-commit passes every staged file by
+name; ruff needs ``--force-exclude`` for this, we make it the default).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase, translate
+from functools import lru_cache
+from glob import escape
+from pathlib import Path
+
+import fusion_lint.discovery.kept_walk as kept_walk
+from fusion_lint.base.files import read_regular
+
+#: A .gitignore larger than this is not read (git's own limit is 100 MB; real ones are a few kB).
+GITIGNORE_MAX_BYTES = 1_000_000
+
+
+@lru_cache(maxsize=1024)
+def _compile(pattern: str) -> tuple[re.Pattern[str], bool, bool]:
+    """gitignore pattern -> (regex over a '/'-separated relative path, negated, directory-only)."""
+    negated = pattern.startswith("!")
+    if negated:
+        pattern = pattern[1:]
+    dir_only = pattern.endswith("/")
+    pattern = pattern.rstrip("/")
+    anchored = "/" in pattern
+    pattern = pattern.lstrip("/")
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("/**", i) and i + 3 == len(pattern):
+            out.append("/.*")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[":
+            # A "]" right after "[" (or "[!") is part of the set, as in fnmatch and git.
+            first = i + 2 if pattern.startswith("[!", i) else i + 1
+            close = pattern.find("]", first + 1 if pattern.startswith("]", first) else first)
+            if close == -1:
+                out.append(re.escape("["))
+                i += 1
+            else:
+                body = pattern[i + 1 : close].replace("\\", "\\\\")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = close + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    prefix = "" if anchored else "(?:.*/)?"
+    return re.compile(f"^{prefix}{''.join(out)}(?:/.*)?$"), negated, dir_only
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why a gitignore-style pattern cannot be used (``[z-a]``: a reversed range), or None."""
+    try:
+        _compile(pattern)
+    except re.error as exc:
+        return re.sub(r" at position \d+$", "", str(exc))
+    return None
+
+
+def anchored_rules(base: Path, patterns: Iterable[str]) -> list[IgnoreRules]:
+    """Exclude patterns written in a config in ``base`` (or on the command line, ``base`` the working
+    directory), as gitignore rules: ``./x`` is ``x`` at the top of ``base`` (as ``/x`` is), and a
+    full path (``/home/me/project/build``) is that path. A leading ``/`` is a full path only when
+    its first part is a folder at the file system's top and not one in ``base``."""
+    relative: list[str] = []
+    absolute: list[str] = []
+    for written in patterns:
+        negated, pattern = ("!", written[1:]) if written.startswith("!") else ("", written)
+        while pattern.startswith("./"):
+            pattern = "/" + pattern[2:].lstrip("/")
+        if pattern.startswith("/") and _names_a_full_path(base, pattern):
+            inside = _inside(base, pattern)
+            if inside is None:
+                absolute.append(negated + pattern)
+            elif inside:  # (``base`` itself is the walk's start, never excluded by its own config)
+                relative.append(negated + "/" + inside)
+            continue
+        relative.append(negated + pattern)
+    rules = [IgnoreRules(base, relative)] if relative else []
+    if absolute:  # matched against full paths
+        rules.append(IgnoreRules(Path(os.sep), absolute))
+    return rules
+
+
+def _names_a_full_path(base: Path, pattern: str) -> bool:
+    first = pattern.lstrip("/").split("/", 1)[0]
+    return bool(first) and os.path.isdir(os.path.join(os.sep, first)) and not os.path.exists(base / first)
+
+
+def _inside(base: Path, pattern: str) -> str | None:
+    """``pattern`` (a full path) relative to ``base`` when it lies inside it, else None."""
+    prefix = str(base).rstrip(os.sep) + os.sep
+    if pattern.rstrip("/") == str(base):
+        return ""
+    return pattern[len(prefix) :] if pattern.startswith(prefix) else None
+
+
+@dataclass
+class IgnoreRules:
+    """Patterns relative to ``base``; the last matching pattern decides (gitignore semantics)."""
+
+    base: Path
+    patterns: list[str]
+
+    def decide(self, path: Path, is_dir: bool) -> bool | None:
+        try:
+            relative = path.relative_to(self.base).as_posix()
+        except ValueError:
+            return None
+        if relative == ".":
+            return None
+        verdict = None
+        for pattern in self.patterns:
+            regex, negated, dir_only = _compile(pattern)
+            if dir_only and not is_dir:
+                # ``build/`` still excludes files inside build/: match on the parent directories.
+                parent = relative.rsplit("/", 1)[0] if "/" in relative else ""
+                if not parent or not regex.match(parent):
+                    continue
+            elif not regex.match(relative):
+                continue
+            verdict = not negated
+        return verdict
+
+
+def _read_gitignore(directory: Path) -> IgnoreRules | None:
+    path = directory / ".gitignore"
+    try:  # a FIFO (or a device) named .gitignore is never opened
+        lines = read_regular(str(path), GITIGNORE_MAX_BYTES).decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    patterns = [line.rstrip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    # A pattern git would never match (``[z-a]``) is dropped, not a crash of the walk.
+    patterns = [pattern for pattern in patterns if pattern_problem(pattern) is None]
+    return IgnoreRules(directory, patterns) if patterns else None
+
+
+@dataclass(frozen=True)
+class PathGlob:
+    """A ``per-file-ignores`` pattern, as ruff reads one: relative to ``base`` (the folder of the
+    config it is written in; ``./x`` too) or a full path; a pattern without a slash also matches
+    the file's name; ``legacy/`` matches every file below that folder; ``**/`` matches any number
+    of folders; ``!pattern`` matches every file the pattern does not."""
+
+    written: str
+    base: str
+
+    @property
+    def negated(self) -> bool:
+        return self.written.startswith("!")
+
+    @property
+    def _pattern(self) -> str:
+        return self.written[1:] if self.negated else self.written
+
+    def _full(self) -> str:
+        pattern = self._pattern
+        return pattern if os.path.isabs(pattern) else os.path.join(escape(self.base), pattern)
+
+    def matches(self, path: str) -> bool:
+        pattern = self._pattern
+        full = os.path.normpath(self._full()) + ("/" if pattern.endswith("/") else "")
+        if full.endswith("/"):
+            hit = path.startswith(full) or fnmatchcase(path, full + "*")
+        else:
+            hit = any(fnmatchcase(path, candidate) for candidate in {full, full.replace("/**/", "/")})
+        if not hit and "/" not in pattern:
+            hit = fnmatchcase(os.path.basename(path), pattern)
+        return hit != self.negated
+
+
+def glob_problem(pattern: str) -> str | None:
+    """Why a ``per-file-ignores`` pattern cannot be used (as ruff's globs refuse them: an empty
+    pattern, a ``[`` never closed, a reversed range), or None."""
+    body = pattern[1:] if pattern.startswith("!") else pattern
+    if not body.strip():
+        return "an empty pattern matches no file"
+    index = body.find("[")
+    while index != -1:
+        first = index + 2 if body.startswith("[!", index) else index + 1
+        close = body.find("]", first + 1 if body.startswith("]", first) else first)
+        if close == -1:
+            return f"the '[' at {index + 1} is never closed"
+        members = body[first:close]
+        for at in range(1, len(members) - 1):
+            if members[at] == "-" and members[at - 1] > members[at + 1]:
+                return f"bad character range {members[at - 1]}-{members[at + 1]}"
+        index = body.find("[", close + 1)
+    try:
+        re.compile(translate(body))
+    except re.error as exc:  # pragma: no cover (translate escapes what it does not understand)
+        return re.sub(r" at position \d+$", "", str(exc))
+    return None
+
+
+@dataclass
+class Discovery:
+    """The result of walking the paths: files in a stable order, and what could not be read."""
+
+    files: list[str] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+
+
+#: The exclude rules that judge the entries of a folder (those of the config governing it).
+ExcludeRules = Callable[[Path], Sequence[IgnoreRules]]
+
+
+class Walker:
+    """``excludes`` are patterns relative to ``root``; ``exclude_rules``, when given, replaces them
+    with the rules of each folder (each file is governed by the closest config above it): a file
+    is judged by the rules of its folder, a folder by those of the folder holding it, so a config
+    can exclude a sub-folder that has a config of its own."""
+
+    def __init__(
+        self,
+        root: Path,
+        excludes: Iterable[str] = (),
+        respect_gitignore: bool = True,
+        exclude_rules: ExcludeRules | None = None,
+    ):
+        self.root = root
+        fixed = [IgnoreRules(root, list(excludes))]
+        self.exclude_rules: ExcludeRules = exclude_rules or (lambda directory: fixed)
+        self.respect_gitignore = respect_gitignore
+        self._gitignores: dict[Path, IgnoreRules | None] = {}
+        self._chains: dict[Path, list[IgnoreRules]] = {}  # a directory's chain: asked once per file in it
+        # .gitignore files are read up to the repository's top; outside a repository, up to the
+        # project root only (a .gitignore above it belongs to something else).
+        self._gitignore_top = next((d for d in (root, *root.parents) if (d / ".git").exists()), root)
+
+    def _gitignore_chain(self, directory: Path) -> list[IgnoreRules]:
+        known = self._chains.get(directory)
+        if known is None:
+            known = self._chains[directory] = self._build_chain(directory)
+        return known
+
+    def _build_chain(self, directory: Path) -> list[IgnoreRules]:
+        chain: list[IgnoreRules] = []
+        for candidate in (directory, *directory.parents):
+            if candidate not in self._gitignores:
+                self._gitignores[candidate] = _read_gitignore(candidate)
+            rules = self._gitignores[candidate]
+            if rules is not None:
+                chain.append(rules)
+            if (candidate / ".git").exists() or candidate == self._gitignore_top:
+                break
+        return list(reversed(chain))  # outermost first: deeper files override
+
+    def excluded(self, path: Path, is_dir: bool) -> bool:
+        rules = self.exclude_rules(path.parent)
+        if any(r.decide(path, is_dir) for r in rules) or any(self._name_excluded(r, path, is_dir) for r in rules):
+            return True
+        if not self.respect_gitignore:
+            return False
+        verdict = None
+        for rules in self._gitignore_chain(path.parent):
+            decided = rules.decide(path, is_dir)
+            if decided is not None:
+                verdict = decided
+        return bool(verdict)
+
+    @staticmethod
+    def _name_excluded(rules: IgnoreRules, path: Path, is_dir: bool) -> bool:
+        # Exclude patterns without a slash also apply to paths outside their base (by their name).
+        base, inside = str(rules.base), str(path)
+        if inside == base or inside.startswith(base.rstrip(os.sep) + os.sep):  # strings: once per file walked
+            return False  # ``decide`` judged it
+        for pattern in rules.patterns:
+            if "/" not in pattern.rstrip("/") and not pattern.startswith("!"):
+                regex, _, dir_only = _compile(pattern)
+                if (is_dir or not dir_only) and regex.match(path.name):
+                    return True
+        return False
+
+    def walk(self, paths: Iterable[Path], result: Discovery) -> None:
+        seen: set[str] = set()
+        visited_dirs: set[str] = set()
+        for given in paths:
+            path = Path(os.path.abspath(given))
+            if path.is_dir():
+                self._walk_dir(path, result, seen, visited_dirs)
+            elif not self._any_parent_excluded(path) and not self.excluded(path, False):
+                self._add(path, result, seen)
+        result.files.sort()
+
+    def _any_parent_excluded(self, path: Path) -> bool:
+        for parent in path.parents:
+            if parent == self.root or self.root not in parent.parents:
+                break
+            if self.excluded(parent, True):
+                return True
+        return False
+
+    def _add(self, path: Path, result: Discovery, seen: set[str]) -> None:
+        key = str(path)
+        if key not in seen:
+            seen.add(key)
+            result.files.append(key)
+
+    def judged_by(self, directory: Path) -> tuple:
+        """What decides which entries of ``directory`` are walked: the exclude rules of its config
+        and, when respected, its ``.gitignore`` chain (as they are now: read by this walk)."""
+        chain = self._gitignore_chain(directory) if self.respect_gitignore else ()
+        return (
+            self.respect_gitignore,
+            tuple((str(r.base), tuple(r.patterns)) for r in self.exclude_rules(directory)),
+            tuple((str(r.base), tuple(r.patterns)) for r in chain),
+        )
+
+    def _walk_dir(self, directory: Path, result: Discovery, seen: set[str], visited: set[str]) -> None:
+        real = os.path.realpath(directory)
+        if real in visited:
+            return  # a symlink loop, or the same tree reached twice
+        visited.add(real)
+        lease = kept_walk.current()  # the language server: listings kept from its last lints
+        rules, before = None, None
+        if lease is not None:
+            try:
+                rules = self.judged_by(directory)
+            except Exception:  # a broken config: raised where the walk judges an entry, as without this
+                lease = None
+        if lease is not None:
+            entries = lease.entries(str(directory), rules)
+            if entries is not None:
+                for is_dir, path in entries:
+                    if is_dir:
+                        self._walk_dir(Path(path), result, seen, visited)
+                    elif path not in seen:
+                        seen.add(path)
+                        result.files.append(path)
+                return
+            before = kept_walk.folder_signature(str(directory))  # (taken before it is listed)
+        try:
+            listed = sorted(os.scandir(directory), key=lambda e: e.name)
+        except FileNotFoundError:
+            return  # gone since its parent was listed (another run's cache staging directory): nothing to lint
+        except OSError as exc:
+            result.problems.append((str(directory), f"cannot list directory: {exc.strerror or exc}"))
+            return
+        kept: list[tuple[bool, str]] = []
+        keepable = True  # (a folder whose entries could not all be judged is listed again next time)
+        for entry in listed:
+            path = Path(entry.path)
+            try:
+                # Symlinked directories are not followed (as git and ruff do): a link back up the
+                # tree would loop, and a link across it would report the same file twice.
+                is_dir = entry.is_dir(follow_symlinks=False)
+                # A FIFO, device or socket named like a module is listed too: reading it is FL001
+                # "not a regular file", never a silent skip (nor a blocked run).
+                is_file = entry.name.endswith(".py") and (entry.is_file() or _special(entry))
+                # A linked module's kind follows its target, which may change while this folder does not.
+                keepable = keepable and not (entry.name.endswith(".py") and entry.is_symlink())
+            except OSError as exc:
+                result.problems.append((str(path), f"cannot inspect: {exc.strerror or exc}"))
+                keepable = False
+                continue
+            if is_dir:
+                if not self.excluded(path, True):
+                    kept.append((True, str(path)))
+                    self._walk_dir(path, result, seen, visited)
+            elif is_file and not self.excluded(path, False):
+                kept.append((False, str(path)))
+                self._add(path, result, seen)
+        if lease is not None:
+            lease.record(str(directory), before if keepable else None, rules, tuple(kept))
+
+
+def _special(entry: os.DirEntry) -> bool:
+    """A FIFO, device or socket (through a symlink too); a dangling symlink is not listed."""
+    try:
+        return not stat.S_ISREG(entry.stat().st_mode) and not stat.S_ISDIR(entry.stat().st_mode)
+    except FileNotFoundError:
+        return False

@@ -1,0 +1,461 @@
+"""Applying fixes and suppressions to files (DESIGN §6 ``--fix/--diff/--add-noqa``, §11).
+
+``--fix`` never loses data:
+
+* fixes are applied in rounds: per file, the fixes whose edits do not overlap go in together
+  (identical edits, such as two fixes adding the same import, count once), then the project is
+  linted again, with the new texts in memory, and the fixes of that report go in, until a round
+  changes nothing (at most ``MAX_ROUNDS``);
+* a text that CPython's gate rejects is never kept: the fixes that broke it are dropped;
+* a file keeps its encoding, BOM and line endings, and its owner, group and mode: it is written
+  atomically (a temporary file in its directory, then ``os.replace``) where the new file can take
+  the original's owner and group, else rewritten in place (``files.write_back``); a file the user
+  may not write is left alone and reported as not fixed;
+* a file whose bytes, size or mtime changed since it was read is left alone, with a message;
+* fixes converge, so a second ``--fix`` changes nothing.
+
+``--diff`` prints what ``--fix`` would change as a unified diff and writes nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import io
+import os
+import re
+import tokenize
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+import click
+
+from fusion_lint.base.diagnostics import Diagnostic, Edit, Fix
+from fusion_lint.base.files import Snapshot, read_snapshot, write_back
+from fusion_lint.check.engine import Options, lint
+from fusion_lint.check.report import Report
+from fusion_lint.source.gate import Unreadable, decode, gate
+
+#: Rounds of fix-then-relint before giving up on convergence (each round is one lint of the project).
+MAX_ROUNDS = 10
+#: Findings that no suppression comment can silence: there are no facts for the file.
+UNSUPPRESSIBLE = frozenset({"FL000", "FL001"})
+
+
+@dataclass
+class Document:
+    """One file being fixed: its original and current text, and how to write it back."""
+
+    path: str
+    original: str
+    encoding: str
+    bom: bool
+    snapshot: Snapshot | None  # None: standard input
+    text: str = ""
+    fixed: int = 0  # fixes applied
+    noqa: int = 0  # suppression comments added
+    rejected: set[tuple] = field(default_factory=set)  # fixes that broke the text: never retried
+
+    def __post_init__(self) -> None:
+        self.text = self.text or self.original
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.original
+
+    def encode(self, text: str) -> bytes:
+        return (b"\xef\xbb\xbf" if self.bom else b"") + text.encode(self.encoding)
+
+
+Outcome = str | bytes
+
+
+def apply_fixes(
+    report: Report,
+    options: Options,
+    *,
+    write: bool,
+    unsafe: bool = False,
+    add_noqa: bool = False,
+    stdin: bool = False,
+    fix: bool = True,
+) -> tuple[Report, Outcome]:
+    """Fix (``fix``) and/or suppress (``add_noqa``) what ``report`` found.
+
+    Returns the report of what remains, and the outcome to print: with ``stdin`` and ``write``,
+    the fixed buffer (bytes, in the buffer's encoding); otherwise (``--diff``) the unified diff
+    of every change (empty when nothing would change). Files are written only when ``write``
+    and not ``stdin``.
+    """
+    session = _Session(report, options, unsafe)
+    if fix:
+        session.fix_rounds()
+    if add_noqa:
+        session.suppress_remaining()
+    if stdin:
+        document = next(iter(session.documents.values()), None) if session.documents else None
+        if write:
+            if document is None or options.stdin is None:
+                return session.report, options.stdin[1] if options.stdin else b""
+            session.summarize(written=[document] if document.changed else [])
+            return session.report, document.encode(document.text)
+        return session.report, session.diff()
+    if not write:
+        return session.report, session.diff()
+    written = session.write_all()
+    session.summarize(written)
+    return session.report, ""
+
+
+class _Session:
+    def __init__(self, report: Report, options: Options, unsafe: bool):
+        self.report = report
+        self.options = options
+        self.unsafe = unsafe
+        self.documents: dict[str, Document] = {}
+        self.unusable: set[str] = set()  # files that cannot be fixed (said on stderr once)
+
+    # ----- reading ------------------------------------------------------------------------------
+
+    def document(self, path: str) -> Document | None:
+        if path in self.documents:
+            return self.documents[path]
+        if path in self.unusable:
+            return None
+        problem, document = self._read(path)
+        if document is not None:
+            problem = _inconsistency(document.original, self.report, path)
+        if problem is not None or document is None:
+            self.unusable.add(path)
+            warn(f"{_display(path)}: {problem}; left alone")
+            return None
+        self.documents[path] = document
+        return document
+
+    def _read(self, path: str) -> tuple[str | None, Document | None]:
+        stdin = self.options.stdin
+        snapshot = None
+        if stdin is not None and os.path.abspath(stdin[0]) == path:
+            data = stdin[1]
+        else:
+            try:
+                data, snapshot = read_snapshot(path)
+            except OSError as exc:
+                return f"cannot read it: {exc.strerror or exc}", None
+        decoded = decode(data)
+        if isinstance(decoded, Unreadable):
+            return decoded.message, None
+        return None, Document(path, decoded.text, decoded.encoding, decoded.bom, snapshot)
+
+    # ----- fix rounds ----------------------------------------------------------------------------
+
+    def applicable(self, diagnostic: Diagnostic) -> bool:
+        fix = diagnostic.fix
+        return fix is not None and bool(fix.edits) and (fix.applicability == "safe" or self.unsafe)
+
+    def documents_for(self, keep: Callable[[Diagnostic], bool]) -> Iterator[tuple[Document, list[Diagnostic]]]:
+        """The report's diagnostics that ``keep`` selects, grouped by file in path order, each with
+        its file's document (a file that cannot be read is skipped; ``document`` said why)."""
+        by_path: dict[str, list[Diagnostic]] = {}
+        for diagnostic in self.report.diagnostics:
+            if keep(diagnostic):
+                by_path.setdefault(diagnostic.path, []).append(diagnostic)
+        for path, diagnostics in sorted(by_path.items()):
+            document = self.document(path)
+            if document is not None:
+                yield document, diagnostics
+
+    def fix_rounds(self) -> None:
+        for _ in range(MAX_ROUNDS):
+            changed = False
+            for document, diagnostics in self.documents_for(self.applicable):
+                changed |= self._fix_round(document, diagnostics)
+            if not changed:
+                return
+            self.relint()
+
+    def _fix_round(self, document: Document, diagnostics: list[Diagnostic]) -> bool:
+        # One order for every run: by rule, then position. FL201 (to ctx.fail) goes before FL301
+        # (to the factory) when both rewrite the same raise, so no factory import is left unused.
+        ordered = sorted(diagnostics, key=lambda d: (d.code, min(e.start for e in d.fix.edits), d.span.line))  # type: ignore[union-attr]
+        text = document.text
+        chosen: list[Diagnostic] = []
+        taken: list[Edit] = []
+        for diagnostic in ordered:
+            fix = diagnostic.fix
+            assert fix is not None
+            if _fix_key(fix) in document.rejected or not _well_formed(fix, len(text)):
+                continue
+            if any(_conflict(edit, other) for edit in fix.edits for other in taken):
+                continue  # the next round, on the new text, will have it again
+            chosen.append(diagnostic)
+            taken.extend(fix.edits)
+        if not chosen:
+            return False
+        new = apply_edits(text, taken)
+        if not _parses(new, document.path):
+            chosen = self._without_breakers(document, chosen)
+            new = apply_edits(text, [edit for d in chosen for edit in d.fix.edits])  # type: ignore[union-attr]
+            if not chosen or not _parses(new, document.path):
+                return False
+        document.text = new
+        document.fixed += len(chosen)
+        return True
+
+    def _without_breakers(self, document: Document, chosen: list[Diagnostic]) -> list[Diagnostic]:
+        """The fixes that parse on their own; the others are reported and never tried again."""
+        kept = []
+        for diagnostic in chosen:
+            fix = diagnostic.fix
+            assert fix is not None
+            if _parses(apply_edits(document.text, fix.edits), document.path):
+                kept.append(diagnostic)
+            else:
+                document.rejected.add(_fix_key(fix))
+                warn(
+                    f"{_display(document.path)}:{diagnostic.span.line}:{diagnostic.span.col + 1}: the fix for "
+                    f"{diagnostic.code} would leave code that does not parse; not applied (please report this)"
+                )
+        return kept
+
+    def relint(self) -> None:
+        """Lint again with the texts changed so far in place of the files."""
+        overrides: dict[str, bytes] = {}
+        stdin = self.options.stdin
+        for document in self.documents.values():
+            if document.changed:
+                try:
+                    overrides[document.path] = document.encode(document.text)
+                except UnicodeEncodeError as exc:  # a fix added a character the encoding lacks
+                    warn(
+                        f"{_display(document.path)}: cannot encode the fixed text as {document.encoding} ({exc.reason}); left alone"
+                    )
+                    document.text = document.original
+        if stdin is not None:
+            stdin_path = os.path.abspath(stdin[0])
+            stdin = (stdin[0], overrides.pop(stdin_path, stdin[1]))
+        options = dataclasses.replace(self.options, overrides={**self.options.overrides, **overrides}, stdin=stdin)
+        self.report = lint(options)
+
+    # ----- suppressions ---------------------------------------------------------------------------
+
+    def suppress_remaining(self) -> None:
+        changed = False
+        for document, diagnostics in self.documents_for(lambda d: d.code not in UNSUPPRESSIBLE):
+            path = document.path
+            edits, unplaced = noqa_edits(document.text, diagnostics)
+            for diagnostic in unplaced:
+                warn(
+                    f"{_display(path)}:{diagnostic.span.line}:{diagnostic.span.col + 1}: no line of this statement "
+                    f"can carry a '# noqa: {diagnostic.code}' (a multi-line string or a backslash continuation)"
+                )
+            if not edits:
+                continue
+            new = apply_edits(document.text, edits)
+            if not _parses(new, path):
+                warn(f"{_display(path)}: adding '# noqa' comments would break the file; left alone")
+                continue
+            document.text = new
+            document.noqa += len(edits)
+            changed = True
+        if changed:
+            self.relint()
+
+    # ----- output ----------------------------------------------------------------------------------
+
+    def diff(self) -> str:
+        return "".join(
+            unified_diff(document.original, document.text, _display(path))
+            for path, document in sorted(self.documents.items())
+            if document.changed
+        )
+
+    def write_all(self) -> list[Document]:
+        written: list[Document] = []
+        left_alone = False
+        for path, document in sorted(self.documents.items()):
+            if not document.changed or document.snapshot is None:
+                continue
+            problem = write_back(path, document.encode(document.text), document.snapshot)
+            if problem is None:
+                written.append(document)
+            else:
+                left_alone = True
+                warn(f"{_display(path)}: {problem}; left alone")
+        if left_alone:  # the report assumed every fixed text was written: lint what is on disk
+            self.report = lint(self.options)
+        return written
+
+    def summarize(self, written: list[Document]) -> None:
+        fixed = sum(d.fixed for d in written)
+        noqa = sum(d.noqa for d in written)
+        self.report.fixed = fixed  # what --exit-non-zero-on-fix asks about
+        if fixed:
+            files = len({d.path for d in written if d.fixed})
+            warn(
+                f"Fixed {fixed} finding{'s' if fixed != 1 else ''} in {files} file{'s' if files != 1 else ''}.",
+                prefix=False,
+            )
+        if noqa:
+            warn(f"Added {noqa} noqa comment{'s' if noqa != 1 else ''}.", prefix=False)
+
+
+# ----- edits ----------------------------------------------------------------------------------------
+
+
+def _fix_key(fix: Fix) -> tuple:
+    return tuple((e.start, e.end, e.content) for e in fix.edits)
+
+
+def _well_formed(fix: Fix, length: int) -> bool:
+    edits = sorted(fix.edits, key=lambda e: (e.start, e.end))
+    if any(not 0 <= e.start <= e.end <= length for e in edits):
+        return False
+    return all(a.end <= b.start and (a.start, a.end) != (b.start, b.end) for a, b in zip(edits, edits[1:]))
+
+
+def _conflict(edit: Edit, other: Edit) -> bool:
+    """Two edits conflict when their ranges overlap or touch, unless they are the same edit.
+    Touching counts: two insertions at one point have no defined order."""
+    if (edit.start, edit.end, edit.content) == (other.start, other.end, other.content):
+        return False
+    return edit.start <= other.end and other.start <= edit.end
+
+
+def apply_edits(text: str, edits: Iterable[Edit]) -> str:
+    """Apply non-conflicting edits (identical ones once), from the end of the text backwards so
+    that each offset still means what it meant in the original."""
+    unique = sorted({(e.start, e.end, e.content) for e in edits}, reverse=True)
+    for start, end, content in unique:
+        text = text[:start] + content + text[end:]
+    return text
+
+
+def _parses(text: str, path: str) -> bool:
+    """The gate a fixed text passes before it may be written: CPython's, as every lint's."""
+    return gate(text, path) is None
+
+
+def _inconsistency(text: str, report: Report, path: str) -> str | None:
+    """Why the text just read is not the one the report's spans point into, if it is not:
+    the file changed between the lint and this read."""
+    linted = report.texts.get(path)
+    if linted is not None and linted != text:
+        return "changed on disk since it was linted"
+    starts = [0]
+    for match in re.finditer(r"\n", text):
+        starts.append(match.end())
+    for diagnostic in report.diagnostics:
+        span = diagnostic.span
+        if diagnostic.path != path or diagnostic.code in UNSUPPRESSIBLE or span.line < 1:
+            continue  # per-file problems carry a line but no offset
+        if span.line > len(starts) or starts[span.line - 1] + span.col != span.start:
+            return "changed on disk since it was linted"
+    return None
+
+
+# ----- files ------------------------------------------------------------------------------------------
+
+
+# ----- --diff ---------------------------------------------------------------------------------------
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def _lines(text: str) -> list[str]:
+    """Lines with their endings, split on line endings only (not on form feeds, as splitlines would)."""
+    return _LINE.findall(text)
+
+
+def unified_diff(old: str, new: str, display: str) -> str:
+    out = []
+    for line in difflib.unified_diff(_lines(old), _lines(new), f"a/{display}", f"b/{display}"):
+        if line.endswith(("\n", "\r")):
+            out.append(line)
+        else:  # the file's last line has no line ending: say so, as diff(1) does
+            out.append(line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+# ----- --add-noqa -------------------------------------------------------------------------------------
+
+_PHYSICAL_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
+_NOQA_CODES = re.compile(r"#\s*noqa:\s*[A-Za-z]+[0-9]+(?:\s*,\s*[A-Za-z]+[0-9]+)*", re.IGNORECASE)
+
+
+def noqa_edits(text: str, diagnostics: list[Diagnostic]) -> tuple[list[Edit], list[Diagnostic]]:
+    """Edits adding ``  # noqa: CODE[, CODE]`` for each diagnostic, and the diagnostics no line
+    could take. A suppression counts on the diagnostic's line or its statement's first line
+    (DESIGN §5); a line ending inside a multi-line string or in a backslash continuation cannot
+    carry a comment, so the other line is used, or none."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return [], list(diagnostics)
+    lines = _PHYSICAL_LINE.findall(text)  # numbered as the spans number them: by "\n"
+    blocked, comments = _comment_map(tokens, lines)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    wanted: dict[int, set[str]] = {}
+    unplaced = []
+    for diagnostic in diagnostics:
+        candidates = (diagnostic.span.line, diagnostic.span.stmt_line)
+        line = next((n for n in candidates if 1 <= n <= len(lines) and n not in blocked), None)
+        if line is None:
+            unplaced.append(diagnostic)
+        else:
+            wanted.setdefault(line, set()).add(diagnostic.code)
+    edits = []
+    for number, codes in sorted(wanted.items()):
+        line = lines[number - 1]
+        content = line.rstrip("\r\n")
+        comment = comments.get(number)
+        if comment is not None:
+            existing = _NOQA_CODES.search(content, comment)
+            if existing is not None:
+                present = {c.strip().upper() for c in existing.group(0).split(":", 1)[1].split(",")}
+                missing = sorted(codes - present)
+                if missing:
+                    at = starts[number - 1] + existing.end()
+                    edits.append(Edit(at, at, ", " + ", ".join(missing)))
+                continue
+        end = len(content.rstrip())
+        listed = ", ".join(sorted(codes))
+        edits.append(Edit(starts[number - 1] + end, starts[number - 1] + len(content), f"  # noqa: {listed}"))
+    return edits, unplaced
+
+
+def _comment_map(tokens: list[tokenize.TokenInfo], lines: list[str]) -> tuple[set[int], dict[int, int]]:
+    """Lines that cannot end with a comment, and the column where each line's comment starts."""
+    blocked: set[int] = set()
+    comments: dict[int, int] = {}
+    fstring_starts: list[int] = []
+    fstring_start = getattr(tokenize, "FSTRING_START", None)  # Python 3.12+
+    fstring_end = getattr(tokenize, "FSTRING_END", None)
+    for token in tokens:
+        if token.type == tokenize.STRING and token.start[0] < token.end[0]:
+            blocked.update(range(token.start[0], token.end[0]))
+        elif fstring_start is not None and token.type == fstring_start:
+            fstring_starts.append(token.start[0])
+        elif fstring_end is not None and token.type == fstring_end and fstring_starts:
+            blocked.update(range(fstring_starts.pop(), token.end[0]))
+        elif token.type == tokenize.COMMENT:
+            comments[token.start[0]] = token.start[1]
+    for number, line in enumerate(lines, start=1):
+        if line.rstrip("\r\n").endswith("\\") and number not in comments:
+            blocked.add(number)  # a backslash continuation: nothing may follow it
+    return blocked, comments
+
+
+# ----- messages ----------------------------------------------------------------------------------------
+
+
+def _display(path: str) -> str:
+    from fusion_lint.base.diagnostics import display_path
+
+    return display_path(path)
+
+
+def warn(message: str, prefix: bool = True) -> None:
+    click.echo(f"fusion-lint: {message}" if prefix else message, err=True)
