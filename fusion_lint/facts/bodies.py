@@ -347,6 +347,7 @@ class FunctionWalker(ParameterReading):
                 data=uses(raised.data, self.names, self.scope) if raised.data is not None else None,
                 assumes=raised.assumes,
                 text=literal_text(raised.message, self.names, self.scope, self.spans),
+                wire_code=raised.wire_code,
             ),
         )
 
@@ -441,6 +442,7 @@ class FunctionWalker(ParameterReading):
                 message=argument_value(call, 1, "message"),
                 data=data,
                 assumes=assumes + code_assumes,
+                wire_code=literal_wire_code(call),
             )
         if api in FACTORY_CODES:
             data = argument_value(call, 1, "data")
@@ -459,7 +461,13 @@ class FunctionWalker(ParameterReading):
             code, code_assumes = self.ex.values.code_of(argument_value(root, 0, "code"), self.scope)
             return Raised("tool_error", exception=qname, code=code, assumes=assumes + code_assumes)
         first = argument(call, 0, "message")
-        return Raised("call", exception=qname, has_cause=cause, message=first.value if first is not None else None)
+        return Raised(
+            "call",
+            exception=qname,
+            has_cause=cause,
+            message=first.value if first is not None else None,
+            wire_code=literal_wire_code(call),
+        )
 
     def call(self, node: ast.Call, at: Cursor, usage: Usage) -> None:
         method = self._fail_method(node.func)
@@ -533,3 +541,20 @@ class FunctionWalker(ParameterReading):
         layout = self.ex.values.call_layout(node, at)
         self._record("constructions", Construction(code, layout, by_keyword, assumes + code_assumes))
         self.ex.needs_names = True
+
+
+def literal_wire_code(call: ast.Call) -> int | None:
+    """The literal integer code of ``X(code, ...)``/``X(code=...)``, or of the ``ErrorData(...)`` it wraps."""
+    code = argument_value(call, 0, "code")
+    if type(code) is ast.Call:  # McpError(ErrorData(code=..., message=...)) / McpError(error=ErrorData(...))
+        code = argument_value(code, 0, "code")
+    elif code is None and type(wrapped := argument_value(call, 0, "error")) is ast.Call:
+        code = argument_value(wrapped, 0, "code")
+    if type(code) is ast.UnaryOp and type(code.op) is ast.USub:
+        operand = code.operand
+        if type(operand) is ast.Constant and type(operand.value) is int:
+            return -operand.value
+        return None
+    if type(code) is ast.Constant and type(code.value) is int:
+        return code.value
+    return None

@@ -229,6 +229,9 @@ class Raise:
     data: Uses | None = None  # what its data argument is built from
     assumes: Assumptions = ()  # the factory/``McpError``/code came through a project module
     text: str | None = None  # the message's literal text (an f-string's up to its first placeholder)
+    #: The literal integer code a raised call carries: its ``code`` (first argument or keyword), or the
+    #: ``code`` of the ``ErrorData(...)`` it wraps (the SDK's ``McpError(ErrorData(code=..., ...))``).
+    wire_code: int | None = None
 
 
 @dataclass(slots=True)

@@ -23,3 +23,4 @@ class Raised:
     message_span: Span | None = None  # placed where the call is (the runtime's raises only)
     data: ast.expr | None = None
     assumes: Assumptions = ()
+    wire_code: int | None = None

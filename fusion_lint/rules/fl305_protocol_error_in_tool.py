@@ -45,7 +45,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
         Example("""
 @tool("get_invoice", errors=ENTRIES)
 async def get_invoice(invoice_id: str, ctx: Context):
-    raise MCPError(-32001, "gone")  # error: FL305 "MCPError"
+    raise MCPError(-32603, "gone")  # error: FL305 "MCPError"
 """),
         Example("""
 from mcp.server.fastmcp import FastMCP
@@ -57,7 +57,7 @@ mcp = FastMCP("billing")
 
 @mcp.tool()
 def get_invoice(invoice_id: str) -> dict:
-    raise McpError(ErrorData(code=-32001, message="gone"))  # error: FL305 "`Error executing tool get_invoice: <its message>`"
+    raise McpError(ErrorData(code=-32603, message="gone"))  # error: FL305 "`Error executing tool get_invoice: <its message>`"
 """),
         Example("""
 from mcp.server.mcpserver import MCPServer
@@ -68,7 +68,7 @@ mcp = MCPServer("billing")
 
 @mcp.tool()
 def get_invoice(invoice_id: str) -> dict:
-    raise MCPError(code=-32001, message="gone")  # error: FL305 "no tool result at all"
+    raise MCPError(code=-32603, message="gone")  # error: FL305 "no tool result at all"
 """),
     )
 

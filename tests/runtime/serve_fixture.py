@@ -4,7 +4,7 @@
     python tests/runtime/serve_fixture.py FRAMEWORK http PORT
 
 FRAMEWORK: ``mcp1``, ``mcpserver``, ``fastmcp`` or ``lowlevel``; each served by the framework's own run
-(``lowlevel``: the fixture's own stdio/HTTP entry point).
+(``lowlevel``: ``lowlevel_billing_server.py``'s own stdio/HTTP entry point).
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ def main() -> None:
     framework, transport = sys.argv[1], sys.argv[2]
     sys.path.insert(0, str(FIXTURES))
     if framework == "lowlevel":
-        sys.argv = [str(FIXTURES / "billing_lowlevel.py"), *(["http", sys.argv[3]] if transport == "http" else [])]
+        script = Path(__file__).with_name("lowlevel_billing_server.py")
+        sys.argv = [str(script), *(["http", sys.argv[3]] if transport == "http" else [])]
         runpy.run_path(sys.argv[0], run_name="__main__")
         return
     app = __import__(MODULES[framework]).app
