@@ -1,0 +1,61 @@
+"""The official conformance suite (``@modelcontextprotocol/conformance``) against FusionServer and ``@contract``.
+
+``.ci/run`` installs the package into ``.ci-node/``. Its CLI needs node >= 22 (it imports ``fs.globSync``);
+Debian's node here is 20, so on this machine the test skips, saying so. Where node is new enough it runs
+``conformance server --url`` against the example FusionServer and the mcp 2.x ``@contract`` fixture over
+Streamable HTTP and requires every active server scenario to pass (exit status 0).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import anyio
+import pytest
+from framework_clients import FRAMEWORKS, MCP_MAJOR, REPO_ROOT, free_port, http_process
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(MCP_MAJOR != 2, reason="FusionServer serves with mcp 2.x")]
+
+CLI = REPO_ROOT / ".ci-node" / "node_modules" / ".bin" / "conformance"
+
+
+def conformance() -> str:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the conformance suite needs node >= 22")
+    major = int(
+        subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip().lstrip("v").split(".")[0]
+    )
+    if major < 22:
+        pytest.skip(f"@modelcontextprotocol/conformance needs node >= 22 (fs.globSync); this machine has node {major}")
+    if not CLI.exists():
+        pytest.skip(f"the conformance suite is not installed at {CLI}: run .ci/run's npm install")
+    return str(CLI)
+
+
+SERVERS = {
+    "fusion": lambda port: ["-m", "fixtures.example_server.server", "--http", "--port", str(port)],
+    **(
+        {"mcpserver": lambda port: ["tests/runtime/serve_fixture.py", "mcpserver", "http", str(port)]}
+        if "mcpserver" in FRAMEWORKS
+        else {}
+    ),
+}
+
+
+@pytest.mark.parametrize("server", sorted(SERVERS))
+def test_every_active_server_scenario_passes(server: str) -> None:
+    cli = conformance()
+
+    async def run() -> subprocess.CompletedProcess[str]:
+        port = free_port()
+        async with http_process(SERVERS[server](port), port) as (url, _process):
+            return await anyio.to_thread.run_sync(
+                lambda: subprocess.run(
+                    [cli, "server", "--url", url], capture_output=True, text=True, timeout=600, cwd=REPO_ROOT
+                )
+            )
+
+    completed = anyio.run(run)
+    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
