@@ -18,7 +18,8 @@ ADAPTER_TESTS=(tests/runtime/test_runtime_frameworks.py tests/runtime/test_runti
   tests/runtime/test_runtime_contract_coverage_static.py tests/contracts/test_contracts_billing.py
   # Issue 33: the hostile handlers, the internals, the draft ToolFailure metadata, every client and transport.
   tests/runtime/test_runtime_hostile_adapters.py tests/runtime/test_runtime_internals.py
-  tests/runtime/test_runtime_tool_failure_meta.py tests/runtime/test_runtime_wire_clients.py)
+  tests/runtime/test_runtime_tool_failure_meta.py tests/runtime/test_runtime_wire_clients.py
+  tests/runtime/test_runtime_inspector_cli.py)
 
 status=0
 for combination in "${COMBINATIONS[@]}"; do
