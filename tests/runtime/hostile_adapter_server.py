@@ -210,20 +210,11 @@ def build(framework: str) -> Any:
 
 
 def main() -> None:
+    from serve_fixture import run  # beside this script: its directory is first on sys.path
+
     framework = sys.argv[1]
     transport = sys.argv[2] if len(sys.argv) > 2 else "stdio"
-    app = build(framework)
-    if transport == "stdio":
-        app.run()
-        return
-    port = int(sys.argv[3])
-    if framework == "fastmcp":
-        app.run(transport="http", host="127.0.0.1", port=port, show_banner=False)
-    elif framework == "mcp1":
-        app.settings.port = port
-        app.run(transport="streamable-http")
-    else:
-        app.run(transport="streamable-http", host="127.0.0.1", port=port)
+    run(framework, build(framework), transport, int(sys.argv[3]) if transport == "http" else None)
 
 
 if __name__ == "__main__":

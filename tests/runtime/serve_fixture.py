@@ -17,6 +17,19 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "frameworks"
 MODULES = {"mcp1": "billing_mcp1", "mcpserver": "billing_mcpserver", "fastmcp": "billing_fastmcp"}
 
 
+def run(framework: str, app: object, transport: str, port: int | None = None) -> None:
+    """Serve ``app`` (an mcp 1.x ``FastMCP``, an ``MCPServer`` or a fastmcp server) with its framework's own run."""
+    if transport == "stdio":
+        app.run()  # type: ignore[attr-defined]
+    elif framework == "fastmcp":
+        app.run(transport="http", host="127.0.0.1", port=port, show_banner=False)  # type: ignore[attr-defined]
+    elif framework == "mcp1":
+        app.settings.port = port  # type: ignore[attr-defined]
+        app.run(transport="streamable-http")  # type: ignore[attr-defined]
+    else:
+        app.run(transport="streamable-http", host="127.0.0.1", port=port)  # type: ignore[attr-defined]
+
+
 def main() -> None:
     framework, transport = sys.argv[1], sys.argv[2]
     sys.path.insert(0, str(FIXTURES))
@@ -25,18 +38,7 @@ def main() -> None:
         sys.argv = [str(script), *(["http", sys.argv[3]] if transport == "http" else [])]
         runpy.run_path(sys.argv[0], run_name="__main__")
         return
-    app = __import__(MODULES[framework]).app
-    if transport == "stdio":
-        app.run()
-        return
-    port = int(sys.argv[3])
-    if framework == "fastmcp":
-        app.run(transport="http", host="127.0.0.1", port=port, show_banner=False)
-    elif framework == "mcp1":
-        app.settings.port = port
-        app.run(transport="streamable-http")
-    else:
-        app.run(transport="streamable-http", host="127.0.0.1", port=port)
+    run(framework, __import__(MODULES[framework]).app, transport, int(sys.argv[3]) if transport == "http" else None)
 
 
 if __name__ == "__main__":
