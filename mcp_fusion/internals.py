@@ -56,8 +56,9 @@ MATRIX: tuple[tuple[str, str], ...] = (
     ("mcp1-oldest", "mcp==1.19.0 pydantic>=2.11,<2.12"),
     ("mcp1-newest-fastmcp3-newest", "mcp==1.30.0 fastmcp==3.4.11"),
     ("fastmcp2-newest", "mcp==1.30.0 fastmcp==2.14.7"),
-    ("fastmcp2-oldest", "fastmcp==2.14.0"),
-    ("fastmcp3-oldest", "fastmcp==3.0.0"),
+    # fastmcp 2.14.0 and 3.0.0 do not cap mcp below 2: pinned to mcp 1.x, as they were built for.
+    ("fastmcp2-oldest", "mcp>=1.19,<2 fastmcp==2.14.0"),
+    ("fastmcp3-oldest", "mcp>=1.19,<2 fastmcp==3.0.0"),
     ("fastmcp4-oldest", "mcp==2.3.0 mcp-types==2.3.0 fastmcp==4.0.0"),
     ("fastmcp4-newest", "mcp==2.3.0 mcp-types==2.3.0 fastmcp==4.2.3"),
 )
