@@ -13,8 +13,8 @@ parts come from :func:`mcp_fusion.wire.tool_result`, so the text and the mirror 
   validation error. The first failure installs the 2.x behaviour for our own results only: an
   error result built here (recognised by identity, :func:`_mark_own_error_result`) skips that
   check; everything else is validated as before.
-* fastmcp 3.x/4.x: its ``ToolResult(..., is_error=True)``; fastmcp 2.x, whose ``ToolResult`` has no
-  ``is_error``, gets a subclass whose MCP result carries it.
+* fastmcp 3.4+/4.x: its public ``ToolResult(..., is_error=True)``; fastmcp 2.x and 3.0-3.3, whose
+  ``ToolResult`` has no ``is_error``, get a subclass whose MCP result carries it.
 * No SDK at all (a unit test calling the function): the result as wire JSON (a dict).
 
 Whether the tool has an output schema (the mirror then travels in ``_meta``) is what the framework
@@ -396,7 +396,7 @@ def _fastmcp_result_class() -> type:
     except ImportError:  # fastmcp 2.x
         from fastmcp.tools.tool import ToolResult
 
-    if "is_error" in getattr(ToolResult, "model_fields", {}):  # fastmcp 3.x and 4.x
+    if "is_error" in getattr(ToolResult, "model_fields", {}):  # fastmcp 3.4+ and 4.x
         return ToolResult
     if sdk_major() == 2:
         from mcp_types import CallToolResult
@@ -404,12 +404,13 @@ def _fastmcp_result_class() -> type:
         from mcp.types import CallToolResult  # type: ignore[no-redef,assignment]
 
     class FusionToolResult(ToolResult):  # type: ignore[misc,valid-type]
-        """fastmcp 2.x's ``ToolResult`` has no ``is_error``: its MCP result carries it here."""
+        """fastmcp 2.x's and 3.0-3.3's ``ToolResult`` has no ``is_error``: its MCP result carries it here."""
 
         def __init__(self, *, content: Any, structured_content: Any, meta: Any, is_error: bool) -> None:
             super().__init__(content=content, structured_content=structured_content)
-            self.meta = meta
-            self.is_error = is_error
+            # Not fields of the (pydantic, in 3.x) model: set past its validation, read by to_mcp_result.
+            object.__setattr__(self, "meta", meta)
+            object.__setattr__(self, "is_error", is_error)
 
         def to_mcp_result(self) -> Any:
             return CallToolResult(

@@ -159,6 +159,16 @@ def _fields(dotted: str, *names: str) -> Callable[[], str | None]:
     return problem
 
 
+def _any_of(*checks: Callable[[], str | None]) -> Callable[[], str | None]:
+    """The piece passes one of these checks (the first one's problem is named otherwise)."""
+
+    def problem() -> str | None:
+        problems = [check() for check in checks]
+        return None if None in problems else problems[0]
+
+    return problem
+
+
 def _mcp1(attribute: str) -> str:
     return f"mcp.server.fastmcp.{attribute}"
 
@@ -287,8 +297,12 @@ INTERNALS: tuple[Internal, ...] = (
     Internal(
         "fastmcp",
         "fastmcp.tools.ToolResult",
-        "to return a failure as fastmcp's own result, ToolResult(is_error=True)",
-        _fields("fastmcp.tools.ToolResult", "is_error", "content", "structured_content", "meta"),
+        "to return a failure as fastmcp's own result: ToolResult(is_error=True) from fastmcp 3.4, before it a "
+        "subclass whose to_mcp_result carries isError",
+        _any_of(
+            _fields("fastmcp.tools.ToolResult", "is_error", "content", "structured_content", "meta"),
+            _callable("fastmcp.tools.ToolResult.to_mcp_result"),
+        ),
         majors=(3, 4),
     ),
     Internal(
