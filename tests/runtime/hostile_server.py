@@ -124,6 +124,11 @@ async def base_exception_group() -> str:
     raise BaseExceptionGroup("several", [SystemExit(3), Halt("inner")])
 
 
+@tool("own_keyboard_interrupt")
+async def own_keyboard_interrupt() -> str:
+    raise KeyboardInterrupt  # the handler's own, not the operator's Ctrl-C: answered like any exception
+
+
 @tool("generator_exit")
 async def generator_exit() -> str:
     raise GeneratorExit
