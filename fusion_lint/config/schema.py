@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import keyword
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from fusion_lint.config.settings import OUTPUT_FORMATS
 from fusion_lint.discovery.walk import glob_problem, pattern_problem
+
+OutputFormat = Literal[OUTPUT_FORMATS]  # type: ignore[valid-type]  # the tuple is the one list of names
 
 
 class SettingsSchema(BaseModel):
@@ -30,6 +33,7 @@ class SettingsSchema(BaseModel):
     recovery_min_words: int = Field(5, alias="recovery-min-words", ge=1, le=100)
     follow_calls: int = Field(3, alias="follow-calls", ge=0, le=20)
     cache_dir: str = Field(".fusion_lint_cache", alias="cache-dir")
+    output_format: OutputFormat | None = Field(None, alias="output-format")
 
     @field_validator("runtime_modules")
     @classmethod

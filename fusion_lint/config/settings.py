@@ -62,6 +62,26 @@ DEFAULT_EXCLUDE = (
 )
 
 
+#: The report formats (``--output-format``, ``output-format``, ``FUSION_LINT_OUTPUT_FORMAT``);
+#: ``output/`` has a reporter for each (a test holds them equal). ``text`` is ``concise``'s old name.
+OUTPUT_FORMATS = (
+    "concise",
+    "full",
+    "text",
+    "json",
+    "json-lines",
+    "sarif",
+    "github",
+    "gitlab",
+    "rdjson",
+    "azure",
+    "pylint",
+    "junit",
+)
+#: Settings that shape only how a report is printed, never what is found: not part of any cache key.
+REPORTING_ONLY = frozenset({"output_format"})
+
+
 class ConfigError(Exception):
     """A configuration problem; its text is the one line the user sees."""
 
@@ -93,6 +113,7 @@ class Settings:
     recovery_min_words: int = 5
     follow_calls: int = 3
     cache_dir: str = ".fusion_lint_cache"
+    output_format: str | None = None  # None: the command line's, the environment's, else concise
 
     def model_dump(self, by_alias: bool = False) -> dict[str, Any]:
         """The fields as a dict (by TOML key with ``by_alias``), in declaration order; a copy, as
@@ -100,8 +121,9 @@ class Settings:
         return {(name.replace("_", "-") if by_alias else name): deepcopy(getattr(self, name)) for name in SETTING_NAMES}
 
     def model_dump_json(self) -> str:
-        """The settings as compact JSON (cache keys, selection memo): equal settings, equal text."""
-        fields_in_order = {name: getattr(self, name) for name in SETTING_NAMES}
+        """The settings as compact JSON (cache keys, selection memo): equal settings, equal text.
+        How the report is printed (``REPORTING_ONLY``) is left out: it changes no finding."""
+        fields_in_order = {name: getattr(self, name) for name in SETTING_NAMES if name not in REPORTING_ONLY}
         return json.dumps(fields_in_order, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -113,6 +135,7 @@ SETTING_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Settings))
 class LoadedConfig:
     settings: Settings
     path: Path | None  # the file it came from; None: defaults
+    extends: tuple[Path, ...] = ()  # the files its ``extend`` chain merged in, nearest first
 
     @property
     def root(self) -> Path | None:
@@ -136,6 +159,23 @@ def parse_settings(table: Any, source: str, table_name: str = "[tool.fusion-lint
 
 def read_config_file(path: Path) -> Settings | None:
     """Settings of one file; None when it is a pyproject.toml without our table."""
+    return read_config(path)[0]
+
+
+def read_config(path: Path) -> tuple[Settings | None, tuple[Path, ...]]:
+    """Settings of one file, its ``extend`` chain merged in, and the files that chain read (the
+    bases, nearest first); ``(None, ())`` for a pyproject.toml without our table."""
+    found = _config_table(path)
+    if found is None:
+        return None, ()
+    table, table_name = found
+    bases: list[Path] = []
+    table = _extended(table, table_name, Path(os.path.abspath(path)), (), bases)
+    return parse_settings(table, str(path), table_name), tuple(bases)
+
+
+def _config_table(path: Path) -> tuple[dict[str, Any], str] | None:
+    """The raw table of a config file and how messages name it; None: a pyproject.toml without it."""
     try:
         data = read_regular(str(path), CONFIG_MAX_BYTES)
     except FileTooLarge:
@@ -148,13 +188,71 @@ def read_config_file(path: Path) -> Settings | None:
         table = tool.get("fusion-lint") if isinstance(tool, dict) else None
         if table is None:
             return None
-        return parse_settings(table, str(path))
+        return table, "[tool.fusion-lint]"
     # fusion-lint.toml and .fusion-lint.toml hold the keys at the top level (a [tool.fusion-lint]
     # table works too).
     nested = document.get("tool", {}).get("fusion-lint") if isinstance(document.get("tool"), dict) else None
     if nested is not None:
-        return parse_settings(nested, str(path))
-    return parse_settings(document, str(path), table_name="")
+        return nested, "[tool.fusion-lint]"
+    return document, ""
+
+
+#: Lists an extending config adds to its base's (ruff's ``extend-*``); every other key replaces.
+EXTENDED_LISTS = ("extend-select", "extend-exclude")
+
+
+def _extended(table: Any, table_name: str, path: Path, chain: tuple[Path, ...], bases: list[Path]) -> dict[str, Any]:
+    """``table`` with its ``extend = "base.toml"`` merged under it (ruff's inheritance): the path
+    is relative to the file that writes it, the base may extend another, a cycle is an error naming
+    every file in it. The extending file's keys replace the base's, ``extend-select`` and
+    ``extend-exclude`` add to them. Each file is validated on its own first, so an error names the
+    file the mistake is in."""
+    if not isinstance(table, dict) or "extend" not in table:
+        return table
+    where = f"{path}: {table_name} " if table_name else f"{path}: "
+    own = {key: value for key, value in table.items() if key != "extend"}
+    target = table["extend"]
+    if not isinstance(target, str) or not target:
+        raise ConfigError(f"{where}key 'extend': expected the path of a config file (got {target!r})")
+    base = Path(os.path.abspath(path.parent / os.path.expanduser(target)))
+    if base == path or base in chain:
+        cycle = " -> ".join(str(p) for p in (*chain, path, base)[(list((*chain, path)).index(base)) :])
+        raise ConfigError(f"{where}key 'extend': the configs extend each other in a cycle: {cycle}")
+    try:
+        base_found = _config_table(base)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}key 'extend': {exc}") from None
+    if base_found is None:
+        raise ConfigError(f"{where}key 'extend': {base}: no [tool.fusion-lint] table")
+    bases.append(base)
+    base_table = _extended(base_found[0], base_found[1], base, (*chain, path), bases)
+    parse_settings(base_table, str(base), base_found[1])  # its own mistakes, named as its own
+    parse_settings(own, str(path), table_name)
+    merged = dict(base_table)
+    for key, value in own.items():
+        merged[key] = [*merged[key], *value] if key in EXTENDED_LISTS and key in merged else value
+    return merged
+
+
+def parse_override(text: str) -> dict[str, Any]:
+    """An inline ``--config "KEY = VALUE"`` (TOML, any number of keys): the settings it sets, by
+    field name; ``ConfigError`` naming the option and the key for a bad one."""
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"--config {text!r}: neither a config file nor a TOML 'KEY = VALUE' pair such as 'follow-calls = 2' ({exc})"
+        ) from None
+    if "extend" in table:
+        raise ConfigError(f"--config {text!r}: key 'extend' belongs in a config file, not on the command line")
+    if not table:
+        return {}
+    from fusion_lint.config.schema import validate
+
+    try:
+        return validate(table)
+    except ValueError as exc:
+        raise ConfigError(f"--config {text!r}: {exc}") from None
 
 
 def parse_toml(data: bytes, path: Path) -> dict[str, Any]:
@@ -214,9 +312,9 @@ def config_in(directory: Path) -> LoadedConfig | None:
         except OSError:  # a path longer than the system allows: nothing can be read there
             is_file = False
         if is_file:
-            settings = read_config_file(path)
+            settings, bases = read_config(path)
             if settings is not None:
-                return LoadedConfig(settings=settings, path=path)
+                return LoadedConfig(settings=settings, path=path, extends=bases)
     return None
 
 
@@ -232,7 +330,7 @@ def find_config(start: Path) -> LoadedConfig:
 
 
 def load_explicit(path: Path) -> LoadedConfig:
-    settings = read_config_file(path)
+    settings, bases = read_config(path)
     if settings is None:
         raise ConfigError(f"{path}: no [tool.fusion-lint] table")
-    return LoadedConfig(settings=settings, path=Path(os.path.abspath(path)))
+    return LoadedConfig(settings=settings, path=Path(os.path.abspath(path)), extends=bases)

@@ -26,10 +26,12 @@ the working directory.
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from fusion_lint.config.settings import DEFAULTS, ConfigError, LoadedConfig, Settings, config_in
 from fusion_lint.discovery.walk import IgnoreRules, PathGlob, anchored_rules, glob_problem, pattern_problem
@@ -122,16 +124,43 @@ def table_of(config: LoadedConfig) -> str:
 class ConfigTree:
     """The configs of a run, each file read once: the closest config of any folder, the project's."""
 
-    def __init__(self, forced: LoadedConfig | None = None, isolated: bool = False, flags: FlagSettings | None = None):
-        self.forced = DEFAULTS if isolated and forced is None else forced
+    def __init__(
+        self,
+        forced: LoadedConfig | None = None,
+        isolated: bool = False,
+        flags: FlagSettings | None = None,
+        overrides: Mapping[str, Any] | None = None,
+    ):
+        """``overrides``: settings by field name that replace every config's (inline ``--config
+        "KEY = VALUE"``), validated already."""
+        self.overrides = dict(overrides or {})
+        forced = DEFAULTS if isolated and forced is None else forced
+        self.forced = self._overridden(forced) if forced is not None else None
         self.flags = flags or FlagSettings()
         self._closest: dict[Path, LoadedConfig] = {}
+        self._overridden_configs: dict[Path | None, LoadedConfig] = {}
         self._scopes: dict[Path | None, Scope] = {}
 
+    def _overridden(self, config: LoadedConfig) -> LoadedConfig:
+        if not self.overrides:
+            return config
+        settings = dataclasses.replace(config.settings, **self.overrides)
+        return dataclasses.replace(config, settings=settings)
+
     def closest(self, directory: Path) -> LoadedConfig:
-        """The config governing the files directly in ``directory`` (an absolute path)."""
+        """The config governing the files directly in ``directory`` (an absolute path), with the
+        inline overrides applied."""
         if self.forced is not None:
             return self.forced
+        found = self._closest_file(directory)
+        if not self.overrides:
+            return found
+        known = self._overridden_configs.get(found.path)  # one object per config: scopes are kept by it
+        if known is None:
+            known = self._overridden_configs[found.path] = self._overridden(found)
+        return known
+
+    def _closest_file(self, directory: Path) -> LoadedConfig:
         known = self._closest.get(directory)  # every file of a folder asks: no walk up for those after the first
         if known is not None:
             return known
@@ -157,7 +186,9 @@ class ConfigTree:
         (pre-commit, the editor) resolves ``x.py`` in the same project as ``fusion-lint .`` does."""
         config = self.closest(common_folder(paths))
         while config.root is not None and (config.root / "__init__.py").is_file():
-            above = self.closest(config.root.parent) if config.root.parent != config.root else DEFAULTS
+            above = (
+                self.closest(config.root.parent) if config.root.parent != config.root else self._overridden(DEFAULTS)
+            )
             if above.path is None:
                 break  # no config above the package: its own is the project's
             config = above

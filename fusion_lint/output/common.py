@@ -2,15 +2,34 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
+from functools import lru_cache
+from pathlib import Path
+
 from fusion_lint.base.diagnostics import Diagnostic, display_path
 from fusion_lint.check.report import Report
 
-__all__ = ["display_path", "plural", "source_excerpt", "statistics", "statistics_lines", "summary", "summary_lines"]
+__all__ = [
+    "display_path",
+    "fingerprints",
+    "plural",
+    "repository_path",
+    "repository_root",
+    "source_excerpt",
+    "statistics",
+    "statistics_lines",
+    "summary",
+    "summary_lines",
+]
 
 
 def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
+
+#: Where fusion-lint is described (SARIF's ``informationUri``, rdjson's ``source.url``).
+INFORMATION_URI = "https://github.com/fusion-lint/fusion-lint"
 
 #: What the linter recognises, named when it finds none of it.
 RECOGNISED = "mcp_fusion, mcp 1.x FastMCP, mcp 2.x MCPServer, fastmcp 2-4 and the low-level server"
@@ -98,3 +117,67 @@ def statistics_lines(report: Report) -> list[str]:
         f"{count:>5}  {code}  {('[*] ' if fixable else '[ ] ') if marks else ''}{name}"
         for count, code, name, fixable in counted
     ]
+
+
+@lru_cache(maxsize=1024)
+def _repository_of(folder: str) -> str | None:
+    """The nearest folder at or above ``folder`` holding ``.git`` (a folder, or the file of a
+    worktree or submodule); None outside any repository."""
+    current = folder
+    while True:
+        if os.path.lexists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def repository_root(path: str) -> str | None:
+    """The repository root of a file: the folder holding ``.git`` nearest above it."""
+    return _repository_of(os.path.dirname(os.path.abspath(path)))
+
+
+def repository_path(path: str) -> tuple[str, bool]:
+    """``(path, in_repository)``: the file relative to its repository root with ``/`` separators
+    (what GitHub code scanning and GitLab resolve against the checkout, whatever folder the run
+    started in); outside a repository, the path as the user sees it."""
+    absolute = os.path.abspath(path)
+    root = repository_root(absolute)
+    if root is not None:
+        return Path(os.path.relpath(absolute, root)).as_posix(), True
+    return Path(display_path(path)).as_posix(), False
+
+
+def file_lines(report: Report, path: str, cache: dict[str, list[str]]) -> list[str]:
+    """The lines of a reported file as the run saw it (its text in the report, else the file)."""
+    if path not in cache:
+        text = report.texts.get(path)
+        if text is None:
+            try:
+                with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+                    text = handle.read()
+            except OSError:
+                text = ""
+        cache[path] = text.split("\n")
+    return cache[path]
+
+
+def fingerprints(report: Report) -> list[str]:
+    """One per diagnostic, stable across unrelated edits and across working directories: a digest of
+    the rule, the file (relative to its repository root) and the text of the finding's line without
+    its indentation, with the finding's rank among those that share all three — never its line
+    number, so adding a line above keeps it (SARIF's ``partialFingerprints``, GitLab's
+    ``fingerprint``)."""
+    lines_of: dict[str, list[str]] = {}
+    seen: dict[tuple[str, str, str], int] = {}
+    prints = []
+    for diagnostic in report.diagnostics:
+        lines = file_lines(report, diagnostic.path, lines_of)
+        line = lines[diagnostic.span.line - 1].strip() if 1 <= diagnostic.span.line <= len(lines) else ""
+        key = (diagnostic.code, repository_path(diagnostic.path)[0], line)
+        rank = seen.get(key, 0)
+        seen[key] = rank + 1
+        digest = hashlib.sha256("\0".join([*key, str(rank)]).encode("utf-8", "surrogateescape"))
+        prints.append(digest.hexdigest()[:32])
+    return prints

@@ -6,7 +6,6 @@ well-formed SARIF log whatever the flags.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -16,12 +15,11 @@ from urllib.parse import quote
 from fusion_lint import __version__
 from fusion_lint.base.diagnostics import Diagnostic
 from fusion_lint.check.report import Report
-from fusion_lint.output.common import display_path, source_excerpt
+from fusion_lint.output.common import INFORMATION_URI, fingerprints, repository_root, source_excerpt
 from fusion_lint.output.docs import rule_markdown
 from fusion_lint.rules import Rule, all_rules
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-INFORMATION_URI = "https://github.com/fusion-lint/fusion-lint"
 SOURCE_ROOT = "%SRCROOT%"
 
 
@@ -52,43 +50,26 @@ def _sarif_rule(rule: type[Rule]) -> dict:
 FINGERPRINT = "fusionLint/v1"
 
 
-def _fingerprints(report: Report) -> list[str]:
-    """One per diagnostic, stable across unrelated edits: a digest of the rule, the file (as the
-    report shows it) and the text of the finding's line without its indentation, with the finding's
-    rank among those that share all three — never its line number, so adding a line above keeps it."""
-    texts: dict[str, list[str]] = {}
-    seen: dict[tuple[str, str, str], int] = {}
-    prints = []
-    for diagnostic in report.diagnostics:
-        if diagnostic.path not in texts:
-            text = report.texts.get(diagnostic.path)
-            texts[diagnostic.path] = (text if text is not None else _read(diagnostic.path)).split("\n")
-        lines = texts[diagnostic.path]
-        line = lines[diagnostic.span.line - 1].strip() if 1 <= diagnostic.span.line <= len(lines) else ""
-        key = (diagnostic.code, Path(display_path(diagnostic.path)).as_posix(), line)
-        rank = seen.get(key, 0)
-        seen[key] = rank + 1
-        digest = hashlib.sha256("\0".join([*key, str(rank)]).encode("utf-8", "surrogateescape"))
-        prints.append(digest.hexdigest()[:32])
-    return prints
+def _source_root(report: Report) -> str:
+    """What ``%SRCROOT%`` stands for: the repository holding the reported files (the folder with
+    ``.git``), found from the files, not from the working directory; outside any repository, the
+    working directory (as before repositories were looked for)."""
+    for path in [*report.checked[:1], *(d.path for d in report.diagnostics[:1])]:
+        root = repository_root(path)
+        if root is not None:
+            return root
+    return repository_root(os.path.join(os.getcwd(), "x")) or os.getcwd()
 
 
-def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read()
-    except OSError:
-        return ""
-
-
-def _artifact_location(path: str) -> dict:
-    """A URI relative to the working directory (the checkout root in CI), as code scanning expects;
-    a file outside it keeps an absolute ``file:`` URI."""
-    relative = display_path(path)
-    if os.path.isabs(relative):
-        return {"uri": Path(relative).as_uri()}
-    # The file system's bytes, percent-encoded: a name that is not valid UTF-8 stays that name.
-    return {"uri": quote(os.fsencode(Path(relative).as_posix())), "uriBaseId": SOURCE_ROOT}
+def _artifact_location(path: str, source_root: str) -> dict:
+    """A URI relative to the repository root (what code scanning resolves against the checkout,
+    whatever folder the run started in); a file outside it keeps an absolute ``file:`` URI."""
+    absolute = os.path.abspath(path)
+    if absolute.startswith(source_root.rstrip(os.sep) + os.sep):
+        relative = Path(os.path.relpath(absolute, source_root)).as_posix()
+        # The file system's bytes, percent-encoded: a name that is not valid UTF-8 stays that name.
+        return {"uri": quote(os.fsencode(relative)), "uriBaseId": SOURCE_ROOT}
+    return {"uri": Path(absolute).as_uri()}
 
 
 def _sarif_region(report: Report, diagnostic: Diagnostic, show_source: bool) -> dict:
@@ -128,8 +109,9 @@ def sarif(report: Report, *, show_source: bool = False, quiet: bool = False, sta
     rules = _reported_rules(report)
     index = {rule.code: position for position, rule in enumerate(rules)}
     results = []
-    for diagnostic, fingerprint in zip(report.diagnostics, _fingerprints(report)):
-        location = _artifact_location(diagnostic.path)
+    source_root = _source_root(report)
+    for diagnostic, fingerprint in zip(report.diagnostics, fingerprints(report)):
+        location = _artifact_location(diagnostic.path, source_root)
         result = {
             "ruleId": diagnostic.code,
             "ruleIndex": index[diagnostic.code],
@@ -159,7 +141,7 @@ def sarif(report: Report, *, show_source: bool = False, quiet: bool = False, sta
                 "rules": [_sarif_rule(r) for r in rules],
             }
         },
-        "originalUriBaseIds": {SOURCE_ROOT: {"uri": Path(os.getcwd()).as_uri().rstrip("/") + "/"}},
+        "originalUriBaseIds": {SOURCE_ROOT: {"uri": Path(source_root).as_uri().rstrip("/") + "/"}},
         "columnKind": "unicodeCodePoints",
         "invocations": [{"executionSuccessful": True}],
         "results": results,

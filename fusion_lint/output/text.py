@@ -1,4 +1,6 @@
-"""``text``: ``path:line:col: CODE [name] message`` grouped per file, then the summary (DESIGN §7).
+"""``concise`` (also called ``text``): ``path:line:col: CODE [name] message`` grouped per file, then
+the summary (DESIGN §7); ``full``: the same with each finding's source line, a caret under the span
+and, where ``--fix`` can fix it, what the fix does (ruff's two text formats).
 
 With ``color`` (``--color``, or a terminal), the path is bold and the code red (an error) or yellow
 (a warning), as ruff draws them; the characters are the same either way.
@@ -13,8 +15,16 @@ from fusion_lint.output.common import display_path, source_excerpt, statistics_l
 
 
 def text(
-    report: Report, *, show_source: bool = False, quiet: bool = False, statistics: bool = False, color: bool = False
+    report: Report,
+    *,
+    show_source: bool = False,
+    quiet: bool = False,
+    statistics: bool = False,
+    color: bool = False,
+    show_fixes: bool = False,
 ) -> str:
+    """``show_fixes``: under each finding with a fix, what the fix does and whether it is safe."""
+
     def style(value: str, **how: object) -> str:
         return click.style(value, **how) if color else value  # type: ignore[arg-type]
 
@@ -34,6 +44,9 @@ def text(
             )
             if show_source:
                 out.extend(source_excerpt(report, diagnostic))
+            if show_fixes and diagnostic.fix is not None:
+                unsafe = " (unsafe: --unsafe-fixes)" if diagnostic.fix.applicability == "unsafe" else ""
+                out.append(f"  {style('fix', bold=True)}: {diagnostic.fix.message}{unsafe}")
     counted = statistics_lines(report) if statistics else []
     if counted:  # a blank line only between blocks: a clean --quiet run prints nothing at all
         out.extend(["", *counted] if out else counted)
@@ -42,3 +55,10 @@ def text(
             out.append("")
         out.extend(style(line, bold=True) for line in summary_lines(report))
     return "\n".join(out) + ("\n" if out else "")
+
+
+def full(report: Report, **flags: object) -> str:
+    """``concise`` with the source line and caret of every finding and what its fix does."""
+    flags.pop("show_source", None)
+    flags.pop("show_fixes", None)
+    return text(report, show_source=True, show_fixes=True, **flags)  # type: ignore[arg-type]
