@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 # Submodules bound by ``import pkg.mod as mod``, not ``from . import mod``: the latter takes the
 # package's attribute when it has one, which is stale once the module was dropped from sys.modules
@@ -65,6 +66,8 @@ class Options:
     # absolute path -> content to lint instead of the file on disk (the rounds of --fix)
     overrides: dict[str, bytes] = field(default_factory=dict)
     report_unused_suppressions: bool = False
+    # Inline ``--config "KEY = VALUE"``: settings by field name replacing every config's.
+    setting_overrides: dict[str, Any] = field(default_factory=dict)
     # An in-memory project (absolute path -> content): the files are these and nothing else, no
     # file is read from disk and none is written, and they are parsed in this process (the rule
     # examples' harness: snippets we wrote, not hostile input).
@@ -150,7 +153,16 @@ def _tree(options: Options) -> ConfigTree:
         forced = LoadedConfig(settings=options.settings, path=forced.path if forced is not None else None)
     if forced is None and options.sources is not None:
         forced = DEFAULTS  # an in-memory project reads no config
-    return ConfigTree(forced, options.isolated, options.flags)
+    return ConfigTree(forced, options.isolated, options.flags, options.setting_overrides)
+
+
+def run_root(options: Options, config: LoadedConfig, paths: Sequence[Path]) -> Path:
+    """The project root of a run. A config forced by ``--config FILE`` decides the settings, never
+    where the project is: ``--config ../base.toml`` keeps the root where the configs on disk put it
+    (a sibling project under ``..`` must not join this one's files and tool vocabulary)."""
+    if options.config is not None and options.sources is None:
+        config = ConfigTree(None, False, options.flags).project(paths)
+    return project_root(config, paths)
 
 
 def project_root(config: LoadedConfig, paths: Sequence[Path]) -> Path:
@@ -176,7 +188,7 @@ def discover(
     """The project root, each file's scope, the walker, and the files the paths name (what is
     reported on: excludes apply to files named explicitly, and to the name a buffer is linted as)."""
     paths = [Path(p) for p in options.paths]
-    root = project_root(config, paths)
+    root = run_root(options, config, paths)
     scopes = FileScopes(tree, root, selector)
     respect = options.flags.respect_gitignore
     walker = Walker(

@@ -22,6 +22,8 @@ class Report:
     # What the reported files define, by kind (tool, resource, prompt, dispatcher): what was checked.
     definitions: dict[str, int] = field(default_factory=dict)
     fixed: int = 0  # findings --fix fixed (in the files written, or in the buffer it returns)
+    # What --fix fixed, per file: (code, name) -> how many (``--show-fixes`` lists them).
+    fixed_rules: dict[str, dict[tuple[str, str], int]] = field(default_factory=dict)
 
     @property
     def errors(self) -> int:

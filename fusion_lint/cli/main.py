@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
 import io
 import json
 import os
@@ -16,10 +17,11 @@ from typing import Any
 import click
 
 from fusion_lint import __version__
-from fusion_lint.config.settings import ConfigError, load_explicit
+from fusion_lint.config.settings import OUTPUT_FORMATS, ConfigError, load_explicit, parse_override
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-OUTPUT_FORMATS = ("text", "json", "sarif", "github", "junit")
+#: The environment's choice of report format, between the flag's and the config's (ruff's order).
+OUTPUT_FORMAT_ENV = "FUSION_LINT_OUTPUT_FORMAT"
 
 
 def _codes(values: tuple[str, ...]) -> list[str]:
@@ -51,8 +53,23 @@ class DefaultGroup(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version", "-V")):
+            if args:
+                self._refuse_mistyped_command(args[0])
             args = ["check", *args]
         return super().parse_args(ctx, args)
+
+    def _refuse_mistyped_command(self, word: str) -> None:
+        """A first word that is no command and no existing path, but close to a command's name
+        (``clena``), or a bare word naming nothing at all, is a usage error — never a path to lint."""
+        if word.startswith("-") or os.path.lexists(word):
+            return
+        close = difflib.get_close_matches(word, sorted(self.commands), n=1, cutoff=0.6)
+        if close:
+            raise FlagError(f"unknown command '{word}' (did you mean '{close[0]}'?)")
+        if not any(mark in word for mark in ("/", os.sep, ".")):
+            raise FlagError(
+                f"'{word}' is neither a command ({', '.join(sorted(self.commands))}) nor a file or directory"
+            )
 
 
 @click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -80,12 +97,13 @@ def use_color(choice: str, stream: Any) -> bool:
 
 
 def emit(output: str | bytes, output_file: Path | None, color: bool = False, err: bool = False) -> None:
-    """The report on standard output, or only in ``--output-file`` (that file and nothing else is
-    written: a missing folder is an error, never created)."""
+    """The report on standard output, or only in ``--output-file`` (its missing folders are
+    created, as ruff does)."""
     if output_file is None:
         click.echo(output, nl=False, color=color, err=err)
         return
     try:
+        output_file.parent.mkdir(parents=True, exist_ok=True)
         with open(output_file, "wb") as handle:
             handle.write(output if isinstance(output, bytes) else output.encode("utf-8"))
     except OSError as exc:
@@ -98,8 +116,16 @@ def emit(output: str | bytes, output_file: Path | None, color: bool = False, err
     "--select", multiple=True, help="Rule codes, prefixes or names to enable (replaces the config's selection)."
 )
 @click.option("--ignore", multiple=True, help="Rule codes, prefixes or names to disable.")
+@click.option(
+    "--extend-ignore", multiple=True, help="Rule codes, prefixes or names to disable in addition (as --ignore)."
+)
 @click.option("--extend-select", multiple=True, help="Rule codes, prefixes or names to enable in addition.")
-@click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True)
+@click.option(
+    "--output-format",
+    type=click.Choice(OUTPUT_FORMATS),
+    default=None,
+    help=f"How to print the report [default: concise; else ${OUTPUT_FORMAT_ENV}, else output-format in the config].",
+)
 @click.option(
     "--output-file",
     "-o",
@@ -107,7 +133,14 @@ def emit(output: str | bytes, output_file: Path | None, color: bool = False, err
     default=None,
     help="Write the report to this file instead of standard output.",
 )
-@click.option("--statistics", is_flag=True, help="Count the findings per rule ([*]: --fix can fix some).")
+@click.option(
+    "--statistics",
+    is_flag=True,
+    help="Print the findings counted per rule instead of the findings ([*]: --fix can fix some).",
+)
+@click.option(
+    "--show-fixes", is_flag=True, help="Show what each fix does; with --fix, list what was fixed per file and rule."
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when --fix or --fix-only fixed something.")
 @click.option("--quiet", "-q", is_flag=True, help="Print diagnostics only, no summary.")
@@ -132,10 +165,10 @@ def emit(output: str | bytes, output_file: Path | None, color: bool = False, err
 @click.option("--stdin-filename", type=str, default=None, help="Lint standard input as if it were this file.")
 @click.option(
     "--config",
-    "config_path",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Use this config file for every file (no other is read).",
+    "config_values",
+    multiple=True,
+    metavar="FILE | 'KEY = VALUE'",
+    help="A config file for every file (no other is read), or a TOML 'KEY = VALUE' overriding every config's.",
 )
 @click.option("--isolated", is_flag=True, help="Read no config file: the defaults and the flags only.")
 @click.option("--exclude", multiple=True, help="Patterns to exclude, replacing every config's exclude.")
@@ -171,10 +204,12 @@ def _check(
     paths: tuple[str, ...],
     select: tuple[str, ...],
     ignore: tuple[str, ...],
+    extend_ignore: tuple[str, ...],
     extend_select: tuple[str, ...],
-    output_format: str,
+    output_format: str | None,
     output_file: Path | None,
     statistics: bool,
+    show_fixes: bool,
     exit_zero: bool,
     exit_non_zero_on_fix: bool,
     quiet: bool,
@@ -190,7 +225,7 @@ def _check(
     add_noqa: bool,
     report_unused_suppressions: bool,
     stdin_filename: str | None,
-    config_path: Path | None,
+    config_values: tuple[str, ...],
     isolated: bool,
     exclude: tuple[str, ...],
     extend_exclude: tuple[str, ...],
@@ -203,9 +238,10 @@ def _check(
 ) -> None:
     from fusion_lint.check.engine import Options, Selection, UsageError, lint
     from fusion_lint.config.tree import FlagSettings
-    from fusion_lint.output import FORMATTERS
+    from fusion_lint.output import DOCUMENT_FORMATS, FORMATTERS, TEXT_FORMATS
 
     try:
+        chosen_format = output_format or _environment_format()
         stdin = None
         path_list = list(paths) or ["."]
         if stdin_filename is not None:
@@ -215,6 +251,7 @@ def _check(
             path_list = [stdin_filename]
         elif "-" in paths:
             raise UsageError("reading standard input needs --stdin-filename NAME")
+        config_path, overrides = _config_values(config_values)
         if isolated and config_path is not None:
             raise UsageError("--config and --isolated contradict each other: give one")
         config = load_explicit(config_path) if config_path is not None else None
@@ -230,18 +267,23 @@ def _check(
                 respect_gitignore,
             ),
             selection=Selection(
-                select=_codes(select) or None, ignore=_codes(ignore), extend_select=_codes(extend_select)
+                select=_codes(select) or None,
+                ignore=_codes(ignore) + _codes(extend_ignore),
+                extend_select=_codes(extend_select),
             ),
             jobs=jobs,
             use_cache=not no_cache,
             stdin=stdin,
             report_unused_suppressions=report_unused_suppressions,
+            setting_overrides=overrides,
         )
         if show_settings or show_files:
+            from fusion_lint.check.engine import configure_tree
             from fusion_lint.output.show import files_to_check
             from fusion_lint.output.show import show_settings as settings_shown
 
-            shown = settings_shown(options, output_format == "json") if show_settings else files_to_check(options)
+            as_json = (chosen_format or configure_tree(options)[1].settings.output_format) == "json"
+            shown = settings_shown(options, as_json) if show_settings else files_to_check(options)
             if not silent:
                 emit(shown, output_file)
             return
@@ -266,22 +308,30 @@ def _check(
                     emit(outcome, output_file if diff else None)
                 if diff:
                     raise click.exceptions.Exit(EXIT_FINDINGS if outcome and not exit_zero else EXIT_CLEAN)
+        if show_fixes and report.fixed_rules and not silent:
+            click.echo(_fixes_listed(report.fixed_rules), err=True, nl=False)
         fixed_something = exit_non_zero_on_fix and report.fixed > 0
         if fix_only:  # what remains is not reported
             raise click.exceptions.Exit(EXIT_FINDINGS if fixed_something and not exit_zero else EXIT_CLEAN)
-        formatter = FORMATTERS[output_format]
+        # CLI, then environment (both checked above), then the project's config, then concise.
+        output_format = chosen_format or report.config.settings.output_format or "concise"
         # With the fixed buffer on stdout (an editor replaces its buffer with it), findings go to stderr.
         buffer_out = stdin is not None and (fix or add_noqa)
         stream = sys.stderr if buffer_out else sys.stdout
-        color = output_format == "text" and use_color(color_choice, stream if output_file is None else None)
-        extra = {"color": color} if output_format == "text" else {}
-        if not silent:
-            emit(
-                formatter(report, show_source=show_source, quiet=quiet, statistics=statistics, **extra),
-                output_file,
-                color=color,
-                err=buffer_out,
+        drawn = output_format in TEXT_FORMATS
+        color = drawn and use_color(color_choice, stream if output_file is None else None)
+        if statistics and output_format not in DOCUMENT_FORMATS:  # the counts instead of the findings
+            from fusion_lint.output.statistics import statistics_report
+
+            rendered = statistics_report(report, as_json=output_format in ("json", "json-lines"), quiet=quiet)
+            color = False
+        else:
+            extra: dict[str, Any] = {"color": color, "show_fixes": show_fixes} if drawn else {}
+            rendered = FORMATTERS[output_format](
+                report, show_source=show_source, quiet=quiet, statistics=statistics, **extra
             )
+        if not silent:
+            emit(rendered, output_file, color=color, err=buffer_out)
     except click.exceptions.Exit:
         raise
     except (ConfigError, UsageError) as exc:
@@ -292,6 +342,75 @@ def _check(
         raise fail(f"internal error: {type(exc).__name__}: {exc} (run with --verbose for the traceback)") from None
     if (report.diagnostics or fixed_something) and not exit_zero:
         raise click.exceptions.Exit(EXIT_FINDINGS)
+
+
+def _environment_format() -> str | None:
+    """``FUSION_LINT_OUTPUT_FORMAT``, when set and not empty; a name it does not know is a usage
+    error naming the variable."""
+    value = os.environ.get(OUTPUT_FORMAT_ENV, "").strip()
+    if not value:
+        return None
+    if value not in OUTPUT_FORMATS:
+        raise ConfigError(f"{OUTPUT_FORMAT_ENV}={value!r}: expected one of {', '.join(OUTPUT_FORMATS)}")
+    return value
+
+
+def _config_values(values: tuple[str, ...]) -> tuple[Path | None, dict[str, Any]]:
+    """``--config`` values: at most one config file (an existing file, or anything without ``=``),
+    and any number of inline TOML overrides (``"follow-calls = 2"``), later ones winning."""
+    path: Path | None = None
+    overrides: dict[str, Any] = {}
+    for value in values:
+        if os.path.isfile(value) or "=" not in value:
+            if path is not None:
+                raise ConfigError(f"--config: one config file at most (got {str(path)!r} and {value!r})")
+            path = Path(value)
+        else:
+            overrides.update(parse_override(value))
+    return path, overrides
+
+
+def _fixes_listed(fixed_rules: dict[str, dict[tuple[str, str], int]]) -> str:
+    """``--show-fixes`` after ``--fix``: what was fixed, per file and rule (ruff's listing)."""
+    from fusion_lint.base.diagnostics import display_path
+
+    total = sum(sum(counts.values()) for counts in fixed_rules.values())
+    lines = [f"Fixed {total} finding{'s' if total != 1 else ''}:"]
+    for path in sorted(fixed_rules):
+        lines.append(f"- {display_path(path)}:")
+        for (code, name), count in sorted(fixed_rules[path].items()):
+            lines.append(f"    {count} \u00d7 {code} ({name})")
+    return "\n".join(lines) + "\n"
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.option("--config", "config_path", type=click.Path(path_type=Path), default=None, help="Use this config file.")
+def clean(paths: tuple[str, ...], config_path: Path | None) -> None:
+    """Remove the cache of the project under PATHS (default: here): only the directory fusion-lint
+    created and signed; anything else at that place is left untouched."""
+    from fusion_lint.check.engine import Options, UsageError, configure_tree, run_root
+    from fusion_lint.memo.store import cache_directory, remove_cache
+
+    try:
+        config = load_explicit(config_path) if config_path is not None else None
+        options = Options(paths=list(paths) or ["."], config=config)
+        _, project, settings = configure_tree(options)
+        root = run_root(options, project, [Path(p) for p in options.paths])
+        try:
+            directory = cache_directory(settings.cache_dir, root)
+        except ConfigError:  # neither the folder nor its fusion-lint subfolder is ours: nothing to remove
+            directory = None
+        removed = remove_cache(directory) if directory is not None else False
+    except (ConfigError, UsageError, OSError) as exc:
+        raise fail(str(exc)) from None
+    shown = directory if directory is not None else Path(settings.cache_dir)
+    if removed:
+        click.echo(f"Removed the cache at {shown}")
+    elif removed is None:
+        click.echo(f"No cache at {shown}: nothing to remove")
+    else:
+        click.echo(f"{shown} is not a fusion-lint cache: left untouched")
 
 
 @main.command()

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from fusion_lint.config.settings import OUTPUT_FORMATS
+from fusion_lint.config.formats import OUTPUT_FORMATS
 from fusion_lint.discovery.walk import glob_problem, pattern_problem
 
 OutputFormat = Literal[OUTPUT_FORMATS]  # type: ignore[valid-type]  # the tuple is the one list of names

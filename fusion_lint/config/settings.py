@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fusion_lint.base.files import FileTooLarge, read_regular
+from fusion_lint.config.formats import OUTPUT_FORMATS as OUTPUT_FORMATS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -62,22 +63,6 @@ DEFAULT_EXCLUDE = (
 )
 
 
-#: The report formats (``--output-format``, ``output-format``, ``FUSION_LINT_OUTPUT_FORMAT``);
-#: ``output/`` has a reporter for each (a test holds them equal). ``text`` is ``concise``'s old name.
-OUTPUT_FORMATS = (
-    "concise",
-    "full",
-    "text",
-    "json",
-    "json-lines",
-    "sarif",
-    "github",
-    "gitlab",
-    "rdjson",
-    "azure",
-    "pylint",
-    "junit",
-)
 #: Settings that shape only how a report is printed, never what is found: not part of any cache key.
 REPORTING_ONLY = frozenset({"output_format"})
 

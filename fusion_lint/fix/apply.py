@@ -53,6 +53,7 @@ class Document:
     snapshot: Snapshot | None  # None: standard input
     text: str = ""
     fixed: int = 0  # fixes applied
+    fixed_rules: dict[tuple[str, str], int] = field(default_factory=dict)  # (code, name) -> fixes applied
     noqa: int = 0  # suppression comments added
     rejected: set[tuple] = field(default_factory=set)  # fixes that broke the text: never retried
 
@@ -200,6 +201,9 @@ class _Session:
                 return False
         document.text = new
         document.fixed += len(chosen)
+        for diagnostic in chosen:
+            key = (diagnostic.code, diagnostic.name)
+            document.fixed_rules[key] = document.fixed_rules.get(key, 0) + 1
         return True
 
     def _without_breakers(self, document: Document, chosen: list[Diagnostic]) -> list[Diagnostic]:
@@ -290,6 +294,7 @@ class _Session:
         fixed = sum(d.fixed for d in written)
         noqa = sum(d.noqa for d in written)
         self.report.fixed = fixed  # what --exit-non-zero-on-fix asks about
+        self.report.fixed_rules = {d.path: dict(d.fixed_rules) for d in written if d.fixed}  # --show-fixes
         if fixed:
             files = len({d.path for d in written if d.fixed})
             warn(

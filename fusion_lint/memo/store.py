@@ -177,6 +177,18 @@ def cache_directory(configured: str, root: Path | None) -> Path:
     )
 
 
+def remove_cache(directory: Path) -> bool | None:
+    """``fusion-lint clean``: delete ``directory`` when it is a fusion-lint cache (signed, a real
+    folder, not a link); anything else is left untouched. True: removed; None: nothing there;
+    False: something that is not ours (kept)."""
+    verdict = ownership(directory)
+    if verdict is not True:
+        return verdict
+    shutil.rmtree(directory)  # a link inside is removed as a link, never followed
+    _OWNED.clear()
+    return True
+
+
 def ownership(directory: Path) -> bool | None:
     """None: nothing there yet; True: a fusion-lint cache; False: anything else."""
     try:

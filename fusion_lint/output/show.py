@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fusion_lint.base.diagnostics import display_path
-from fusion_lint.check.engine import Options, configure_tree, discover, project_root
+from fusion_lint.check.engine import Options, configure_tree, discover, run_root
 from fusion_lint.check.selection import RuleSelector
 from fusion_lint.rules import all_rules
 
@@ -30,7 +30,7 @@ PER_FILE_KEYS = (
     "extend-exclude",
     "recovery-min-words",
 )
-PROJECT_KEYS = ("runtime-modules", "follow-calls", "cache-dir", "respect-gitignore")
+PROJECT_KEYS = ("runtime-modules", "follow-calls", "cache-dir", "respect-gitignore", "output-format")
 
 
 def files_to_check(options: Options) -> str:
@@ -45,7 +45,7 @@ def settings_of(options: Options) -> dict[str, Any]:
     tree, config, settings = configure_tree(options)
     paths = [Path(p) for p in options.paths]
     target = Path(os.path.abspath(options.stdin[0] if options.stdin else options.paths[0]))
-    root = project_root(config, paths)
+    root = run_root(options, config, paths)
     scope = tree.scope(target if target.is_dir() else target.parent, root)
     selector = RuleSelector(options.selection, all_rules())
     enabled = selector.check(scope)
@@ -66,6 +66,7 @@ def settings_of(options: Options) -> dict[str, Any]:
     return {
         "file": str(target),
         "settings_path": str(scope.config.path) if scope.config.path else None,
+        "settings_extends": [str(base) for base in scope.config.extends],  # its ``extend`` chain
         "settings": {key: dumped[key] for key in PER_FILE_KEYS},
         "command_line": {
             "select": options.selection.select,
@@ -91,6 +92,7 @@ def show_settings(options: Options, as_json: bool) -> str:
     lines = [
         f"Resolved settings for: {shown['file']}",
         f"Settings path: {shown['settings_path'] or '(none: the defaults)'}",
+        *(f"Extends: {base}" for base in shown["settings_extends"]),
         "",
         "# Per file (from the settings path)",
         *(f"{key} = {_toml(value)}" for key, value in shown["settings"].items()),

@@ -60,5 +60,5 @@ def text(
 def full(report: Report, **flags: object) -> str:
     """``concise`` with the source line and caret of every finding and what its fix does."""
     flags.pop("show_source", None)
-    flags.pop("show_fixes", None)
+    flags.pop("show_fixes", None)  # always shown here
     return text(report, show_source=True, show_fixes=True, **flags)  # type: ignore[arg-type]

@@ -249,7 +249,7 @@ def test_every_flag_of_the_design_exists(run_cli) -> None:
 
     assert [flag for flag in DESIGN_CHECK_FLAGS if flag not in check.stdout] == []
     assert "--check" in lock.stdout
-    assert "[text|json|sarif|github|junit]" in check.stdout
+    assert "[concise|full|text|json|json-lines|sarif|github|gitlab|rdjson|azure|pylint|junit]" in check.stdout
 
 
 def test_diff_honours_exit_zero(tmp_path: Path, run_cli) -> None:

@@ -120,8 +120,8 @@ def _output_file_json(outcome, root: Path) -> None:
     assert [d["code"] for d in json.loads((root / "out.json").read_text())] == ["FL204", "FL300", "FL300"]
 
 
-def _no_folder_made(outcome, root: Path) -> None:
-    assert "cannot write the report" in outcome.stderr and not (root / "missing").exists()
+def _folder_made(outcome, root: Path) -> None:
+    assert outcome.stdout == "" and found((root / "missing" / "deeper" / "report.txt").read_text()) == DEFAULT
 
 
 def _fixed(remaining: list[tuple[str, str]]) -> Callable[..., None]:
@@ -181,7 +181,7 @@ CASES = {
     "--isolated-with-config": Case(["--isolated", "--config", "lenient.toml"], 2, _error("--config", "--isolated")),
     "--output-file": Case(["--output-file", "report.txt"], 1, _output_file),
     "--output-file-json": Case(["-o", "out.json", "--output-format", "json"], 1, _output_file_json),
-    "--output-file-no-folder": Case(["--output-file", "missing/report.txt"], 2, _no_folder_made),
+    "--output-file-makes-its-folder": Case(["--output-file", "missing/deeper/report.txt"], 1, _folder_made),
     "--fix": Case(["--fix"], 1, _fixed([("app.py", "FL300"), ("gen/made.py", "FL300")])),
     "--exit-non-zero-on-fix": Case(["--fix", "--exit-non-zero-on-fix", "--select", "FL204"], 1, _fixed([])),
     "--fix-alone-exits-0-when-all-fixed": Case(["--fix", "--select", "FL204"], 0, _fixed([])),

@@ -49,8 +49,9 @@ def _run(cwd: Path, target: str, flags: tuple[str, ...], output_format: str, mon
     assert report.diagnostics
     monkeypatch.chdir(cwd)  # paths are shown relative to it
     produced = FORMATTERS[output_format](report, show_source=False, quiet=False, statistics=False)
-    # SARIF names the working directory as the base of its relative URIs.
-    return produced.replace(cwd.resolve().as_uri() + "/", "file://CWD/")
+    # SARIF names the repository root as the base of its relative URIs (the checkout's root: the
+    # examples, run from their own folder, are still named from it).
+    return produced.replace(REPO.resolve().as_uri() + "/", "file://CWD/")
 
 
 @pytest.mark.parametrize("output_format", FORMATS)
