@@ -1,6 +1,8 @@
 """``pylint``: pylint's parseable shape, ``path:line: [CODE] message``, one finding per line, for
 the tools that read pylint's output (Jenkins' warnings parsers, editors' problem matchers). A
-message never spans lines (a line break in it becomes a space); nothing else is printed."""
+message never spans lines (a line break in it becomes a space); nothing else is printed. As with
+pylint's own lines, a parser that reads the code up to the *last* ``] `` (Jenkins') cuts a message
+that quotes one."""
 
 from __future__ import annotations
 
