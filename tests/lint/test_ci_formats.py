@@ -73,7 +73,11 @@ _POSITION = {
     "properties": {"line": {"type": "integer", "minimum": 1}, "column": {"type": "integer", "minimum": 1}},
 }
 _RANGE = {"type": "object", "required": ["start"], "properties": {"start": _POSITION, "end": _POSITION}}
-_SOURCE = {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, "url": {"type": "string"}}}
+_SOURCE = {
+    "type": "object",
+    "required": ["name"],
+    "properties": {"name": {"type": "string"}, "url": {"type": "string"}},
+}
 _SEVERITY = {"oneOf": [{"enum": ["UNKNOWN_SEVERITY", "ERROR", "WARNING", "INFO"]}, {"type": "integer"}]}
 RDJSON_SCHEMA = {
     "$schema": "http://json-schema.org/draft-04/schema#",
