@@ -146,16 +146,159 @@ class IgnoreRules:
         return verdict
 
 
-def _read_gitignore(directory: Path) -> IgnoreRules | None:
-    path = directory / ".gitignore"
+@lru_cache(maxsize=256)
+def _git_spec(lines: tuple[str, ...]) -> object:
+    """git's own matching of one file's patterns (pathspec's ``GitIgnoreSpec``: escapes, trailing
+    spaces, ``**``, negation, the last match deciding); a line git could never match is dropped."""
+    import pathspec  # only when a .gitignore is read: a run without one never imports it
+
+    kept = []
+    for line in lines:
+        try:
+            pathspec.GitIgnoreSpec.from_lines([line])
+        except Exception:  # pathspec's error for a pattern git would ignore (``[z-a]``, a lone ``!``)
+            continue
+        kept.append(line)
+    return pathspec.GitIgnoreSpec.from_lines(kept)
+
+
+@dataclass
+class GitIgnoreRules:
+    """One file of git's exclude patterns — a ``.gitignore``, ``.git/info/exclude`` or the file
+    ``core.excludesFile`` names — relative to ``base`` (the ``.gitignore``'s folder; the
+    repository's top for the other two), matched as git matches them."""
+
+    base: Path
+    patterns: list[str]  # the file's lines as written (comments and blanks included: git's to judge)
+
+    def decide(self, path: Path, is_dir: bool) -> bool | None:
+        """True: ignored, False: re-included by a ``!`` pattern, None: no pattern of this file matches."""
+        try:
+            relative = path.relative_to(self.base).as_posix()
+        except ValueError:
+            return None
+        if relative == ".":
+            return None
+        checked = _git_spec(tuple(self.patterns)).check_file(relative + "/" if is_dir else relative)  # type: ignore[attr-defined]
+        return checked.include  # type: ignore[no-any-return]
+
+
+def _read_patterns(path: Path, base: Path) -> GitIgnoreRules | None:
     try:  # a FIFO (or a device) named .gitignore is never opened
-        lines = read_regular(str(path), GITIGNORE_MAX_BYTES).decode("utf-8", "replace").splitlines()
+        text = read_regular(str(path), GITIGNORE_MAX_BYTES).decode("utf-8", "replace")
     except OSError:
         return None
-    patterns = [line.rstrip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
-    # A pattern git would never match (``[z-a]``) is dropped, not a crash of the walk.
-    patterns = [pattern for pattern in patterns if pattern_problem(pattern) is None]
-    return IgnoreRules(directory, patterns) if patterns else None
+    lines = text.splitlines()  # (git drops the CR of a CRLF line too)
+    if not any(line.strip() and not line.startswith("#") for line in lines):
+        return None
+    return GitIgnoreRules(base, lines)
+
+
+def _read_gitignore(directory: Path) -> GitIgnoreRules | None:
+    return _read_patterns(directory / ".gitignore", directory)
+
+
+def repository_excludes(top: Path) -> list[GitIgnoreRules]:
+    """The repository-wide exclude files of the repository whose top is ``top``, lowest precedence
+    first (git's order): the file ``core.excludesFile`` names (default
+    ``$XDG_CONFIG_HOME/git/ignore``), then ``.git/info/exclude`` (in the common folder of a worktree).
+    Both are relative to the repository's top; every ``.gitignore`` beats them."""
+    git_dir, common = _git_dirs(top)
+    if common is None:
+        return []
+    found = []
+    for path in (_excludes_file(common), common / "info" / "exclude"):
+        rules = _read_patterns(path, top) if path is not None else None
+        if rules is not None:
+            found.append(rules)
+    return found
+
+
+def _git_dirs(top: Path) -> tuple[Path | None, Path | None]:
+    """The repository's git folder and its common folder (a worktree's ``.git`` is a file naming
+    its git folder, whose ``commondir`` names the main one)."""
+    dot = top / ".git"
+    git_dir: Path | None = None
+    if dot.is_dir():
+        git_dir = dot
+    elif dot.is_file():
+        try:
+            first = read_regular(str(dot), 4096).decode("utf-8", "replace").strip()
+        except OSError:
+            return None, None
+        if first.startswith("gitdir:"):
+            git_dir = Path(os.path.normpath(top / first[len("gitdir:") :].strip()))
+    if git_dir is None:
+        return None, None
+    common = git_dir
+    try:
+        named = read_regular(str(git_dir / "commondir"), 4096).decode("utf-8", "replace").strip()
+        common = Path(os.path.normpath(git_dir / named))
+    except OSError:
+        pass
+    return git_dir, common
+
+
+def _excludes_file(common: Path) -> Path | None:
+    """``core.excludesFile`` as git reads it: the system, global (``$XDG_CONFIG_HOME/git/config``,
+    ``~/.gitconfig``) and repository configs in that order, the last setting winning; unset, git's
+    default ``$XDG_CONFIG_HOME/git/ignore`` (``~/.config/git/ignore``). ``GIT_CONFIG_NOSYSTEM``,
+    ``GIT_CONFIG_SYSTEM`` and ``GIT_CONFIG_GLOBAL`` mean what they mean to git."""
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    value: str | None = None
+    system = (
+        [] if os.environ.get("GIT_CONFIG_NOSYSTEM") else [Path(os.environ.get("GIT_CONFIG_SYSTEM", "/etc/gitconfig"))]
+    )
+    user = os.environ.get("GIT_CONFIG_GLOBAL")
+    personal = [Path(user)] if user else [Path(xdg) / "git" / "config", Path(os.path.expanduser("~/.gitconfig"))]
+    for config in (*system, *personal, common / "config"):
+        setting = _core_excludes_file(config)
+        if setting is not None:
+            value = setting
+    if value is None:
+        return Path(xdg) / "git" / "ignore"
+    return Path(os.path.expanduser(value)) if value else None
+
+
+_SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"[^"]*")?\s*\]')
+
+
+def _core_excludes_file(config: Path) -> str | None:
+    """The ``excludesFile`` key of a git config's ``[core]`` section (names are case-insensitive;
+    a value may be quoted and followed by a ``#`` or ``;`` comment)."""
+    try:
+        text = read_regular(str(config), GITIGNORE_MAX_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
+    section, found = "", None
+    for line in text.splitlines():
+        header = _SECTION.match(line)
+        if header:
+            section = header.group(1).lower()
+            line = line[header.end() :]
+        key, equals, raw = line.partition("=")
+        if section != "core" or not equals or key.strip().lower() != "excludesfile":
+            continue
+        found = _config_value(raw)
+    return found
+
+
+def _config_value(raw: str) -> str:
+    out, quoted, i = [], False, 0
+    raw = raw.strip()
+    while i < len(raw):
+        char = raw[i]
+        if char == '"':
+            quoted = not quoted
+        elif char == "\\" and i + 1 < len(raw):
+            i += 1
+            out.append({"n": "\n", "t": "\t"}.get(raw[i], raw[i]))
+        elif char in "#;" and not quoted:
+            break
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out).strip()
 
 
 @dataclass(frozen=True)
@@ -245,29 +388,41 @@ class Walker:
         fixed = [IgnoreRules(root, list(excludes))]
         self.exclude_rules: ExcludeRules = exclude_rules or (lambda directory: fixed)
         self.respect_gitignore = respect_gitignore
-        self._gitignores: dict[Path, IgnoreRules | None] = {}
-        self._chains: dict[Path, list[IgnoreRules]] = {}  # a directory's chain: asked once per file in it
+        self._gitignores: dict[Path, GitIgnoreRules | None] = {}
+        self._chains: dict[Path, list[GitIgnoreRules]] = {}
+        self._repositories: dict[
+            Path, list[GitIgnoreRules]
+        ] = {}  # a repository's info/exclude, excludesFile  # a directory's chain: asked once per file in it
         # .gitignore files are read up to the repository's top; outside a repository, up to the
         # project root only (a .gitignore above it belongs to something else).
         self._gitignore_top = next((d for d in (root, *root.parents) if (d / ".git").exists()), root)
 
-    def _gitignore_chain(self, directory: Path) -> list[IgnoreRules]:
+    def _gitignore_chain(self, directory: Path) -> list[GitIgnoreRules]:
         known = self._chains.get(directory)
         if known is None:
             known = self._chains[directory] = self._build_chain(directory)
         return known
 
-    def _build_chain(self, directory: Path) -> list[IgnoreRules]:
-        chain: list[IgnoreRules] = []
+    def _build_chain(self, directory: Path) -> list[GitIgnoreRules]:
+        chain: list[GitIgnoreRules] = []
         for candidate in (directory, *directory.parents):
             if candidate not in self._gitignores:
                 self._gitignores[candidate] = _read_gitignore(candidate)
             rules = self._gitignores[candidate]
             if rules is not None:
                 chain.append(rules)
-            if (candidate / ".git").exists() or candidate == self._gitignore_top:
+            if (candidate / ".git").exists():
+                chain.extend(reversed(self._repository_excludes(candidate)))
                 break
-        return list(reversed(chain))  # outermost first: deeper files override
+            if candidate == self._gitignore_top:
+                break
+        return list(reversed(chain))  # lowest precedence first: each later file overrides
+
+    def _repository_excludes(self, top: Path) -> list[GitIgnoreRules]:
+        known = self._repositories.get(top)
+        if known is None:
+            known = self._repositories[top] = repository_excludes(top)
+        return known
 
     def excluded(self, path: Path, is_dir: bool) -> bool:
         rules = self.exclude_rules(path.parent)
