@@ -170,6 +170,7 @@ class GitIgnoreRules:
 
     base: Path
     patterns: list[str]  # the file's lines as written (comments and blanks included: git's to judge)
+    _spec: object = field(default=None, compare=False, repr=False)  # built on the first decision
 
     def decide(self, path: Path, is_dir: bool) -> bool | None:
         """True: ignored, False: re-included by a ``!`` pattern, None: no pattern of this file matches."""
@@ -179,7 +180,9 @@ class GitIgnoreRules:
             return None
         if relative == ".":
             return None
-        checked = _git_spec(tuple(self.patterns)).check_file(relative + "/" if is_dir else relative)  # type: ignore[attr-defined]
+        if self._spec is None:
+            self._spec = _git_spec(tuple(self.patterns))
+        checked = self._spec.check_file(relative + "/" if is_dir else relative)  # type: ignore[attr-defined]
         return checked.include  # type: ignore[no-any-return]
 
 
