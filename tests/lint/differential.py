@@ -395,10 +395,11 @@ class Editor:
     def edit_config(self) -> str:
         choice = self.rng.randrange(4)
         if choice == 0:
-            self.project.select = None if self.project.select else self.rng.choice([["FL1", "FL2"], ["FL", "FL950"]])
+            wider = ["FL", "FL950"] if self.probe else ["FL"]  # (a code no rule has is a config error)
+            self.project.select = None if self.project.select else self.rng.choice([["FL1", "FL2"], wider])
         elif choice == 1:
             module = self.rng.choice(sorted(self.project.tools))
-            codes = self.rng.choice([["FL107"], ["FL2"], ["FL401", "FL950"]])
+            codes = self.rng.choice([["FL107"], ["FL2"], ["FL401", "FL950"] if self.probe else ["FL401"]])
             if f"{module}.py" in self.project.per_file_ignores:
                 del self.project.per_file_ignores[f"{module}.py"]
             else:
@@ -547,8 +548,11 @@ class Runner:
     def check(self, edit: str) -> list[Difference]:
         """The three runs after the current state was written; every difference among them."""
         found = []
-        rotation = self.formats[self.steps % len(self.formats) :] + self.formats[: self.steps % len(self.formats)]
-        for output_format in rotation:  # the format run first after the edit changes with each step
+        # JSON (every field of every finding, fixes included) and one more format, another each step:
+        # the first run after the edit is each format in turn.
+        other = self.formats[self.steps % len(self.formats)]
+        rotation = [other, "json"] if other != "json" else ["json"]
+        for output_format in rotation:
             args = ["--output-format", output_format, "."]
             warm = cli(self.linter, self.project, args)
             cold = cli(self.linter, self.project, [*args[:2], "--no-cache", "."])
@@ -572,6 +576,16 @@ class Runner:
                 Difference(self.steps, edit, f"language server != --no-cache ({name})", *map(shown, (alone, server)))
             )
         return found
+
+    def apply(self, edit: str, change) -> list[Difference]:
+        """A chosen edit (``change(project)``), written and checked: a regression case's step."""
+        self.steps += 1
+        change(self.editor.project)
+        if edit.startswith("probe rule") and not self.probe_dropped:
+            self.linter.drop_in(PROBE_MODULE, PROBE_RULE)
+            self.probe_dropped = self.editor.probe = True
+        self._write()
+        return self.check(edit)
 
     def run(self, steps: int) -> list[Difference]:
         """The first state, then ``steps`` random edits, checked after each; the differences."""
