@@ -280,7 +280,9 @@ def _serving(definition: ResolvedDefinition, place: DefId) -> tuple:
         contract.complete,
         contract.checkable,
         tuple((e.reason, e.code, e.thrown_by) for e in contract.entries),
-        guards(definition.wrappers),
+        # each wrapper: the try statements around each of its calls of the handler (one level deeper
+        # than a caller's guards: walking it as those crashed every warm run, issue 29)
+        tuple(guards(calls) for calls in definition.wrappers),
     )
 
 
