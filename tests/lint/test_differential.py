@@ -56,6 +56,14 @@ def test_a_rule_reading_a_field_no_rule_read_before_is_warm_as_cold() -> None:
 # ----- random sequences -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("seed", [2, 5, 11])
+@pytest.mark.parametrize(
+    "seed",
+    [
+        2,
+        5,
+        # Seed 11 finds the probe rule's defect by itself at step 9 (a holder's handler loses its parameters).
+        pytest.param(11, marks=pytest.mark.xfail(strict=True, reason="open (issue 29): the snapshot's hand list")),
+    ],
+)
 def test_random_edit_sequences_are_warm_as_cold(seed: int) -> None:
     no_differences(differences(seed, 10))
