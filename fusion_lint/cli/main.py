@@ -191,9 +191,17 @@ def emit(output: str | bytes, output_file: Path | None, color: bool = False, err
 )
 @click.option("--show-files", is_flag=True, help="List the files that would be checked, one per line.")
 @click.option("--verbose", "-v", is_flag=True, help="Show tracebacks of internal errors.")
-def check(paths: tuple[str, ...], **flags: Any) -> None:
+@click.option(
+    "--watch",
+    "-w",
+    is_flag=True,
+    help="Lint again whenever a Python or config file changes (needs fusion-lint[watch]).",
+)
+def check(paths: tuple[str, ...], watch: bool, **flags: Any) -> None:
     """Lint files and directories (default: the current directory)."""
-    if flags["silent"]:  # nothing on stderr either (a fixed buffer for --stdin-filename still goes out)
+    if watch:
+        _watch(paths, flags)
+    elif flags["silent"]:  # nothing on stderr either (a fixed buffer for --stdin-filename still goes out)
         with contextlib.redirect_stderr(io.StringIO()):
             _check(paths, **flags)
     else:
@@ -342,6 +350,31 @@ def _check(
         raise fail(f"internal error: {type(exc).__name__}: {exc} (run with --verbose for the traceback)") from None
     if (report.diagnostics or fixed_something) and not exit_zero:
         raise click.exceptions.Exit(EXIT_FINDINGS)
+
+
+def _watch(paths: tuple[str, ...], flags: dict[str, Any]) -> None:
+    """``--watch``: the same check now and after every burst of relevant changes."""
+    from fusion_lint.check.engine import Options, UsageError, configure_tree, run_root
+    from fusion_lint.cli.watch import watch, watched_places
+
+    refused = [name for name in ("stdin_filename", "diff", "show_settings", "show_files") if flags[name]]
+    if refused:
+        raise fail(f"--watch cannot be combined with --{refused[0].replace('_', '-')}")
+    try:
+        config_path, _ = _config_values(flags["config_values"])
+        config = load_explicit(config_path) if config_path is not None else None
+        options = Options(paths=list(paths) or ["."], config=config, isolated=flags["isolated"])
+        _, project, _ = configure_tree(options)
+        root = run_root(options, project, [Path(p) for p in options.paths])
+        configs = [c for c in (config_path, project.path, *project.extends) if c is not None]
+    except (ConfigError, UsageError) as exc:
+        raise fail(str(exc)) from None
+    places, extra = watched_places(options.paths, root, configs)
+    clear = sys.stdout.isatty() and flags["output_file"] is None
+    try:
+        watch(lambda: check.callback(paths, watch=False, **flags), places, extra, clear)  # type: ignore[misc]
+    except click.UsageError as exc:
+        raise fail(exc.format_message()) from None
 
 
 def _environment_format() -> str | None:
