@@ -198,7 +198,11 @@ def test_editor_session_over_stdio(project: Path) -> None:
             },
         )
         capabilities = initialized["capabilities"]
-        assert capabilities["codeActionProvider"]["codeActionKinds"] == ["quickfix", "source.fixAll", "source.fixAll.fusion-lint"]
+        assert capabilities["codeActionProvider"]["codeActionKinds"] == [
+            "quickfix",
+            "source.fixAll",
+            "source.fixAll.fusion-lint",
+        ]
         assert capabilities["textDocumentSync"]["change"] == 2  # incremental
         assert initialized["serverInfo"]["name"] == "fusion-lint"
         client.notify("initialized", {})
