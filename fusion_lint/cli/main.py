@@ -537,6 +537,8 @@ def lock(
             path_list = locking.default_paths(config)
         options = Options(paths=path_list, config=config, jobs=jobs, use_cache=not no_cache)
         static = locking.build_static_lock(options, lockfile)
+        if static.skipped:  # named, one line each: a surface nobody checked is never silent
+            click.echo(static.skipped_lines(), err=True, nl=False)
         output, code = (locking.check if check_only else locking.write)(static, output_format)
     except (ConfigError, UsageError, LockfileError, locking.LockRefused) as exc:
         raise fail(str(exc)) from None
