@@ -502,6 +502,11 @@ def lsp() -> None:
     help="Compare the code with the lockfile instead of writing it: exit 0 in sync, 1 otherwise.",
 )
 @click.option(
+    "--allow-missing",
+    is_flag=True,
+    help="With --check: no lockfile yet is exit 0, saying so (the pre-commit hook on a first commit).",
+)
+@click.option(
     "--lockfile",
     type=click.Path(dir_okay=False, path_type=str),
     default=None,
@@ -515,6 +520,7 @@ def lsp() -> None:
 def lock(
     paths: tuple[str, ...],
     check_only: bool,
+    allow_missing: bool,
     lockfile: str | None,
     output_format: str,
     no_cache: bool,
@@ -539,7 +545,15 @@ def lock(
         static = locking.build_static_lock(options, lockfile)
         if static.skipped:  # named, one line each: a surface nobody checked is never silent
             click.echo(static.skipped_lines(), err=True, nl=False)
-        output, code = (locking.check if check_only else locking.write)(static, output_format)
+        if check_only and allow_missing and not static.lockfile.exists():
+            click.echo(
+                f"{static.lockfile}: no lockfile yet, nothing to check ({static.tally} would be locked); "
+                "run `fusion-lint lock` and commit the file to start reviewing contract changes",
+                err=True,
+            )
+            output, code = ("[]\n" if output_format == "json" else ""), locking.EXIT_IN_SYNC
+        else:
+            output, code = (locking.check if check_only else locking.write)(static, output_format)
     except (ConfigError, UsageError, LockfileError, locking.LockRefused) as exc:
         raise fail(str(exc)) from None
     except Exception as exc:  # an internal error: one line, traceback only when asked

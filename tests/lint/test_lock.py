@@ -637,3 +637,21 @@ def test_pre_commit_hook_invocation_checks_the_whole_project(project, run_cli: R
 
     assert outcome.exit_code == 1
     assert outcome.stdout.startswith("BREAKING tool 'get_invoice': reason 'ledger_down' is no longer retryable")
+
+
+def test_check_allow_missing_passes_before_the_first_lock_and_checks_after(
+    project, run_cli: RunCli, tmp_path: Path
+) -> None:
+    project({"app.py": module(tool_source("ping", entry("a")))})
+
+    first = lock(run_cli, "--check", "--allow-missing")
+
+    assert first.exit_code == 0, first.stderr
+    assert "no lockfile yet, nothing to check (1 tool, 0 resources, 1 reason would be locked)" in first.stderr
+    assert "run `fusion-lint lock`" in first.stderr
+    assert not (tmp_path / LOCKFILE_NAME).exists(), "the check creates nothing"
+    assert lock(run_cli, "--check").exit_code == 2  # without the flag a missing lockfile is still an error
+
+    assert lock(run_cli).exit_code == 0
+    project({"app.py": module(tool_source("ping", entry("a"), entry("b")))})
+    assert lock(run_cli, "--check", "--allow-missing").exit_code == 1  # from then on it checks

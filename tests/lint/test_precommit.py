@@ -55,7 +55,11 @@ def test_manifest_declares_both_hooks() -> None:
         True,
     )
     lock = hooks["fusion-lint-lock"]
-    assert (lock["entry"], lock["language"], lock["pass_filenames"]) == ("fusion-lint lock --check", "python", False)
+    assert (lock["entry"], lock["language"], lock["pass_filenames"]) == (
+        "fusion-lint lock --check --allow-missing",
+        "python",
+        False,
+    )
     assert re.search(lock["files"], "fusion-contracts.lock") and re.search(lock["files"], "app/tools.py")
 
 
