@@ -20,20 +20,11 @@ from pathlib import Path
 
 import click
 
-from fusion_lint.lock.lockfile import LOCKFILE_NAME
+from fusion_lint.config.watched import relevant
 
 #: How long a burst of changes may grow before it is linted, and the quiet time that ends it (ms).
 DEBOUNCE_MS = 1600
 STEP_MS = 100
-
-CONFIG_NAMES = frozenset({"pyproject.toml", "fusion-lint.toml", ".fusion-lint.toml", ".gitignore"})
-SUFFIXES = (".py", ".pyi")
-
-
-def relevant(path: str, extra: frozenset[str]) -> bool:
-    """Whether a change of ``path`` calls for a re-run (``extra``: config files named elsewhere)."""
-    name = os.path.basename(path)
-    return name.endswith(SUFFIXES) or name in CONFIG_NAMES or name == LOCKFILE_NAME or path in extra
 
 
 def watched_places(paths: Iterable[str], root: Path, configs: Iterable[Path]) -> tuple[list[str], frozenset[str]]:

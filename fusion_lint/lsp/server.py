@@ -70,6 +70,7 @@ from fusion_lint.check.engine import (
 )
 from fusion_lint.check.report import Report
 from fusion_lint.config.settings import ConfigError
+from fusion_lint.config.watched import relevant
 from fusion_lint.fix.apply import apply_fixes, noqa_edits
 
 # Positions and edits in the client's units, named here too (the server's API).
@@ -450,10 +451,8 @@ class FusionLintServer(LanguageServer):
     def files_changed(self, uris: list[str]) -> None:
         """Files changed on disk (a config, a ``.gitignore``, the lockfile, a project module): every
         open buffer is linted again, as the CLI would now see it."""
-        from fusion_lint.cli.watch import relevant
-
         paths = [unquote(uri.removeprefix("file://")) for uri in uris]
-        if not any(relevant(path, frozenset()) or path.endswith(".toml") for path in paths):
+        if not any(relevant(path) or path.endswith(".toml") for path in paths):
             return
         self.shown_errors.clear()  # a config broken again is said again
         tasks = []

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from fusion_lint.cli.watch import relevant, watched_places
+from fusion_lint.cli.watch import watched_places
+from fusion_lint.config.watched import relevant
 
 APP = """\
 from mcp_fusion import tool
