@@ -31,7 +31,7 @@ from fusion_lint.check.selection import RuleSelector, Selection
 from fusion_lint.check.snapshot import Recorder, places
 from fusion_lint.check.snapshot_run import Plan as SnapshotPlan
 from fusion_lint.check.snapshot_run import snapshot_allowed
-from fusion_lint.check.suppression import Reported, suppress, unused_suppressions
+from fusion_lint.check.suppression import Reported, suppress, unknown_directives, unused_suppressions
 from fusion_lint.config.settings import DEFAULTS, LoadedConfig, Settings
 from fusion_lint.config.tree import ConfigTree, FlagSettings, common_folder
 from fusion_lint.discovery.walk import Discovery, Walker
@@ -478,6 +478,12 @@ def _finish(
     assert scopes is not None
     by_code = {rule.code: rule for rule in rules}
     reported = [Reported(d) for d in _file_problems(analysis, by_code)] + found
+    # A ``# fusion-lint:`` comment that is no directive: FL900 wherever FL900 is enabled.
+    reported += [
+        r
+        for r in unknown_directives(files, report_set, by_code["FL900"])
+        if "FL900" in scopes.enabled(r.diagnostic.path)
+    ]
     # A directory the walk could not read is reported at the directory, which no file set holds.
     reportable = report_set | {path for path, _ in analysis.walk_problems}
     # Each file's config decides what is reported in it (its rules, its per-file ignores).

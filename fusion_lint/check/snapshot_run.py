@@ -125,9 +125,9 @@ def record(analysis: Analysis, view: ProjectView, recorder: Recorder, frame: str
         "vocabulary": parts,
         "listings": listings,
         "suppressions": {
-            path: (f.suppressions, f.file_suppressions)
+            path: (f.suppressions, f.file_suppressions, f.string_lines, f.unknown_directives)
             for path, f in files.items()
-            if path in analysed and (f.suppressions or f.file_suppressions)
+            if path in analysed and (f.suppressions or f.file_suppressions or f.unknown_directives)
         },
         "findings": recorder.findings,
         "parts": link_parts(view, place),
@@ -248,8 +248,15 @@ def replay(
     view.release()
     LAST_SNAPSHOT.used = True
     stand_ins = {
-        path: FileFacts(path, None, suppressions=dict(s), file_suppressions=dict(f))
-        for path, (s, f) in updated["suppressions"].items()
+        path: FileFacts(
+            path,
+            None,
+            suppressions=dict(s),
+            file_suppressions=dict(f),
+            string_lines=dict(m),
+            unknown_directives=dict(u),
+        )
+        for path, (s, f, m, u) in updated["suppressions"].items()
     }
     return findings, stand_ins, counts, set(snapshot["listings"])
 
@@ -323,8 +330,8 @@ def _answer(
     suppressions = {p: s for p, s in snapshot["suppressions"].items() if p not in reached}
     for path in reached:
         f = index.files[path]
-        if f.suppressions or f.file_suppressions:
-            suppressions[path] = (f.suppressions, f.file_suppressions)
+        if f.suppressions or f.file_suppressions or f.unknown_directives:
+            suppressions[path] = (f.suppressions, f.file_suppressions, f.string_lines, f.unknown_directives)
     updated["suppressions"] = suppressions
     updated["items"] = {**snapshot["items"], **item_counts(view, reached)}
     totals = [sum(counts[scope] for counts in updated["items"].values()) for scope in range(3)]

@@ -1,7 +1,8 @@
 """Suppression comments (DESIGN §5, §12.4), applied after the rules ran.
 
 * On a line: ``# noqa: FL300``, ``# fusion-lint: ignore[name-or-code]``, a bare ``# noqa`` or
-  ``# fusion-lint: ignore`` — on the diagnostic's line or on the first line of its statement.
+  ``# fusion-lint: ignore`` — on the diagnostic's line or on the first line of its statement; after
+  the closing quotes of a multi-line string, for every line of the string (ruff's convention).
 * For the whole file (ruff's ``# ruff: noqa``): ``# fusion-lint: noqa`` on a line of its own,
   anywhere in the file, silences every finding in it; ``# fusion-lint: noqa: FL300, FL302`` those
   codes (or names).
@@ -19,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from fusion_lint.base.diagnostics import Diagnostic, Span
+from fusion_lint.base.lines import split_lines
 from fusion_lint.facts.model import FileFacts
 from fusion_lint.rules import FixBuilder, Rule
 
@@ -62,10 +64,15 @@ def _names(tokens: frozenset[str], diagnostic: Diagnostic) -> bool:
 
 
 def _suppressing_line(diagnostic: Diagnostic, facts: FileFacts | None) -> int | None:
-    """The line of the comment that suppresses ``diagnostic`` (on its line or its statement's first)."""
+    """The line of the comment that suppresses ``diagnostic``: on its line, on its statement's first,
+    or after the closing quotes of the multi-line string its line is in."""
     if facts is None or not facts.suppressions:
         return None
-    for line in {diagnostic.span.line, diagnostic.span.stmt_line}:
+    span = diagnostic.span
+    lines = [span.line, span.stmt_line]
+    if facts.string_lines:
+        lines += [facts.string_lines[n] for n in lines if n in facts.string_lines]
+    for line in dict.fromkeys(lines):
         tokens = facts.suppressions.get(line)
         if tokens and _names(tokens, diagnostic):
             return line
@@ -94,39 +101,80 @@ def unused_suppressions(
     code_of = {r.name: r.code for r in rules}
     code_of.update({r.code: r.code for r in rules})
     unused = []
-
-    def report(path: str, line: int, message: str) -> None:
-        diagnostic = Diagnostic(
-            rule.code,
-            rule.name,
-            rule.severity,
-            f"unused suppression: {message}; remove it",
-            path,
-            Span(line, 0, line, 0, 0, 0, line),
-        )
-        unused.append(Reported(diagnostic))
-
     for path in sorted(report_set):
         facts = files.get(path)
-        if facts is None:
+        if facts is None or not (facts.suppressions or facts.file_suppressions):
             continue
         ran = enabled(path)
-        lines: list[str] | None = None
+        line_text = _Lines(path, text)
         for line, tokens in sorted(facts.suppressions.items()):
             hits = used.get((path, line), set())
             names = _stale(tokens, hits, ran, code_of)
-            if "*" in tokens and not hits:
-                lines = lines if lines is not None else (text(path) or "").split("\n")
-                if _OWN_BLANKET.search(lines[line - 1] if line <= len(lines) else ""):
-                    names = ["'# fusion-lint: ignore'", *names]
+            if "*" in tokens and not hits and _OWN_BLANKET.search(line_text(line)):
+                names = ["'# fusion-lint: ignore'", *names]
             if names:
-                report(path, line, f"{', '.join(names)} suppresses nothing here")
+                col, end = _directive_columns(line_text(line), _LINE_DIRECTIVE)
+                message = f"unused suppression: {', '.join(names)} suppresses nothing here; remove it"
+                unused.append(_fl900(rule, path, line, col, end, message))
         for line, tokens in sorted(facts.file_suppressions.items()):
             hits = used.get((path, line), set())
             names = ["'# fusion-lint: noqa'"] if "*" in tokens and not hits else _stale(tokens, hits, ran, code_of)
             if names:
-                report(path, line, f"{', '.join(names)} suppresses nothing in this file")
+                col, end = _directive_columns(line_text(line), _FILE_DIRECTIVE)
+                message = f"unused suppression: {', '.join(names)} suppresses nothing in this file; remove it"
+                unused.append(_fl900(rule, path, line, col, end, message))
     return unused
+
+
+def unknown_directives(files: dict[str, FileFacts], report_set: Iterable[str], rule: type[Rule]) -> list[Reported]:
+    """FL900 for each ``# fusion-lint:`` comment that is no directive (a typo of one silences
+    nothing, and its author believes it does): reported whether or not unused suppressions are."""
+    found = []
+    for path in sorted(report_set):
+        facts = files.get(path)
+        if facts is None or not facts.unknown_directives:
+            continue
+        for line, (col, directive) in sorted(facts.unknown_directives.items()):
+            if re.match(r"#\s*fusion-lint:\s*noqa\b", directive, re.IGNORECASE):
+                hint = "a whole-file '# fusion-lint: noqa' stands on a line of its own, codes after a colon"
+            else:
+                hint = "fusion-lint reads '# fusion-lint: ignore[...]' on a line, '# fusion-lint: noqa[: codes]' alone on one"
+            message = f"unknown directive '{directive}' suppresses nothing ({hint})"
+            found.append(_fl900(rule, path, line, col, col + len(directive), message))
+    return found
+
+
+#: Where FL900 points: at the directive in the comment (after ``# why``, at its ``noqa: FL300`` part).
+_LINE_DIRECTIVE = re.compile(r"#\s*(?:noqa\b|fusion-lint:\s*ignore)[^#]*", re.IGNORECASE)
+_FILE_DIRECTIVE = re.compile(r"#.*", re.IGNORECASE)
+
+
+class _Lines:
+    """A file's lines, read only when one is asked for."""
+
+    def __init__(self, path: str, text: Callable[[str], str | None]):
+        self.path, self.text = path, text
+        self.lines: list[str] | None = None
+
+    def __call__(self, number: int) -> str:
+        if self.lines is None:
+            self.lines = split_lines(self.text(self.path) or "")
+        return self.lines[number - 1] if 0 < number <= len(self.lines) else ""
+
+
+def _directive_columns(line: str, pattern: re.Pattern[str]) -> tuple[int, int]:
+    """The columns of the last directive on ``line`` (a comment comes after any string on its line)."""
+    matches = list(pattern.finditer(line))
+    if not matches:
+        return 0, 0
+    last = matches[-1]
+    return last.start(), last.start() + len(last.group(0).rstrip())
+
+
+def _fl900(rule: type[Rule], path: str, line: int, col: int, end: int, message: str) -> Reported:
+    return Reported(
+        Diagnostic(rule.code, rule.name, rule.severity, message, path, Span(line, col, line, end, 0, 0, line))
+    )
 
 
 def _stale(tokens: frozenset[str], hits: set[str], ran: frozenset[str], code_of: dict[str, str]) -> list[str]:

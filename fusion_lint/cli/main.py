@@ -191,9 +191,17 @@ def emit(output: str | bytes, output_file: Path | None, color: bool = False, err
 )
 @click.option("--show-files", is_flag=True, help="List the files that would be checked, one per line.")
 @click.option("--verbose", "-v", is_flag=True, help="Show tracebacks of internal errors.")
-def check(paths: tuple[str, ...], **flags: Any) -> None:
+@click.option(
+    "--watch",
+    "-w",
+    is_flag=True,
+    help="Lint again whenever a Python or config file changes (needs fusion-lint[watch]).",
+)
+def check(paths: tuple[str, ...], watch: bool, **flags: Any) -> None:
     """Lint files and directories (default: the current directory)."""
-    if flags["silent"]:  # nothing on stderr either (a fixed buffer for --stdin-filename still goes out)
+    if watch:
+        _watch(paths, flags)
+    elif flags["silent"]:  # nothing on stderr either (a fixed buffer for --stdin-filename still goes out)
         with contextlib.redirect_stderr(io.StringIO()):
             _check(paths, **flags)
     else:
@@ -344,6 +352,31 @@ def _check(
         raise click.exceptions.Exit(EXIT_FINDINGS)
 
 
+def _watch(paths: tuple[str, ...], flags: dict[str, Any]) -> None:
+    """``--watch``: the same check now and after every burst of relevant changes."""
+    from fusion_lint.check.engine import Options, UsageError, configure_tree, run_root
+    from fusion_lint.cli.watch import watch, watched_places
+
+    refused = [name for name in ("stdin_filename", "diff", "show_settings", "show_files") if flags[name]]
+    if refused:
+        raise fail(f"--watch cannot be combined with --{refused[0].replace('_', '-')}")
+    try:
+        config_path, _ = _config_values(flags["config_values"])
+        config = load_explicit(config_path) if config_path is not None else None
+        options = Options(paths=list(paths) or ["."], config=config, isolated=flags["isolated"])
+        _, project, _ = configure_tree(options)
+        root = run_root(options, project, [Path(p) for p in options.paths])
+        configs = [c for c in (config_path, project.path, *project.extends) if c is not None]
+    except (ConfigError, UsageError) as exc:
+        raise fail(str(exc)) from None
+    places, extra = watched_places(options.paths, root, configs)
+    clear = sys.stdout.isatty() and flags["output_file"] is None
+    try:
+        watch(lambda: check.callback(paths, watch=False, **flags), places, extra, clear)  # type: ignore[misc]
+    except click.UsageError as exc:
+        raise fail(exc.format_message()) from None
+
+
 def _environment_format() -> str | None:
     """``FUSION_LINT_OUTPUT_FORMAT``, when set and not empty; a name it does not know is a usage
     error naming the variable."""
@@ -469,6 +502,11 @@ def lsp() -> None:
     help="Compare the code with the lockfile instead of writing it: exit 0 in sync, 1 otherwise.",
 )
 @click.option(
+    "--allow-missing",
+    is_flag=True,
+    help="With --check: no lockfile yet is exit 0, saying so (the pre-commit hook on a first commit).",
+)
+@click.option(
     "--lockfile",
     type=click.Path(dir_okay=False, path_type=str),
     default=None,
@@ -482,6 +520,7 @@ def lsp() -> None:
 def lock(
     paths: tuple[str, ...],
     check_only: bool,
+    allow_missing: bool,
     lockfile: str | None,
     output_format: str,
     no_cache: bool,
@@ -504,7 +543,17 @@ def lock(
             path_list = locking.default_paths(config)
         options = Options(paths=path_list, config=config, jobs=jobs, use_cache=not no_cache)
         static = locking.build_static_lock(options, lockfile)
-        output, code = (locking.check if check_only else locking.write)(static, output_format)
+        if static.skipped:  # named, one line each: a surface nobody checked is never silent
+            click.echo(static.skipped_lines(), err=True, nl=False)
+        if check_only and allow_missing and not static.lockfile.exists():
+            click.echo(
+                f"{static.lockfile}: no lockfile yet, nothing to check ({static.tally} would be locked); "
+                "run `fusion-lint lock` and commit the file to start reviewing contract changes",
+                err=True,
+            )
+            output, code = ("[]\n" if output_format == "json" else ""), locking.EXIT_IN_SYNC
+        else:
+            output, code = (locking.check if check_only else locking.write)(static, output_format)
     except (ConfigError, UsageError, LockfileError, locking.LockRefused) as exc:
         raise fail(str(exc)) from None
     except Exception as exc:  # an internal error: one line, traceback only when asked

@@ -298,7 +298,7 @@ _ACTIVE_NEEDLES = (
     "mount",
     "import",
 )  # (a body's import is the module's too: ``Names.imported``, ``imports_framework``)
-_CALL_OF_CALL = re.compile(r"\)[\s\\]*(?:#[^\n]*[\s\\]*)*\(")
+_CALL_OF_CALL = re.compile(r"\)[\s\\]*(?:#[^\r\n]*[\s\\]*)*\(")
 
 
 _TRY_TYPES = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))

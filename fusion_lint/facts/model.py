@@ -487,6 +487,11 @@ class FileFacts:
     definitions: list[Definition] = field(default_factory=list)
     functions: dict[str, FunctionFacts] = field(default_factory=dict)
     suppressions: dict[int, frozenset[str]] = field(default_factory=dict)  # line -> codes/names; "*" = all
+    # A line inside a multi-line string -> the line that string closes on, when that line carries a
+    # suppression (it suppresses the whole string's findings, as in ruff)
+    string_lines: dict[int, int] = field(default_factory=dict)
+    # line -> (column, text) of a ``# fusion-lint:`` comment that is no directive (FL900 reports it)
+    unknown_directives: dict[int, tuple[int, str]] = field(default_factory=dict)
     # ``# fusion-lint: noqa[: codes]`` comments, for the whole file: line -> codes/names; "*" = all
     file_suppressions: dict[int, frozenset[str]] = field(default_factory=dict)
     names: FileNames | None = None

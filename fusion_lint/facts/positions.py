@@ -2,7 +2,7 @@
 
 CPython gives every node its first and last position (UTF-8 byte columns); a span is computed when
 the extractor hands it out, in the units of ``diagnostics.Span`` (code points, offsets into the
-text, lines split on ``\\n``). Where the facts were first placed differently (libcst's ranges,
+text, lines as CPython counts them). Where the facts were first placed differently (libcst's ranges,
 which the golden outputs freeze), the difference is made up here: a parenthesized tuple or a
 generator expression without its parentheses, a positional argument with its own, a ``**spread``
 of a dict with its stars, a def by its name.
@@ -15,23 +15,14 @@ import re
 from bisect import bisect_right
 
 from fusion_lint.base.diagnostics import Span
+from fusion_lint.base.lines import line_starts
 
 #: Where the extractor is: the first line of the innermost statement (a suppression may sit there).
 Cursor = int
 
 _WORD = re.compile(r"\w+")
+_END_OF_LINE = re.compile(r"[\r\n]")
 _DEF = re.compile(r"(?:async[ \t\\\n]+)?def[ \t\\\n]+(\w+)")
-
-
-def line_starts(text: str) -> list[int]:
-    """Where each line starts, lines split on ``\\n`` (what a span's line counts)."""
-    starts = [0]
-    find = text.find
-    index = find("\n")
-    while index != -1:
-        starts.append(index + 1)
-        index = find("\n", index + 1)
-    return starts
 
 
 class SpanRegistry:
@@ -40,16 +31,15 @@ class SpanRegistry:
     def __init__(self, text: str) -> None:
         self.text = text
         self.ascii = text.isascii()
+        # Lines as CPython counts them (a lone ``\r`` ends one): a span's line is the tree's line.
         self.starts = line_starts(text)
-        # CPython also ends a line at a lone ``\r``: its line numbers then count those too.
-        self.ast_starts = [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", text))] if "\r" in text else self.starts
         self._encoded_lines: dict[int, bytes] = {}  # a non-ASCII line's UTF-8 (b"" for an ASCII one)
 
     # ----- offsets ------------------------------------------------------------------------------
 
     def offset(self, line: int, byte_col: int) -> int:
         """An ``ast`` position (1-based line, UTF-8 byte column) as an offset into the text."""
-        starts = self.ast_starts
+        starts = self.starts
         if line > len(starts):
             return len(self.text)
         start = starts[line - 1]
@@ -92,7 +82,7 @@ class SpanRegistry:
         """Opened less closed parentheses in a stretch between elements (comments aside)."""
         text = self.text[start:end]
         if "#" in text:
-            text = re.sub(r"#[^\n]*", "", text)
+            text = re.sub(r"#[^\r\n]*", "", text)
         return text.count("(") - text.count(")")
 
     def _inside(self, node: ast.AST, start: int, end: int) -> tuple[int, int]:
@@ -104,8 +94,8 @@ class SpanRegistry:
             while inner < end and text[inner] in " \t\r\n\f\\":
                 inner += 1
             if inner < end and text[inner] == "#":
-                newline = text.find("\n", inner, end)
-                inner = end if newline == -1 else newline
+                newline = _END_OF_LINE.search(text, inner, end)
+                inner = end if newline is None else newline.start()
                 continue
             break
         if type(node) is ast.GeneratorExp:
@@ -122,7 +112,7 @@ class SpanRegistry:
         for index in range(last_end, last):
             char = text[index]
             if comment:
-                comment = char != "\n"
+                comment = char not in "\r\n"
             elif char == "#":
                 comment = True
             elif char not in " \t\r\n\f\\":
@@ -219,9 +209,7 @@ class SpanRegistry:
 
     def line_of(self, node: ast.AST) -> int:
         """The line of ``node``'s first position, as a span counts lines."""
-        if self.ast_starts is self.starts:
-            return node.lineno  # type: ignore[attr-defined]
-        return bisect_right(self.starts, self.offset(node.lineno, node.col_offset))  # type: ignore[attr-defined]
+        return node.lineno  # type: ignore[attr-defined]
 
     def statement_lines(self, body: list[ast.stmt]) -> list[int]:
         """The first line of each statement's line of small statements: ``a; b`` is one, which
@@ -252,7 +240,7 @@ class SpanRegistry:
         if not body:
             return False
         first = body[0]
-        start = self.ast_starts[first.lineno - 1]
+        start = self.starts[first.lineno - 1]
         return bool(self.text[start : self.offset(first.lineno, first.col_offset)].strip())
 
 

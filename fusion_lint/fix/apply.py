@@ -384,28 +384,29 @@ def unified_diff(old: str, new: str, display: str) -> str:
 
 # ----- --add-noqa -------------------------------------------------------------------------------------
 
-_PHYSICAL_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
+_PHYSICAL_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _NOQA_CODES = re.compile(r"#\s*noqa:\s*[A-Za-z]+[0-9]+(?:\s*,\s*[A-Za-z]+[0-9]+)*", re.IGNORECASE)
 
 
 def noqa_edits(text: str, diagnostics: list[Diagnostic]) -> tuple[list[Edit], list[Diagnostic]]:
     """Edits adding ``  # noqa: CODE[, CODE]`` for each diagnostic, and the diagnostics no line
     could take. A suppression counts on the diagnostic's line or its statement's first line
-    (DESIGN §5); a line ending inside a multi-line string or in a backslash continuation cannot
-    carry a comment, so the other line is used, or none."""
+    (DESIGN §5), and after the closing quotes of a multi-line string for each of its lines (ruff's
+    convention); a line ending inside a multi-line string or in a backslash continuation cannot
+    carry a comment, so another line is used, or none."""
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+        tokens = list(tokenize.generate_tokens(io.StringIO(text, newline=None).readline))
     except (tokenize.TokenError, SyntaxError):
         return [], list(diagnostics)
-    lines = _PHYSICAL_LINE.findall(text)  # numbered as the spans number them: by "\n"
-    blocked, comments = _comment_map(tokens, lines)
+    lines = _PHYSICAL_LINE.findall(text)  # numbered as the spans number them (a lone "\r" ends one)
+    blocked, comments, closing = _comment_map(tokens, lines)
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))
     wanted: dict[int, set[str]] = {}
     unplaced = []
     for diagnostic in diagnostics:
-        candidates = (diagnostic.span.line, diagnostic.span.stmt_line)
+        candidates = (diagnostic.span.line, diagnostic.span.stmt_line, closing.get(diagnostic.span.line, 0))
         line = next((n for n in candidates if 1 <= n <= len(lines) and n not in blocked), None)
         if line is None:
             unplaced.append(diagnostic)
@@ -431,26 +432,31 @@ def noqa_edits(text: str, diagnostics: list[Diagnostic]) -> tuple[list[Edit], li
     return edits, unplaced
 
 
-def _comment_map(tokens: list[tokenize.TokenInfo], lines: list[str]) -> tuple[set[int], dict[int, int]]:
-    """Lines that cannot end with a comment, and the column where each line's comment starts."""
+def _comment_map(tokens: list[tokenize.TokenInfo], lines: list[str]) -> tuple[set[int], dict[int, int], dict[int, int]]:
+    """Lines that cannot end with a comment, the column where each line's comment starts, and
+    for each line of a multi-line string, the line its closing quotes are on."""
     blocked: set[int] = set()
     comments: dict[int, int] = {}
+    closing: dict[int, int] = {}
     fstring_starts: list[int] = []
     fstring_start = getattr(tokenize, "FSTRING_START", None)  # Python 3.12+
     fstring_end = getattr(tokenize, "FSTRING_END", None)
     for token in tokens:
         if token.type == tokenize.STRING and token.start[0] < token.end[0]:
             blocked.update(range(token.start[0], token.end[0]))
+            closing.update(dict.fromkeys(range(token.start[0], token.end[0]), token.end[0]))
         elif fstring_start is not None and token.type == fstring_start:
             fstring_starts.append(token.start[0])
         elif fstring_end is not None and token.type == fstring_end and fstring_starts:
-            blocked.update(range(fstring_starts.pop(), token.end[0]))
+            first = fstring_starts.pop()
+            blocked.update(range(first, token.end[0]))
+            closing.update(dict.fromkeys(range(first, token.end[0]), token.end[0]))
         elif token.type == tokenize.COMMENT:
             comments[token.start[0]] = token.start[1]
     for number, line in enumerate(lines, start=1):
         if line.rstrip("\r\n").endswith("\\") and number not in comments:
             blocked.add(number)  # a backslash continuation: nothing may follow it
-    return blocked, comments
+    return blocked, comments, closing
 
 
 # ----- messages ----------------------------------------------------------------------------------------

@@ -8,18 +8,21 @@ so whatever the linter resolves (shared constants, spreads, imports) the lock re
 
 Keys are tool names and resource URIs, never paths: moving or renaming files changes nothing.
 
-A definition the lock cannot describe faithfully (a name or a contract that is not static, a
-contract the runtime would reject, a file that does not parse, one name defined twice with two
-contracts) makes the command refuse (exit 2) and name every such place. A lockfile that silently
-skipped them would later report them as removed or added, and a reviewer would trust a surface
-nobody actually checked.
+A definition the lock cannot describe faithfully (a contract that is not static, a contract the
+runtime would reject, a file that does not parse, one name defined twice with two contracts) makes
+the command refuse (exit 2) and name every such place. A lockfile that silently skipped them would
+later report them as removed or added, and a reviewer would trust a surface nobody actually checked.
+
+A tool whose *name* is computed has no key to lock it under: it is skipped, not silently — the
+command says so, one line each (``StaticLock.skipped``), and locks the rest — so a server with a
+computed name can adopt the lockfile before every name is a literal.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +103,14 @@ class StaticLock:
 
     document: dict[str, Any]
     lockfile: Path
+    skipped: list[Unlockable] = field(default_factory=list)  # definitions with no literal name: not locked
+
+    def skipped_lines(self) -> str:
+        """One line each for what was left out (the command prints them on stderr)."""
+        return "".join(
+            f"{display_path(p.path)}:{p.line}: skipped {p.what}: {p.why}; it is not in the lockfile\n"
+            for p in self.skipped
+        )
 
     @property
     def tally(self) -> str:
@@ -137,10 +148,10 @@ def build_static_lock(options: Options, lockfile: str | None = None) -> StaticLo
     ``ConfigError`` as ``lint`` does.
     """
     config, settings = configure(options)
-    records, problems = _records(analyse(options, config, settings))
+    records, problems, skipped = _records(analyse(options, config, settings))
     if problems:
         raise LockRefused(problems)
-    return StaticLock(build_lock(records), lockfile_location(config, options.paths, lockfile))
+    return StaticLock(build_lock(records), lockfile_location(config, options.paths, lockfile), skipped)
 
 
 @dataclass
@@ -163,17 +174,27 @@ def project_contracts(paths: Sequence[str] = (), *, start: str = ".", use_cache:
     chosen = list(paths) or default_paths(find_config(Path(start)))
     options = Options(paths=chosen, use_cache=use_cache)
     config, settings = configure(options)
-    records, problems = _records(analyse(options, config, settings))
-    return ProjectContracts(build_lock(records), problems, chosen)
+    records, problems, skipped = _records(analyse(options, config, settings))
+    return ProjectContracts(build_lock(records), sorted(problems + skipped, key=_place), chosen)
 
 
-def _records(analysis: Analysis) -> tuple[list[LockRecord], list[Unlockable]]:
-    """The lock record of every definition reported on, and the places that cannot be locked."""
+def _place(problem: Unlockable) -> tuple[str, int, str, str]:
+    return (problem.path, problem.line, problem.what, problem.why)
+
+
+def _records(analysis: Analysis) -> tuple[list[LockRecord], list[Unlockable], list[Unlockable]]:
+    """The lock record of every definition reported on, the places that cannot be locked, and the
+    definitions left out because their name is computed (nothing to key them by)."""
     problems = _unreadable_files(analysis)
+    skipped: list[Unlockable] = []
     found: dict[tuple[str, str], list[tuple[LockRecord, str, int]]] = {}
     for resolved in analysis.resolved().definitions:
         path = resolved.path
         if path not in analysis.report_set or resolved.kind == "prompt":
+            continue
+        if resolved.definition.name is None:
+            line = resolved.definition.name_span.line
+            skipped.append(Unlockable(path, line, resolved.label, "its name is computed, so it has no key to lock"))
             continue
         record = _record_for(resolved)
         if isinstance(record, LockRecord):
@@ -188,7 +209,7 @@ def _records(analysis: Analysis) -> tuple[list[LockRecord], list[Unlockable]]:
             problems += [Unlockable(path, line, f"{kind} '{name}'", why) for _, path, line in places]
         else:
             records.append(places[0][0])
-    return records, sorted(set(problems), key=lambda p: (p.path, p.line, p.what, p.why))
+    return records, sorted(set(problems), key=_place), sorted(set(skipped), key=_place)
 
 
 def _disagree(records: Sequence[LockRecord]) -> bool:

@@ -16,7 +16,17 @@
 * Code actions (DESIGN §12.4): each fix attached to a diagnostic is a quick fix (its edits are
   offsets into the linted text, turned into ranges the same way); each diagnostic also offers
   "Disable FLxxx for this line", the ``# noqa`` that ``--add-noqa`` would add; and a document with
-  safe fixes offers ``source.fixAll``, the text ``fusion-lint --fix`` makes of the buffer.
+  safe fixes offers ``source.fixAll`` (or ``source.fixAll.fusion-lint``, when the client names that
+  kind, as ``codeActionsOnSave`` does), the text ``fusion-lint --fix`` makes of the buffer;
+  ``workspace/executeCommand`` ``fusion-lint.applyAutofix`` applies that text through
+  ``workspace/applyEdit``.
+* Pull diagnostics (``textDocument/diagnostic``): a client that declares them gets its diagnostics
+  by asking (with ``resultId``: an unchanged text's answer is "unchanged") and none are pushed, as
+  ruff's server does; other clients get ``publishDiagnostics``.
+* Hover on a diagnostic shows its rule's page (what ``fusion-lint rule FLxxx`` prints).
+* ``workspace/didChangeWatchedFiles`` (registered with the client when it can): a config file, a
+  ``.gitignore``, the lockfile or a project file changed on disk re-lints every open buffer, no
+  edit needed (a pull client is asked to refresh).
 
 Only the ``lsp`` subcommand imports this module, so pygls never slows the CLI down.
 """
@@ -34,6 +44,7 @@ import time
 import tokenize
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import unquote
 
 from lsprotocol import types as lsp
@@ -59,6 +70,7 @@ from fusion_lint.check.engine import (
 )
 from fusion_lint.check.report import Report
 from fusion_lint.config.settings import ConfigError
+from fusion_lint.config.watched import relevant
 from fusion_lint.fix.apply import apply_fixes, noqa_edits
 
 # Positions and edits in the client's units, named here too (the server's API).
@@ -78,6 +90,11 @@ PENDING_LINT_WAIT_S = 10.0
 BUFFER_DEADLINE_S = 10.0
 LINT_THREADS = 4  # lints at the same time (a document's newer text does not wait for its older one)
 PYTHON_SUFFIXES = (".py", ".pyi")
+#: The code-action kind of fix-all for this server only (VS Code's ``codeActionsOnSave`` names it).
+FIX_ALL_KIND = "source.fixAll.fusion-lint"
+APPLY_AUTOFIX = "fusion-lint.applyAutofix"
+#: What a change on disk re-lints the open buffers for (``.toml``: a base an ``extend`` names).
+WATCHED_GLOBS = ("**/*.py", "**/*.pyi", "**/*.toml", "**/.gitignore", "**/fusion-contracts.lock")
 
 
 # ----- linting a buffer ------------------------------------------------------------------------------
@@ -177,6 +194,7 @@ class Linted:
     path: str
     items: list[tuple[lsp.Diagnostic, Diagnostic]] = field(default_factory=list)
     fixed_text: str | None = None  # what source.fixAll makes of ``text``, once asked
+    result_id: str = ""  # pull diagnostics: names this answer (``previousResultId`` asks if it still holds)
 
     @property
     def has_safe_fix(self) -> bool:
@@ -188,6 +206,19 @@ class Linted:
 def overlaps(a: lsp.Range, b: lsp.Range) -> bool:
     key = lambda position: (position.line, position.character)  # noqa: E731
     return key(a.start) <= key(b.end) and key(b.start) <= key(a.end)
+
+
+def hover_markdown(found: list[Diagnostic]) -> str:
+    """The rule pages of the diagnostics under the cursor, once per rule."""
+    from fusion_lint.output.docs import find_rule, heading, rule_markdown
+
+    pages = []
+    for code in dict.fromkeys(d.code for d in found):
+        rule = find_rule(code)
+        pages.append(
+            "\n".join([f"### {heading(rule)}", "", *rule_markdown(rule), "", f"[Documentation]({rule.url()})"])
+        )
+    return "\n\n---\n\n".join(pages)
 
 
 # ----- the server ------------------------------------------------------------------------------------
@@ -223,6 +254,7 @@ class FusionLintServer(LanguageServer):
         self.linted: dict[str, Linted] = {}
         self.shown_errors: set[str] = set()
         self.shutdown_requested = False
+        self.answers = 0  # pull diagnostics: each publish's result id
 
     # -- which documents -------------------------------------------------------------------------
 
@@ -291,13 +323,24 @@ class FusionLintServer(LanguageServer):
                 except RuntimeError:  # shut down
                     free(garbage)
 
+    @property
+    def pulls(self) -> bool:
+        """Whether the client asks for diagnostics (``textDocument/diagnostic``) instead of being sent them."""
+        capabilities = getattr(self.protocol, "client_capabilities", None)  # None before ``initialize``
+        document = capabilities.text_document if capabilities is not None else None
+        return bool(document and document.diagnostic)
+
     def publish(self, uri: str, text: str, version: int | None, report: Report | None, path: str) -> None:
         lines = SourceLines(text, self.workspace.position_encoding or lsp.PositionEncodingKind.Utf16)
         linted = Linted(text, version, lines, path)
         for diagnostic in report.diagnostics if report is not None else ():
             if diagnostic.path == path:
                 linted.items.append((to_lsp(diagnostic, lines), diagnostic))
+        self.answers += 1
+        linted.result_id = str(self.answers)
         self.linted[uri] = linted
+        if self.pulls:
+            return  # the client asks (``pull``)
         self.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=[item for item, _ in linted.items])
         )
@@ -337,24 +380,112 @@ class FusionLintServer(LanguageServer):
         # A client asking on its own (VS Code's light bulb, at every cursor move) gets no fixAll
         # unless it names the kind: it would cost a lint per round.
         automatic = params.context.trigger_kind == lsp.CodeActionTriggerKind.Automatic and only is None
-        if wanted(lsp.CodeActionKind.SourceFixAll, only) and not automatic and linted.has_safe_fix:
-            if linted.fixed_text is None:
-                fixed = await asyncio.get_running_loop().run_in_executor(
-                    self.linter, fix_buffer, linted.path, linted.text
-                )
-                if self.current(uri) is not linted:
-                    return []  # the text moved on while the fixes were computed
-                linted.fixed_text = fixed
-            edit = replacement(linted.lines, linted.fixed_text)
+        # Asked for by name (``source.fixAll.fusion-lint``), it is of that kind; else ``source.fixAll``.
+        named = only is not None and FIX_ALL_KIND in only
+        kind = FIX_ALL_KIND if named else lsp.CodeActionKind.SourceFixAll
+        if (named or wanted(lsp.CodeActionKind.SourceFixAll, only)) and not automatic and linted.has_safe_fix:
+            edit = await self.fix_all_edit(uri, linted)
+            if edit is None and self.current(uri) is not linted:
+                return []  # the text moved on while the fixes were computed
             if edit is not None:
-                actions.append(
-                    lsp.CodeAction(
-                        title=f"{SOURCE}: fix all safely fixable problems",
-                        kind=lsp.CodeActionKind.SourceFixAll,
-                        edit=self.workspace_edit(uri, linted.version, to_text_edits([edit], linted.lines)),
-                    )
-                )
+                actions.append(lsp.CodeAction(title=f"{SOURCE}: fix all safely fixable problems", kind=kind, edit=edit))
         return actions
+
+    async def fix_all_edit(self, uri: str, linted: Linted) -> lsp.WorkspaceEdit | None:
+        """The edit that makes the linted text what ``--fix`` makes of it; None when nothing changes
+        or the text moved on meanwhile."""
+        if linted.fixed_text is None:
+            fixed = await asyncio.get_running_loop().run_in_executor(self.linter, fix_buffer, linted.path, linted.text)
+            if self.current(uri) is not linted:
+                return None
+            linted.fixed_text = fixed
+        edit = replacement(linted.lines, linted.fixed_text)
+        if edit is None:
+            return None
+        return self.workspace_edit(uri, linted.version, to_text_edits([edit], linted.lines))
+
+    async def apply_autofix(self, arguments: list | None) -> None:
+        """``fusion-lint.applyAutofix`` with ``[{"uri": ..., "version": ...}]`` (ruff's shape) or
+        ``[uri]``: every safe fix of the document, sent back as ``workspace/applyEdit``."""
+        for argument in arguments or []:
+            uri = argument if isinstance(argument, str) else getattr(argument, "uri", None)
+            if uri is None and isinstance(argument, dict):
+                uri = argument.get("uri")
+            if not isinstance(uri, str):
+                continue
+            linted = await self.current_after_pending_lint(uri)
+            edit = await self.fix_all_edit(uri, linted) if linted is not None and linted.has_safe_fix else None
+            if edit is not None:  # the client's answer is not waited for (a client may never give one)
+                self.workspace_apply_edit(
+                    lsp.ApplyWorkspaceEditParams(edit=edit, label=f"{SOURCE}: fix all safely fixable problems")
+                )
+
+    # -- pull diagnostics, hover, files changed on disk -------------------------------------------
+
+    async def pull(self, params: lsp.DocumentDiagnosticParams) -> lsp.DocumentDiagnosticReport:
+        uri = params.text_document.uri
+        document = self.open_document(uri)
+        if document is not None and self.current(uri) is None and uri not in self.scheduled:
+            self.schedule(uri, 0.0)  # asked before any lint of this text began
+        linted = await self.current_after_pending_lint(uri)
+        if linted is None:
+            return lsp.RelatedFullDocumentDiagnosticReport(items=[])
+        if params.previous_result_id == linted.result_id:
+            return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=linted.result_id)
+        items = [item for item, _ in linted.items]
+        return lsp.RelatedFullDocumentDiagnosticReport(items=items, result_id=linted.result_id)
+
+    async def hover(self, params: lsp.HoverParams) -> lsp.Hover | None:
+        linted = await self.current_after_pending_lint(params.text_document.uri)
+        if linted is None:
+            return None
+        at = lsp.Range(start=params.position, end=params.position)
+        under = [(item, found) for item, found in linted.items if overlaps(item.range, at)]
+        if not under:
+            return None
+        markdown = hover_markdown([found for _, found in under])
+        return lsp.Hover(
+            contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=markdown), range=under[0][0].range
+        )
+
+    def files_changed(self, uris: list[str]) -> None:
+        """Files changed on disk (a config, a ``.gitignore``, the lockfile, a project module): every
+        open buffer is linted again, as the CLI would now see it."""
+        paths = [unquote(uri.removeprefix("file://")) for uri in uris]
+        if not any(relevant(path) or path.endswith(".toml") for path in paths):
+            return
+        self.shown_errors.clear()  # a config broken again is said again
+        tasks = []
+        for document in list(self.workspace.text_documents.values()):
+            if self.is_python(document):
+                self.schedule(document.uri, self.debounce)
+                tasks.append(self.scheduled[document.uri])
+        if tasks and self.pulls and self.refreshes:
+            asyncio.get_running_loop().create_task(self._refresh_after(tasks))
+
+    @property
+    def refreshes(self) -> bool:
+        workspace = self.client_capabilities.workspace
+        return bool(workspace and workspace.diagnostics and workspace.diagnostics.refresh_support)
+
+    async def _refresh_after(self, tasks: list[asyncio.Task]) -> None:
+        await asyncio.wait(tasks)
+        with contextlib.suppress(Exception):
+            await self.workspace_diagnostic_refresh_async(None)
+
+    def register_watchers(self) -> None:
+        """Ask the client to report changes of what the lint reads, where it can register them."""
+        workspace = self.client_capabilities.workspace
+        watched = workspace.did_change_watched_files if workspace else None
+        if not (watched and watched.dynamic_registration):
+            return
+        options = lsp.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[lsp.FileSystemWatcher(glob_pattern=glob) for glob in WATCHED_GLOBS]
+        )
+        registration = lsp.Registration(
+            id="fusion-lint-watched-files", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
+        )
+        self.client_register_capability(lsp.RegistrationParams(registrations=[registration]))
 
     def current(self, uri: str) -> Linted | None:
         """What was published for the document's present text, or None."""
@@ -448,11 +579,37 @@ def create_server(debounce: float = DEBOUNCE_S) -> FusionLintServer:
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION,
         lsp.CodeActionOptions(
-            code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.SourceFixAll], resolve_provider=False
+            code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.SourceFixAll, FIX_ALL_KIND],
+            resolve_provider=False,
         ),
     )
     async def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         return await server.code_actions(params)
+
+    @server.feature(
+        lsp.TEXT_DOCUMENT_DIAGNOSTIC,
+        lsp.DiagnosticOptions(identifier="fusion-lint", inter_file_dependencies=True, workspace_diagnostics=False),
+    )
+    async def diagnostic(params: lsp.DocumentDiagnosticParams) -> lsp.DocumentDiagnosticReport:
+        return await server.pull(params)
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    async def hover(params: lsp.HoverParams) -> lsp.Hover | None:
+        return await server.hover(params)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(params: lsp.DidChangeWatchedFilesParams) -> None:
+        server.files_changed([change.uri for change in params.changes])
+
+    @server.feature(lsp.INITIALIZED)
+    def initialized(_params: lsp.InitializedParams) -> None:
+        server.register_watchers()
+
+    @server.command(APPLY_AUTOFIX)
+    async def apply_autofix(*arguments: Any) -> None:
+        await server.apply_autofix(
+            list(arguments[0]) if len(arguments) == 1 and isinstance(arguments[0], list) else list(arguments)
+        )
 
     @server.feature(lsp.SHUTDOWN)
     def shutdown(_params: None) -> None:

@@ -8,6 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from fusion_lint.base.diagnostics import Diagnostic, display_path
+from fusion_lint.base.lines import split_lines
 from fusion_lint.check.report import Report
 
 __all__ = [
@@ -71,7 +72,7 @@ def source_excerpt(report: Report, diagnostic: Diagnostic) -> list[str]:
                 text = handle.read()
         except OSError:
             return []
-    lines = text.splitlines()
+    lines = split_lines(text)
     if not 1 <= diagnostic.span.line <= len(lines):
         return []
     line = lines[diagnostic.span.line - 1]
@@ -159,7 +160,7 @@ def file_lines(report: Report, path: str, cache: dict[str, list[str]]) -> list[s
                     text = handle.read()
             except OSError:
                 text = ""
-        cache[path] = text.split("\n")
+        cache[path] = split_lines(text)
     return cache[path]
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from fusion_lint.base.lines import split_lines
 from fusion_lint.source.newer_syntax import NEWEST_KNOWN, needed_version
 
 
@@ -123,7 +124,7 @@ def too_deep(tree: ast.Module, text: str) -> int | None:
     budget = MAX_DEPTH - 3
     if len(text) < budget - 250:  # block nesting adds at most ~2 levels per indentation level (100)
         return None
-    lines = text.split("\n")
+    lines = split_lines(text)
     longest = max(map(len, lines))
     pending: list[tuple[list[ast.AST], int]] = [(tree.body, 2)]
     while pending:

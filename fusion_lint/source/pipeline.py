@@ -10,17 +10,18 @@ import io
 import os
 import re
 import tokenize
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 
 from fusion_lint.base.files import FileTooLarge, NotRegularFile, read_regular
+from fusion_lint.base.lines import split_lines
 from fusion_lint.base.modules import module_of
 from fusion_lint.facts.model import FileFacts
 from fusion_lint.source.gate import Unreadable, decode, deep_recursion, gate_tree
 
 _SUPPRESSION = re.compile(
-    r"#\s*(?:noqa(?::\s*(?P<codes>[\w-]+(?:[\s,]+[\w-]+)*))?|fusion-lint:\s*ignore(?:\[(?P<names>[^\]]*)\])?)",
+    r"#\s*(?:noqa(?::\s*(?P<codes>[\w-]+(?:[\s,]+[\w-]+)*))?|fusion-lint:\s*ignore(?![\w-])(?:\[(?P<names>[^\]]*)\])?)",
     re.IGNORECASE,
 )
 
@@ -216,7 +217,7 @@ def import_tails(data: bytes) -> bytes:
     if b"import" not in data:
         return b""
     tails = []
-    for line in data.split(b"\n"):
+    for line in (data.replace(b"\r", b"\n") if b"\r" in data else data).split(b"\n"):
         stripped = line.lstrip()
         if stripped.startswith(_IMPORT_KEYWORDS):
             tails.append(stripped[5:] if stripped.startswith(b"from") else stripped[7:])
@@ -238,19 +239,47 @@ def imports_module(data: bytes, module: str, relative: bool, tails: bytes | None
 
 def suppressions(text: str) -> dict[int, frozenset[str]]:
     """line -> the codes/names its suppression comment lists ("*": all)."""
+    return scan_comments(text).suppressions
+
+
+@dataclass(slots=True)
+class Comments:
+    """What a file's comments say to fusion-lint, lines numbered as spans number them."""
+
+    suppressions: dict[int, frozenset[str]] = field(default_factory=dict)  # line -> codes/names; "*" = all
+    # A line inside a multi-line string -> the line its closing quotes end on, when a suppression
+    # comment follows them there (ruff's convention: it suppresses the whole string's findings).
+    string_lines: dict[int, int] = field(default_factory=dict)
+    # line -> (column, text) of a ``# fusion-lint:`` comment that is no directive fusion-lint reads
+    unknown: dict[int, tuple[int, str]] = field(default_factory=dict)
+
+
+#: ``# fusion-lint: <anything>`` in a comment: a directive of ours, known or not.
+_OUR_DIRECTIVE = re.compile(r"#[ \t]*fusion-lint[ \t]*:[^#]*", re.IGNORECASE)
+#: The directives a line may carry: ``ignore`` and ``ignore[names]`` (``noqa`` only on a line of its own).
+_KNOWN_LINE_DIRECTIVE = re.compile(r"#[ \t]*fusion-lint:[ \t]*ignore(?:\[[^\]]*\])?(?:\s|$)", re.IGNORECASE)
+
+
+def scan_comments(text: str) -> Comments:
+    """The suppressions of ``text`` (``suppressions``), the lines of the multi-line strings they
+    close, and the ``# fusion-lint:`` comments that are no directive."""
+    found = Comments()
     if _MENTIONS_SUPPRESSION.search(text) is None:
-        return {}
+        return found
     candidates: dict[int, list[re.Match[str]]] = {}
-    # Split on "\n" only: line numbers must agree with the positions of diagnostics.
-    for number, line in enumerate(text.split("\n"), start=1):
+    ours: dict[int, list[re.Match[str]]] = {}
+    lines = split_lines(text)  # as spans count lines (a lone "\r" ends one): numbers agree with diagnostics'
+    for number, line in enumerate(lines, start=1):
         if "#" in line:
             matches = list(_SUPPRESSION.finditer(line))
             if matches:
                 candidates[number] = matches
-    if not candidates:
-        return {}
-    comments = _comment_starts(text, candidates)
-    found: dict[int, frozenset[str]] = {}
+            directives = list(_OUR_DIRECTIVE.finditer(line))
+            if directives:
+                ours[number] = directives
+    if not candidates and not ours:
+        return found
+    comments, strings = _comment_starts(text, candidates.keys() | ours.keys())
     for number, matches in candidates.items():
         for match in matches:
             comment = comments.get(number)
@@ -265,7 +294,22 @@ def suppressions(text: str) -> dict[int, frozenset[str]]:
                     for t in re.split(r"[\s,]+", listed)
                     if t.strip()
                 )
-            found[number] = found.get(number, frozenset()) | tokens
+            found.suppressions[number] = found.suppressions.get(number, frozenset()) | tokens
+    for first, last in strings:
+        if last in found.suppressions:
+            for number in range(first, last):
+                found.string_lines.setdefault(number, last)
+    for number, directives in ours.items():
+        comment = comments.get(number)
+        line = lines[number - 1]
+        for match in directives:
+            if comment is None or match.start() < comment:
+                continue  # inside a string
+            directive = match.group(0).rstrip()
+            own_line = match.start() == comment and not line[:comment].strip()
+            if _KNOWN_LINE_DIRECTIVE.match(directive) or (own_line and _file_tokens(line) is not None):
+                continue
+            found.unknown.setdefault(number, (match.start(), directive))
     return found
 
 
@@ -280,35 +324,62 @@ def file_suppressions(text: str) -> dict[int, frozenset[str]]:
     """line -> the codes/names a whole-file suppression comment lists ("*": all)."""
     if _MENTIONS_FILE_SUPPRESSION.search(text) is None:
         return {}
-    candidates: dict[int, re.Match[str]] = {}
-    for number, line in enumerate(text.split("\n"), start=1):
-        match = _FILE_SUPPRESSION.match(line.rstrip("\r"))
-        if match is not None:
-            candidates[number] = match
-    comments = _comment_starts(text, candidates) if candidates else {}
+    candidates: dict[int, frozenset[str]] = {}
+    lines = split_lines(text)
+    for number, line in enumerate(lines, start=1):
+        tokens = _file_tokens(line)
+        if tokens is not None:
+            candidates[number] = tokens
+    comments = _comment_starts(text, candidates.keys())[0] if candidates else {}
     found: dict[int, frozenset[str]] = {}
-    for number, match in candidates.items():
-        line = match.string
-        if comments.get(number) != len(line) - len(line.lstrip()):
-            continue  # a line of a multi-line string
-        listed = match.group("codes")
-        tokens = [t.upper() if t.upper().startswith("FL") else t for t in re.split(r"[\s,]+", listed or "") if t]
-        if listed is None or tokens:
-            found[number] = frozenset(tokens or ["*"])
+    for number, tokens in candidates.items():
+        line = lines[number - 1]
+        if comments.get(number) == len(line) - len(line.lstrip()):  # else a line of a multi-line string
+            found[number] = tokens
     return found
 
 
-def _comment_starts(text: str, lines: dict[int, object]) -> dict[int, int]:
+def _file_tokens(line: str) -> frozenset[str] | None:
+    """What a line's whole-file suppression names ("*": all), None when it is none: a colon
+    with no code after it is none (nor, thanks to the pattern, words after ``noqa`` without one)."""
+    match = _FILE_SUPPRESSION.match(line)
+    if match is None:
+        return None
+    listed = match.group("codes")
+    tokens = [t.upper() if t.upper().startswith("FL") else t for t in re.split(r"[\s,]+", listed or "") if t]
+    if listed is not None and not tokens:
+        return None
+    return frozenset(tokens or ["*"])
+
+
+def _comment_starts(text: str, lines: Collection[int]) -> tuple[dict[int, int], list[tuple[int, int]]]:
     """The column where the comment of each of ``lines`` starts (tokenized: a ``#`` in a string is
-    not one). Only files that mention a suppression get here, and the file already parsed."""
+    not one), and the first and last lines of each multi-line string. Only files that mention a
+    suppression get here, and the file already parsed."""
     starts: dict[int, int] = {}
+    strings: list[tuple[int, int]] = []
+    fstring_starts: list[int] = []
+    fstring_start = getattr(tokenize, "FSTRING_START", None)  # Python 3.12+
+    fstring_end = getattr(tokenize, "FSTRING_END", None)
     try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type == tokenize.COMMENT and token.start[0] in lines:
-                starts[token.start[0]] = token.start[1]
+        # ``newline=None``: a lone "\r" ends a line for the tokenizer too (columns are kept).
+        for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
+            kind = token.type
+            if kind == tokenize.COMMENT:
+                if token.start[0] in lines:
+                    starts[token.start[0]] = token.start[1]
+            elif kind == tokenize.STRING:
+                if token.start[0] < token.end[0]:
+                    strings.append((token.start[0], token.end[0]))
+            elif fstring_start is not None and kind == fstring_start:
+                fstring_starts.append(token.start[0])
+            elif fstring_end is not None and kind == fstring_end and fstring_starts:
+                first = fstring_starts.pop()
+                if first < token.end[0]:
+                    strings.append((first, token.end[0]))
     except (tokenize.TokenError, SyntaxError):
         pass  # keep what was read: a tokenizer hiccup must not drop the other suppressions
-    return starts
+    return starts, strings
 
 
 def analyze_file(
@@ -369,6 +440,8 @@ def _analyze_text(path: str, data: bytes, runtime_modules: Sequence[str], light:
     with deep_recursion():
         facts = extract(tree, path, name, is_package, runtime_modules, decoded.text, light)
     if not light:  # a file only read is never reported: its comments suppress nothing of this run
-        facts.suppressions = suppressions(decoded.text)
+        comments = scan_comments(decoded.text)
+        facts.suppressions, facts.string_lines = comments.suppressions, comments.string_lines
+        facts.unknown_directives = comments.unknown
         facts.file_suppressions = file_suppressions(decoded.text)
     return FileResult(path, facts=facts)

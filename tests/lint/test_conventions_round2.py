@@ -172,6 +172,28 @@ def _cycle(first: str, second: str) -> Callable[[Run, Path], None]:
     return check
 
 
+def _finding_at(prefix: str) -> Callable[[Run, Path], None]:
+    """A concise report holds a finding line starting with ``prefix`` (``path:line:col: CODE``)."""
+
+    def check(run: Run, root: Path) -> None:
+        assert any(line.startswith(prefix) for line in run.stdout.splitlines()), run.stdout
+
+    return check
+
+
+def _kept_in(relative: str, fragment: str) -> Callable[[Run, Path], None]:
+    def check(run: Run, root: Path) -> None:
+        assert fragment in (root / relative).read_text(), (root / relative).read_text()
+
+    return check
+
+
+# A raise whose message is a multi-line string, the suppression after its closing quotes (line 12).
+_APP_STRING_NOQA = APP.replace(
+    'raise ValueError("bad")', 'raise ValueError("""\n        bad\n        """)  # noqa: FL300'
+)
+_LONG_WORDS = " ".join(["word"] * 30)
+
 ROWS = {
     "output-format-in-config": Row(
         [],
@@ -291,6 +313,46 @@ ROWS = {
         _report_in("reports/lint/out.txt"),
     ),
     "statistics-alone": Row(["--statistics"], _statistics_only, ["--statistics"], _statistics_only),
+    "noqa-after-a-multi-line-string": Row(
+        [],
+        _ignored("FL300"),
+        ["--select", "E501"],
+        _exit(0),
+        setup=_write("app.py", _APP_STRING_NOQA),
+        ruff_setup=_write("r.py", f'X = """\n{_LONG_WORDS}\n"""  # noqa: E501\n'),
+    ),
+    "unused-suppression-at-the-directive": Row(
+        ["--report-unused-suppressions"],
+        _finding_at("app.py:1:25: FL900"),
+        ["--select", "RUF100", "--output-format", "concise"],
+        _finding_at("r.py:1:15: RUF100"),
+        setup=_write("app.py", "import os  # why: kept  # noqa: FL302\n" + APP),
+        ruff_setup=_write("r.py", "x = 1  # why  # noqa: F401\n"),
+    ),
+    "unknown-directive": Row(
+        [],
+        _finding_at("app.py:11:17: FL900"),
+        setup=_write("app.py", APP.replace("    return key", "    return key  # fusion-lint: ignored")),
+    ),
+    "cr-only-line-endings": Row(
+        [],
+        _finding_at("app.py:8:9: FL204"),
+        ["--output-format", "concise"],
+        _finding_at("r.py:2:8: F401"),
+        setup=lambda root: (root / "app.py").write_bytes(APP.replace("\n", "\r").encode()),
+        ruff_setup=lambda root: (root / "r.py").write_bytes(b"\rimport os\r"),
+    ),
+    "ruff-external-keeps-our-codes-in-a-shared-noqa": Row(
+        [],
+        _ignored("FL300"),
+        ["--select", "F401,RUF100,RUF102", "--fix"],
+        _kept_in("r.py", "# noqa: F401, FL300"),
+        setup=_write("app.py", APP.replace('raise ValueError("bad")', 'raise ValueError("bad")  # noqa: F401, FL300')),
+        ruff_setup=_both(
+            _write("pyproject.toml", '[tool.ruff]\nlint.external = ["FL"]\n'),
+            _write("r.py", "import os  # noqa: F401, FL300\n"),
+        ),
+    ),
     "statistics-json": Row(
         ["--statistics", "--output-format", "json"],
         _statistics_json_ours,
@@ -438,3 +500,16 @@ def test_output_format_is_not_part_of_the_cache_key() -> None:
 
     assert Settings().model_dump_json() == Settings(output_format="gitlab").model_dump_json()
     assert Settings().model_dump_json() != Settings(follow_calls=1).model_dump_json()
+
+
+@pytest.mark.skipif(RUFF is None, reason="ruff is not installed")
+def test_without_external_ruffs_fix_deletes_our_code_from_a_shared_noqa(tmp_path: Path) -> None:
+    """Why the docs tell ruff users to set ``lint.external = ["FL"]``: ruff calls FL300 an invalid
+    code (RUF102; RUF100 in older ruff) and its fix removes it from the comment."""
+    assert RUFF is not None
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\n")
+    (tmp_path / "r.py").write_text("import os  # noqa: F401, FL300\n")
+    _run([RUFF, "check", "--no-cache", "--select", "F401,RUF100,RUF102", "--fix"], tmp_path, {})
+    assert (tmp_path / "r.py").read_text() == "import os  # noqa: F401\n"
+    docs = (Path(__file__).parents[2] / "docs" / "cli.md").read_text()
+    assert 'lint.external = ["FL"]' in docs

@@ -169,3 +169,19 @@ def test_the_readme_shows_what_the_quickstart_command_prints() -> None:
     )
     assert (run.returncode, run.stderr) == (1, "")
     assert run.stdout == shown, "the README's quickstart output is stale: paste what the command prints"
+
+
+def test_the_readme_is_a_package_page() -> None:
+    """DESIGN §13.5: read in five minutes — at most 300 lines, no commit hashes or issue numbers
+    (measurements and internals live in docs/), its two commands each in a venv of its own, and the
+    pre-commit snippet's lock hook explained before it is used."""
+    readme = (RULES_PAGE.parents[1] / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 300
+    assert not re.search(r"\b[0-9a-f]{7,40}\b", readme.replace("fusion-lint", "")), "a commit hash in the README"
+    assert not re.search(r"\b[Ii]ssues? #?\d+|#\d{2,}\b", readme), "an issue number in the README"
+    for heading in ("## Install", "## First run", "## Where it runs", "## Adopting contracts"):
+        assert heading in readme
+    commands = re.findall(r"^python3 -m venv (\S+) && \. (\S+)/bin/activate", readme, re.MULTILINE)
+    assert len(commands) == 2 and commands[0][0] != commands[1][0], commands
+    pre_commit = readme.index("id: fusion-lint-lock")
+    assert readme.index("`fusion-lint lock`") < pre_commit, "say to create the lockfile before the hook"

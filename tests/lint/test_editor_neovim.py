@@ -88,6 +88,31 @@ local ok, err = pcall(function()
   wait("FL300 to be gone", function() return find(buf, "FL300") == nil end)
   out.disabled = snapshot(buf)
 
+  -- Round two (DESIGN §13.5), asked as the editor's own requests: hover on a diagnostic, pull
+  -- diagnostics, and the fix-all asked for by this server's kind (codeActionsOnSave's name).
+  local d302 = assert(find(buf, "FL302"), "no FL302 to hover on")
+  local position = { line = d302.lnum, character = d302.col }
+  local uri = vim.uri_from_bufnr(buf)
+  local hovered = vim.lsp.buf_request_sync(buf, "textDocument/hover",
+    { textDocument = { uri = uri }, position = position }, timeout_ms)
+  for _, answer in pairs(hovered or {}) do
+    if answer.result then out.hover = answer.result.contents.value end
+  end
+  local pulled = vim.lsp.buf_request_sync(buf, "textDocument/diagnostic", { textDocument = { uri = uri } }, timeout_ms)
+  out.pulled = {}
+  for _, answer in pairs(pulled or {}) do
+    for _, item in ipairs((answer.result or {}).items or {}) do table.insert(out.pulled, item.code) end
+  end
+  local kinds = vim.lsp.buf_request_sync(buf, "textDocument/codeAction", {
+    textDocument = { uri = uri },
+    range = { start = { line = 0, character = 0 }, ["end"] = { line = 0, character = 0 } },
+    context = { diagnostics = {}, only = { "source.fixAll.fusion-lint" } },
+  }, timeout_ms)
+  out.fix_all_kinds = {}
+  for _, answer in pairs(kinds or {}) do
+    for _, action in ipairs(answer.result or {}) do table.insert(out.fix_all_kinds, action.kind) end
+  end
+
   local tick = vim.api.nvim_buf_get_changedtick(buf)
   if vim.fn.has("nvim-0.8") == 1 then
     -- what docs/editors.md gives for 0.8 and later
@@ -98,6 +123,23 @@ local ok, err = pcall(function()
   wait("the fix-all edit", function() return vim.api.nvim_buf_get_changedtick(buf) ~= tick end)
   wait("FL302 to be gone", function() return find(buf, "FL302") == nil end)
   out.fixed_all = snapshot(buf)
+
+  -- The project's config changes on disk, no buffer is edited: the open buffer's diagnostics are
+  -- published again. Neovim before 0.9 watches no files, so the driver says what a watcher would.
+  local config = assert(io.open(os.getenv("FL_CONFIG"), "w"))
+  config:write('[tool.fusion-lint]\nignore = ["FL3"]\n')
+  config:close()
+  for _, client in pairs(vim.lsp.get_active_clients()) do
+    client.notify("workspace/didChangeWatchedFiles",
+      { changes = { { uri = vim.uri_from_fname(os.getenv("FL_CONFIG")), type = 2 } } })
+  end
+  wait("the config change to reach the buffer", function()
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      if d.code:sub(1, 3) == "FL3" then return false end
+    end
+    return true
+  end)
+  out.reconfigured = snapshot(buf)
 end)
 if not ok then out.error = tostring(err) end
 local file = assert(io.open(os.getenv("FL_OUT"), "w"))
@@ -187,6 +229,7 @@ def test_neovim_shows_the_diagnostics_and_applies_the_code_actions(tmp_path: Pat
         "FL_SNIPPET": str(tmp_path / "snippet.lua"),
         "FL_FILE": str(tools),
         "FL_OUT": str(tmp_path / "out.json"),
+        "FL_CONFIG": str(project / "pyproject.toml"),
         "FL_TIMEOUT_MS": str(TIMEOUT_S * 1000),
     }
     run = subprocess.run(
@@ -203,6 +246,7 @@ def test_neovim_shows_the_diagnostics_and_applies_the_code_actions(tmp_path: Pat
     result = json.loads((tmp_path / "out.json").read_text())
     assert "error" not in result, f"{result}\n{logs}"
     assert result["filetype"] == "python"
+    (project / "pyproject.toml").write_text("[tool.fusion-lint]\n")  # as it was, for the CLI below
 
     # What the editor shows is what the CLI reports for the file.
     cli = json.loads(_cli(project, "example_server/tools.py", "--output-format", "json", "--no-cache").stdout)
@@ -229,3 +273,13 @@ def test_neovim_shows_the_diagnostics_and_applies_the_code_actions(tmp_path: Pat
     cli_fixed = _cli(project, "--fix", "--stdin-filename", "example_server/tools.py", "-", stdin=disabled)
     assert cli_fixed.stdout != disabled, cli_fixed.stderr
     assert result["fixed_all"]["text"] == cli_fixed.stdout
+
+    # Hover shows the rule's page; a pull answers what was pushed; the server's own fix-all kind.
+    assert result["hover"].startswith("### FL302"), result.get("hover")
+    assert "**What it does.**" in result["hover"]
+    assert sorted(result["pulled"]) == sorted(d["code"] for d in result["disabled"]["diagnostics"])
+    assert result["fix_all_kinds"] == ["source.fixAll.fusion-lint"]
+    # The config edit on disk re-published the buffer's diagnostics: no FL3xx left, the rest kept.
+    left = {d["code"] for d in result["reconfigured"]["diagnostics"]}
+    assert left and not any(code.startswith("FL3") for code in left)
+    assert result["reconfigured"]["text"] == result["fixed_all"]["text"]

@@ -40,6 +40,11 @@ def run(
     return [(d.code, d.span.line, d.message) for d in report.diagnostics]
 
 
+def _report(tmp_path: Path, source: str) -> list:
+    (tmp_path / "app.py").write_text(source)
+    return lint(Options(paths=[str(tmp_path)], use_cache=False, jobs=1)).diagnostics
+
+
 def codes(found: list[tuple[str, int, str]]) -> list[tuple[str, int]]:
     return [(code, line) for code, line, _ in found]
 
@@ -76,17 +81,27 @@ def test_a_whole_file_suppression_with_codes_silences_those(tmp_path: Path, comm
 
 
 @pytest.mark.parametrize(
-    "source",
+    ("source", "typo"),
     [
-        TOOL.replace("    raise", "    x = 1  # fusion-lint: noqa\n    raise"),  # after code: not a line of its own
-        TOOL + '"""\n# fusion-lint: noqa\n"""\n',  # inside a string
-        TOOL + "# fusion-lint: noqa FL300\n",  # no colon: a typo must not silence the whole file
-        TOOL + "# fusion-lint: noqa:\n",  # a colon and no code
-        TOOL + "# fusion-lint: noqa-later\n",
+        # after code: not a line of its own
+        (TOOL.replace("    raise", "    x = 1  # fusion-lint: noqa\n    raise"), (5, 11, "'# fusion-lint: noqa'")),
+        (TOOL + '"""\n# fusion-lint: noqa\n"""\n', None),  # inside a string: no comment at all
+        (TOOL + "# fusion-lint: noqa FL300\n", (6, 0, "'# fusion-lint: noqa FL300'")),  # no colon: must not silence all
+        (TOOL + "# fusion-lint: noqa:\n", (6, 0, "'# fusion-lint: noqa:'")),  # a colon and no code
+        (TOOL + "# fusion-lint: noqa-later\n", (6, 0, "'# fusion-lint: noqa-later'")),
     ],
 )
-def test_what_is_not_a_whole_file_suppression(tmp_path: Path, source: str) -> None:
-    assert {code for code, _ in codes(run(tmp_path, source))} == {"FL107", "FL300"}
+def test_what_is_not_a_whole_file_suppression(tmp_path: Path, source: str, typo: tuple | None) -> None:
+    """It silences nothing; a comment of ours that is no directive is FL900 at the comment."""
+    found = run(tmp_path, source)
+    assert {code for code, _ in codes(found)} - {"FL900"} == {"FL107", "FL300"}
+    fl900 = [(d.span.line, d.span.col, d.message) for d in _report(tmp_path, source) if d.code == "FL900"]
+    if typo is None:
+        assert fl900 == []
+    else:
+        line, col, quoted = typo
+        assert [(n, c) for n, c, _ in fl900] == [(line, col)]
+        assert fl900[0][2].startswith(f"unknown directive {quoted} suppresses nothing")
 
 
 def test_the_table_of_whole_file_suppressions() -> None:

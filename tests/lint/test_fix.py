@@ -777,8 +777,10 @@ def test_noqa_never_goes_after_a_backslash_or_inside_a_string() -> None:
         return Diagnostic("FL300", "n", "warning", "m", "f.py", Span(line, 0, line, 1, 0, 1, stmt_line))
 
     edits, unplaced = noqa_edits(text, [at(1, 1), at(2, 1), at(3, 3)])
-    assert apply_edits(text, edits) == 'x = 1 + \\\n    2  # noqa: FL300\ny = """a\nb"""\n'
-    assert [d.span.line for d in unplaced] == [1, 3]
+    # Inside the string, the comment goes after its closing quotes (ruff's convention: it covers
+    # every line of the string); after a backslash, nowhere.
+    assert apply_edits(text, edits) == 'x = 1 + \\\n    2  # noqa: FL300\ny = """a\nb"""  # noqa: FL300\n'
+    assert [d.span.line for d in unplaced] == [1]
 
 
 # ----- json ----------------------------------------------------------------------------------------------------

@@ -513,10 +513,6 @@ UNLOCKABLE = {
         module(tool_source("get_invoice", entry("a").replace("recovery='", "recovery=f'"))),
         "tool 'get_invoice': entry 'a': recovery is an f-string, which cannot be resolved statically",
     ),
-    "computed name": (
-        HEADER + "PREFIX = 'get'\n\n@tool(f'{PREFIX}_invoice')\nasync def get_invoice(ctx):\n    return 1\n",
-        "tool '<dynamic>': its name is not a literal string",
-    ),
     "unknown code": (
         module(tool_source("get_invoice", entry("a", "NOPE"))),
         "entry 'a': code is JsonRpcErrorCode.NOPE, which is no error code",
@@ -552,6 +548,35 @@ def test_what_cannot_be_locked_faithfully_is_refused_and_named(
         assert outcome.stderr.startswith("fusion-lint: error: cannot lock the error contracts: 1 place cannot")
         assert message in outcome.stderr, outcome.stderr
     assert not (tmp_path / LOCKFILE_NAME).exists(), "a partial lockfile must not be written"
+
+
+def test_a_tool_whose_name_is_computed_is_skipped_with_a_line_and_the_rest_is_locked(
+    project, run_cli: RunCli, tmp_path: Path
+) -> None:
+    computed = (
+        HEADER + "PREFIX = 'get'\n\n@tool(f'{PREFIX}_invoice', errors=build())\nasync def get_invoice(ctx):\n"
+        "    return 1\n\n@tool(PREFIX + '_status')\nasync def status(ctx):\n    return 1\n"
+    )
+    project({"app.py": computed, "ok.py": module(tool_source("ping", entry("a")))})
+
+    written = lock(run_cli)
+
+    assert written.exit_code == 0, written.stderr
+    skipped = [line for line in written.stderr.splitlines() if "skipped" in line]
+    assert len(skipped) == 2, written.stderr  # one line each, naming the place
+    assert skipped[0].startswith("app.py:5: skipped tool") and skipped[1].startswith("app.py:9: skipped tool")
+    assert all(
+        line.endswith("its name is computed, so it has no key to lock; it is not in the lockfile") for line in skipped
+    )
+    document = json.loads((tmp_path / LOCKFILE_NAME).read_text())
+    assert list(document["tools"]) == ["ping"]
+    checked = lock(run_cli, "--check")
+    assert checked.exit_code == 0 and checked.stderr.count("skipped") == 2
+    # A contract that cannot be read is still refused: only the missing name is skipped.
+    project(
+        {"app.py": computed, "ok.py": HEADER + "@tool('ping', errors=build())\nasync def ping(ctx):\n    return 1\n"}
+    )
+    assert lock(run_cli).exit_code == 2
 
 
 def test_one_name_with_two_contracts_is_refused_but_identical_copies_lock(project, run_cli: RunCli) -> None:
@@ -612,3 +637,21 @@ def test_pre_commit_hook_invocation_checks_the_whole_project(project, run_cli: R
 
     assert outcome.exit_code == 1
     assert outcome.stdout.startswith("BREAKING tool 'get_invoice': reason 'ledger_down' is no longer retryable")
+
+
+def test_check_allow_missing_passes_before_the_first_lock_and_checks_after(
+    project, run_cli: RunCli, tmp_path: Path
+) -> None:
+    project({"app.py": module(tool_source("ping", entry("a")))})
+
+    first = lock(run_cli, "--check", "--allow-missing")
+
+    assert first.exit_code == 0, first.stderr
+    assert "no lockfile yet, nothing to check (1 tool, 0 resources, 1 reason would be locked)" in first.stderr
+    assert "run `fusion-lint lock`" in first.stderr
+    assert not (tmp_path / LOCKFILE_NAME).exists(), "the check creates nothing"
+    assert lock(run_cli, "--check").exit_code == 2  # without the flag a missing lockfile is still an error
+
+    assert lock(run_cli).exit_code == 0
+    project({"app.py": module(tool_source("ping", entry("a"), entry("b")))})
+    assert lock(run_cli, "--check", "--allow-missing").exit_code == 1  # from then on it checks

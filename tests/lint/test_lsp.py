@@ -91,7 +91,8 @@ class LspClient:
             if message is None:
                 raise AssertionError(f"the server exited: {self.stderr()}")
             if "method" in message and "id" in message:  # a request from the server: accept it
-                self.send({"id": message["id"], "result": None})
+                applied = {"applied": True} if message["method"] == "workspace/applyEdit" else None
+                self.send({"id": message["id"], "result": applied})
             if matches(message):
                 return message
             self.backlog.append(message)
@@ -197,7 +198,11 @@ def test_editor_session_over_stdio(project: Path) -> None:
             },
         )
         capabilities = initialized["capabilities"]
-        assert capabilities["codeActionProvider"]["codeActionKinds"] == ["quickfix", "source.fixAll"]
+        assert capabilities["codeActionProvider"]["codeActionKinds"] == [
+            "quickfix",
+            "source.fixAll",
+            "source.fixAll.fusion-lint",
+        ]
         assert capabilities["textDocumentSync"]["change"] == 2  # incremental
         assert initialized["serverInfo"]["name"] == "fusion-lint"
         client.notify("initialized", {})

@@ -55,7 +55,11 @@ def test_manifest_declares_both_hooks() -> None:
         True,
     )
     lock = hooks["fusion-lint-lock"]
-    assert (lock["entry"], lock["language"], lock["pass_filenames"]) == ("fusion-lint lock --check", "python", False)
+    assert (lock["entry"], lock["language"], lock["pass_filenames"]) == (
+        "fusion-lint lock --check --allow-missing",
+        "python",
+        False,
+    )
     assert re.search(lock["files"], "fusion-contracts.lock") and re.search(lock["files"], "app/tools.py")
 
 
@@ -169,3 +173,37 @@ def test_documented_config_passes_a_clean_project(tmp_path: Path, hook_repositor
     code, output = _pre_commit(project, "run", "--all-files")
     assert code == 0, output
     assert re.search(r"fusion-lint\.+Passed", output), output
+
+
+def test_the_readmes_snippet_with_the_lock_hook_passes_a_first_commit(tmp_path: Path, hook_repository: Path) -> None:
+    """The README's pre-commit snippet as written (its repo and rev pointed at the hook repository):
+    before any lockfile the lock hook passes and says so, creating nothing; once `fusion-lint lock`
+    wrote it, a contract change fails the hook until the lockfile is written again."""
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    snippet = readme.split("```yaml\nrepos:\n", 1)[1].split("```", 1)[0]
+    revision = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=hook_repository, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    snippet = re.sub(r"repo: \S+", f"repo: {hook_repository}", snippet, count=1)
+    snippet = re.sub(r"rev: [^\n]*", f"rev: {revision}", snippet, count=1)
+    assert "id: fusion-lint-lock" in snippet
+    fixed = BAD_TOOL.replace('        ctx.fail("missing")', '        raise ctx.fail("missing")')
+    project = _project(tmp_path / "project", {"tools.py": fixed, ".pre-commit-config.yaml": "repos:\n" + snippet})
+
+    code, output = _pre_commit(project, "run", "--all-files", "--verbose")
+    assert code == 0, output
+    assert re.search(r"fusion-lint lock --check\.+Passed", output), output
+    assert "no lockfile yet, nothing to check" in output and "run `fusion-lint lock`" in output
+    assert not (project / "fusion-contracts.lock").exists()
+
+    locked = subprocess.run([sys.executable, "-m", "fusion_lint", "lock"], cwd=project, capture_output=True, text=True)
+    assert locked.returncode == 0, locked.stderr
+    _git(project, "add", ".")
+    assert _pre_commit(project, "run", "--all-files")[0] == 0
+    (project / "tools.py").write_text(
+        fixed.replace('reason="missing"', 'reason="missing_key"').replace(
+            'ctx.fail("missing")', 'ctx.fail("missing_key")'
+        )
+    )
+    code, output = _pre_commit(project, "run", "--all-files")
+    assert code == 1 and re.search(r"fusion-lint lock --check\.+Failed", output), output

@@ -110,9 +110,10 @@ README_COMMAND = (
 )
 
 
-def readme_output(command: str) -> list[str]:
-    """The output block the README shows after ``command``, from its separator line to the table's end."""
-    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+def readme_output(command: str, page: str = "README.md") -> list[str]:
+    """The output block the README (or another page of the docs) shows after ``command``, from its
+    separator line to the table's end."""
+    text = (REPO_ROOT / page).read_text(encoding="utf-8")
     after = text[text.index(f"{command}\n```") :]
     block = after[after.index("```text\n") + len("```text\n") :]
     return report_lines(block[: block.index("```")])

@@ -184,9 +184,9 @@ def test_the_framework_servers_suite_against_their_static_contracts(tmp_path: Pa
     assert data["totals"]["declared"] == 7 and data["totals"]["exercised"] == 5 - (not resource_on_wire)
     # Every framework names what it served as the linter does (mcp 1.x FastMCP's resource by its URI too).
     assert data["outside_universe"] == []
-    if FRAMEWORKS == ["mcpserver"]:  # the README shows this run's output under mcp 2.x MCPServer: the real one
+    if FRAMEWORKS == ["mcpserver"]:  # docs/runtime.md shows this run's output under mcp 2.x MCPServer: the real one
         command = (
             "python -m pytest tests/contracts/test_contracts_billing.py --contract-coverage "
             "--contract-coverage-paths fixtures/frameworks"
         )
-        assert readme_output(command) == report_lines(completed.stdout)
+        assert readme_output(command, "docs/runtime.md") == report_lines(completed.stdout)
