@@ -32,8 +32,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from fusion_lint.memo.stat_index import RACY_S
 
 FORMATS = ("text", "json", "sarif", "github", "junit")
 HERE = Path(__file__).resolve().parent
@@ -494,6 +497,7 @@ class Runner:
         self.written: dict[str, str] = {}
         self.clock = 1_600_000_000  # mtimes in the past, one apart per write: never "racy"
         self.probe_dropped = False
+        self.written_at = 0.0  # when a file of the project was last written (its ctime)
         self.server = subprocess.Popen(
             [sys.executable, str(DRIVER)],
             stdin=subprocess.PIPE,
@@ -519,12 +523,14 @@ class Runner:
                 path.write_text(text)
                 self.clock += 2
                 os.utime(path, (self.clock, self.clock))
+                self.written_at = time.time()
         self.written = files
 
     def _touch(self) -> None:
         name = self.editor.rng.choice(sorted(self.written))
         self.clock += 2
         os.utime(self.project / name, (self.clock, self.clock))
+        self.written_at = time.time()
 
     def _lsp(self, path: Path) -> tuple[int, str]:
         assert self.server.stdin is not None and self.server.stdout is not None
@@ -545,8 +551,15 @@ class Runner:
         answer = json.loads(self.server.stdout.readline())
         return answer["status"], answer["output"]
 
+    def _settle(self) -> None:
+        """Wait until every write is older than the linter's racy window: a stat taken within it is
+        never trusted, so without the wait a fast machine never exercises the run snapshot (a
+        slower one does: CI found the probe rule's defect where this machine did not)."""
+        time.sleep(max(0.0, self.written_at + RACY_S + 0.1 - time.time()))
+
     def check(self, edit: str) -> list[Difference]:
         """The three runs after the current state was written; every difference among them."""
+        self._settle()
         found = []
         # JSON (every field of every finding, fixes included) and one more format, another each step:
         # the first run after the edit is each format in turn.

@@ -46,6 +46,7 @@ def _probe_case(runner: Runner) -> list:
     return found + runner.apply("tools_a's tool loses its parameters", no_params)
 
 
+@pytest.mark.xfail(strict=True, reason="open (issue 29): the snapshot's hand list of what shared items read")
 def test_a_rule_reading_a_field_no_rule_read_before_is_warm_as_cold() -> None:
     """The rule added as CONTRIBUTING.md says, reading a field no earlier rule read: the warm run
     after the edit must report what the cold one does (seed 11 below found the case this one misses)."""
