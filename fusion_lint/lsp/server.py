@@ -606,7 +606,9 @@ def create_server(debounce: float = DEBOUNCE_S) -> FusionLintServer:
         server.register_watchers()
 
     @server.command(APPLY_AUTOFIX)
-    async def apply_autofix(*arguments: Any) -> None:
+    # ``object``, not ``Any``: pygls tests the first parameter's annotation with issubclass(),
+    # which ``typing.Any`` only survives from Python 3.11 on.
+    async def apply_autofix(*arguments: object) -> None:
         await server.apply_autofix(
             list(arguments[0]) if len(arguments) == 1 and isinstance(arguments[0], list) else list(arguments)
         )
