@@ -44,7 +44,6 @@ import time
 import tokenize
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import unquote
 
 from lsprotocol import types as lsp
