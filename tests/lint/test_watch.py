@@ -84,6 +84,18 @@ class Watcher:
             except queue.Empty:
                 break
 
+    def wait_for_reports(self, count: int, timeout: float = 30.0) -> None:
+        """Until ``count`` reports have ended on stdout: stdout and stderr are read by separate
+        threads, so stderr's "Watching" line can arrive before the report printed ahead of it."""
+        deadline = time.monotonic() + timeout
+        while self.reports() < count:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"waited for {count} reports; stdout was {self.stdout}")
+            time.sleep(0.02)
+
+    def reports(self) -> int:
+        return sum(line.startswith(("Found", "All checks passed")) for line in self.stdout)
+
     def count(self, fragment: str) -> int:
         return sum(fragment in line for line in self.seen)
 
@@ -104,6 +116,7 @@ def test_a_burst_of_edits_is_one_rerun_and_a_config_edit_rereads_the_config(tmp_
     watcher = Watcher(tmp_path)
     try:
         watcher.wait_for(WATCHING, 1)
+        watcher.wait_for_reports(1)
         assert watcher.count(RERUN) == 0
         assert sum("FL300" in line for line in watcher.stdout) == 1
 
@@ -119,6 +132,7 @@ def test_a_burst_of_edits_is_one_rerun_and_a_config_edit_rereads_the_config(tmp_
         (tmp_path / "other.py").write_text("X = 1\n")
         watcher.wait_for(RERUN, 1)
         watcher.wait_for(WATCHING, 2)
+        watcher.wait_for_reports(2)
         watcher.settle(2.5)  # longer than the debounce: a second re-run would have come by now
         assert watcher.count(RERUN) == 1, watcher.seen
         assert sum("FL300" in line for line in watcher.stdout) == 2
@@ -127,10 +141,11 @@ def test_a_burst_of_edits_is_one_rerun_and_a_config_edit_rereads_the_config(tmp_
         (tmp_path / "pyproject.toml").write_text('[tool.fusion-lint]\nignore = ["FL300"]\n')
         watcher.wait_for(RERUN, 2)
         watcher.wait_for(WATCHING, 3)
+        watcher.wait_for_reports(3)
         watcher.settle(1.0)
         assert watcher.count(RERUN) == 2, watcher.seen
         assert sum("FL300" in line for line in watcher.stdout) == 2  # none in the third report
-        assert sum(line.startswith("Found") or line.startswith("All checks passed") for line in watcher.stdout) == 3
+        assert watcher.reports() == 3
     finally:
         code = watcher.stop()
     assert code == 0
