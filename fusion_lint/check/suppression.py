@@ -149,6 +149,22 @@ _LINE_DIRECTIVE = re.compile(r"#\s*(?:noqa\b|fusion-lint:\s*ignore)[^#]*", re.IG
 _FILE_DIRECTIVE = re.compile(r"#.*", re.IGNORECASE)
 
 
+_DIRECTIVE_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
+
+
+def directive_token_at(line: str, column: int) -> str | None:
+    """The code or rule name under ``column`` (0-based) inside a suppression comment on ``line``
+    (``# noqa: FL300``, ``# fusion-lint: ignore[fail-not-raised]``): what an editor's hover over a
+    noqa code explains, as ``ruff server`` does. The directive's own words are not tokens."""
+    for directive in _LINE_DIRECTIVE.finditer(line):
+        head = re.match(r"#\s*(?:noqa|fusion-lint:\s*ignore)", directive.group(0), re.IGNORECASE)
+        start = directive.start() + (head.end() if head else 0)
+        for token in _DIRECTIVE_TOKEN.finditer(line, start, directive.end()):
+            if token.start() <= column <= token.end():
+                return token.group(0)
+    return None
+
+
 class _Lines:
     """A file's lines, read only when one is asked for."""
 

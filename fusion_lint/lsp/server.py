@@ -209,10 +209,14 @@ def overlaps(a: lsp.Range, b: lsp.Range) -> bool:
 
 def hover_markdown(found: list[Diagnostic]) -> str:
     """The rule pages of the diagnostics under the cursor, once per rule."""
+    return hover_markdown_for_codes(list(dict.fromkeys(d.code for d in found)))
+
+
+def hover_markdown_for_codes(codes: list[str]) -> str:
     from fusion_lint.output.docs import find_rule, heading, rule_markdown
 
     pages = []
-    for code in dict.fromkeys(d.code for d in found):
+    for code in codes:
         rule = find_rule(code)
         pages.append(
             "\n".join([f"### {heading(rule)}", "", *rule_markdown(rule), "", f"[Documentation]({rule.url()})"])
@@ -441,11 +445,31 @@ class FusionLintServer(LanguageServer):
         at = lsp.Range(start=params.position, end=params.position)
         under = [(item, found) for item, found in linted.items if overlaps(item.range, at)]
         if not under:
-            return None
+            return self.hover_on_directive(params)
         markdown = hover_markdown([found for _, found in under])
         return lsp.Hover(
             contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=markdown), range=under[0][0].range
         )
+
+    def hover_on_directive(self, params: lsp.HoverParams) -> lsp.Hover | None:
+        """Over a code in a suppression comment (``# noqa: FL300``): that rule's page, as ``ruff
+        server`` shows for its own codes. Another linter's code, or an unknown one, shows nothing."""
+        from fusion_lint.check.suppression import directive_token_at
+        from fusion_lint.output.docs import UnknownRule, find_rule
+
+        document = self.open_document(params.text_document.uri)
+        if document is None:
+            return None
+        encoding = self.workspace.position_encoding or lsp.PositionEncodingKind.Utf16
+        token = directive_token_at(*SourceLines(document.source, encoding).column(params.position))
+        if token is None:
+            return None
+        try:
+            rule = find_rule(token)
+        except UnknownRule:
+            return None
+        markdown = hover_markdown_for_codes([rule.code])
+        return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=markdown))
 
     def files_changed(self, uris: list[str]) -> None:
         """Files changed on disk (a config, a ``.gitignore``, the lockfile, a project module): every

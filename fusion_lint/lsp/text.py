@@ -45,6 +45,16 @@ class SourceLines:
         column = min(max(column, 0), len(content))
         return lsp.Position(line=line, character=code_units(content[:column], self.encoding))
 
+    def column(self, position: lsp.Position) -> tuple[str, int]:
+        """An LSP position -> its line's text and the code-point column (clamped into the line)."""
+        line = self.line(min(max(position.line, 0), len(self.starts) - 1))
+        units = 0
+        for column, char in enumerate(line):
+            units += code_units(char, self.encoding)
+            if units > position.character:
+                return line, column
+        return line, len(line)
+
     def position_at(self, offset: int) -> lsp.Position:
         offset = min(max(offset, 0), len(self.text))
         line = bisect.bisect_right(self.starts, offset) - 1

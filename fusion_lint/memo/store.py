@@ -164,7 +164,7 @@ def cache_directory(configured: str, root: Path | None) -> Path:
     when it is a fusion-lint cache or does not exist yet, else its ``fusion-lint`` folder;
     ``ConfigError`` (exit 2) when neither may be used."""
     directory = Path(configured)
-    directory = directory if directory.is_absolute() else (root or Path.cwd()) / directory
+    directory = directory if directory.is_absolute() else cache_home(root or Path.cwd()) / directory
     verdict = ownership(directory)
     if verdict is not False:
         return directory
@@ -175,6 +175,16 @@ def cache_directory(configured: str, root: Path | None) -> Path:
         f"cache-dir '{configured}': {directory} is not a fusion-lint cache, and neither is {inside}; "
         "fusion-lint writes only into a cache directory of its own: set cache-dir to a new directory"
     )
+
+
+def cache_home(root: Path) -> Path:
+    """The folder a relative ``cache-dir`` is under: the project root, lifted out of any package it
+    is (``fusion-lint src/pkg`` with no config roots the project at the package, and a cache
+    written there would ship in the package's wheel and show in its listing)."""
+    home = root
+    while (home / "__init__.py").is_file() and home.parent != home:
+        home = home.parent
+    return home
 
 
 def remove_cache(directory: Path) -> bool | None:

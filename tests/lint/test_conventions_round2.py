@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -188,6 +189,85 @@ def _kept_in(relative: str, fragment: str) -> Callable[[Run, Path], None]:
     return check
 
 
+# ----- the output formats ruff also has: each check reads what the format's consumer reads -------------
+
+
+def _full_report(run: Run, root: Path) -> None:
+    """``full``: each finding with its source line and a caret underline (ruff's default)."""
+    lines = run.stdout.splitlines()
+    assert any(re.match(r"^\s*\d+ \| +\S", line) for line in lines), run.stdout
+    assert any(re.match(r"^\s*\| +\^+", line) for line in lines), run.stdout
+
+
+_JSON_LINES_KEYS = {"code", "name", "severity", "message", "filename", "location", "end_location", "fix", "url"}
+
+
+def _json_lines(run: Run, root: Path) -> None:
+    """``json-lines``: one JSON object per line, with ruff's keys."""
+    objects = [json.loads(line) for line in run.stdout.splitlines()]
+    assert objects and all(_JSON_LINES_KEYS <= set(one) for one in objects), run.stdout
+    assert all({"row", "column"} <= set(one["location"]) for one in objects)
+
+
+def _gitlab(run: Run, root: Path) -> None:
+    """``gitlab``: GitLab Code Quality's required fields, the path relative to the repository."""
+    issues = json.loads(run.stdout)
+    assert issues
+    for issue in issues:
+        assert {"description", "check_name", "fingerprint", "severity", "location"} <= set(issue), issue
+        assert issue["severity"] in {"info", "minor", "major", "critical", "blocker"}
+        location = issue["location"]
+        assert not os.path.isabs(location["path"])
+        assert "begin" in location.get("lines", {}) or "line" in location.get("positions", {}).get("begin", {})
+
+
+def _rdjson(run: Run, root: Path) -> None:
+    """``rdjson``: reviewdog's Diagnostic Format (source, diagnostics with a code and a range)."""
+    report = json.loads(run.stdout)
+    assert report["source"]["name"] and report["diagnostics"]
+    for diagnostic in report["diagnostics"]:
+        assert diagnostic["message"] and diagnostic["code"]["value"]
+        assert {"line", "column"} <= set(diagnostic["location"]["range"]["start"])
+
+
+_AZURE = re.compile(
+    r"^##vso\[task\.logissue type=(error|warning);sourcepath=[^;]+;linenumber=\d+;columnnumber=\d+;code=[A-Z]+\d+;\]"
+)
+
+
+def _azure(run: Run, root: Path) -> None:
+    """``azure``: Azure Pipelines' logging commands (lines not starting ``##vso`` are log text)."""
+    commands = [line for line in run.stdout.splitlines() if line.startswith("##vso")]
+    assert commands and all(_AZURE.match(line) for line in commands), run.stdout
+
+
+def _sarif(run: Run, root: Path) -> None:
+    """``sarif``: SARIF 2.1.0 results with a rule id and a physical location."""
+    log = json.loads(run.stdout)
+    (only,) = log["runs"]
+    assert only["tool"]["driver"]["name"] and only["results"]
+    for result in only["results"]:
+        location = result["locations"][0]["physicalLocation"]
+        assert result["ruleId"] and location["artifactLocation"]["uri"] and location["region"]["startLine"] >= 1
+
+
+def _sarif_relative(run: Run, root: Path) -> None:
+    """Ours also: URIs relative to the repository root (ruff's are absolute file:// URIs, which
+    GitHub code scanning maps only when run from the checkout's root)."""
+    _sarif(run, root)
+    uris = [
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in json.loads(run.stdout)["runs"][0]["results"]
+    ]
+    assert uris and all(uri == "app.py" for uri in uris), uris
+
+
+def _format(
+    name: str, ours_check: Callable[[Run, Path], None], theirs: Callable[[Run, Path], None] | None = None
+) -> Row:
+    return Row(["--output-format", name], ours_check, ["--output-format", name], theirs or ours_check)
+
+
 # A raise whose message is a multi-line string, the suppression after its closing quotes (line 12).
 _APP_STRING_NOQA = APP.replace(
     'raise ValueError("bad")', 'raise ValueError("""\n        bad\n        """)  # noqa: FL300'
@@ -195,6 +275,12 @@ _APP_STRING_NOQA = APP.replace(
 _LONG_WORDS = " ".join(["word"] * 30)
 
 ROWS = {
+    "format-full": _format("full", _full_report),
+    "format-json-lines": _format("json-lines", _json_lines),
+    "format-gitlab": _format("gitlab", _gitlab),
+    "format-rdjson": _format("rdjson", _rdjson),
+    "format-azure": _format("azure", _azure),
+    "format-sarif": _format("sarif", _sarif_relative, _sarif),
     "output-format-in-config": Row(
         [],
         _pylint_lines,
@@ -371,8 +457,10 @@ def test_convention(row: Row, tmp_path: Path) -> None:
     if row.setup:
         row.setup(root)
     row.check(ours(root, row.ours, row.env), root)
-    if row.ruff is None or RUFF is None:
-        return
+    if row.ruff is None:
+        return  # ruff has no such habit
+    if RUFF is None:
+        pytest.skip("ruff is not installed: our half passed, the comparison with ruff is not made")
     theirs = tmp_path / "ruff"
     theirs.mkdir()
     (theirs / "pyproject.toml").write_text("[tool.ruff]\n")
@@ -513,3 +601,23 @@ def test_without_external_ruffs_fix_deletes_our_code_from_a_shared_noqa(tmp_path
     assert (tmp_path / "r.py").read_text() == "import os  # noqa: F401\n"
     docs = (Path(__file__).parents[2] / "docs" / "cli.md").read_text()
     assert 'lint.external = ["FL"]' in docs
+
+
+def test_the_cache_never_lands_inside_a_package_named_as_the_argument(tmp_path: Path) -> None:
+    """No config, ``fusion-lint pkg`` from the folder above: the cache is beside the package, where
+    ruff puts its own, never inside it (it would ship in the package's wheel); ``clean pkg`` finds it."""
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "app.py").write_text(APP)
+    for argument in ("pkg", "pkg/sub", "pkg/sub/app.py"):
+        run = _run([sys.executable, "-m", "fusion_lint", "check", argument], tmp_path, {})
+        assert run.exit_code == 1, run
+        assert (tmp_path / ".fusion_lint_cache" / "CACHEDIR.TAG").is_file(), argument
+        assert not list(package.rglob(".fusion_lint_cache")), argument
+    cleaned = _run([sys.executable, "-m", "fusion_lint", "clean", "pkg"], tmp_path, {})
+    assert "Removed the cache" in cleaned.stdout and not (tmp_path / ".fusion_lint_cache").exists(), cleaned
+    if RUFF is not None:  # ruff's cache lands beside the package too
+        _run([RUFF, "check", "pkg"], tmp_path, {})
+        assert (tmp_path / ".ruff_cache").is_dir() and not list(package.rglob(".ruff_cache"))

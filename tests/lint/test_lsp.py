@@ -30,9 +30,9 @@ TIMEOUT_S = 60.0  # generous: a slow CI machine must not flake (no timing is ass
 class LspClient:
     """A subprocess language server and the messages it sent."""
 
-    def __init__(self, cwd: Path):
+    def __init__(self, cwd: Path, command: list[str] | None = None):
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "fusion_lint", "lsp"],
+            command or [sys.executable, "-m", "fusion_lint", "lsp"],
             cwd=cwd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -155,6 +155,8 @@ def apply_edits(text: str, edits: list[dict]) -> str:
     lines = text.splitlines(keepends=True)
 
     def offset(position: dict) -> int:
+        if position["line"] >= len(lines):  # the end of the text (an edit removing the last line)
+            return len(text)
         line = lines[position["line"]]
         units, column = 0, 0
         while units < position["character"]:
