@@ -3,7 +3,7 @@
 When a caller's arguments do not validate, the handler never runs; the model gets one ``<field>``
 per problem, saying what it sent (bounded) and what was expected, and a fixed recovery line::
 
-    <validation_error action="fetch_articles">
+    <validation_error action="fetch_articles" code="INVALID_PARAMS" reason="invalid_arguments">
       <field name="pmids">Expected a list of strings. You sent: 'abc'.</field>
       <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>
     </validation_error>
@@ -87,7 +87,12 @@ class ValidationEnvelope:
         return replace(self, contract_awareness=tuple(deltas))
 
     def to_xml(self) -> str:
-        lines = [f'<validation_error action="{escape_attribute(self.action)}">']
+        # The code and the reason ride in the first text block too: clients hand the model only
+        # ``content[0].text`` of an error result (DESIGN §13.4), never the structured mirror.
+        lines = [
+            f'<validation_error action="{escape_attribute(self.action)}" code="{self.code_name}" '
+            f'reason="{VALIDATION_REASON}">'
+        ]
         lines.extend(
             f'  <field name="{escape_attribute(problem.name)}">{escape_text(problem.problem)}</field>'
             for problem in self.fields

@@ -100,7 +100,7 @@ async def test_validation_error_of_a_drifted_tool_carries_the_section(lockfile: 
     async with connected(server) as client:
         result = await client.call_tool("void_invoice", {})
     assert envelope_text(result) == (
-        '<validation_error action="void_invoice">\n'
+        '<validation_error action="void_invoice" code="INVALID_PARAMS" reason="invalid_arguments">\n'
         '  <field name="invoice_id">Missing required field: expected a string. You sent nothing.</field>\n'
         "  <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n"
         + AWARENESS

@@ -65,7 +65,7 @@ CRASH = f"""<tool_error code="INTERNAL_ERROR" severity="error">
 WARNING = """<tool_error code="DEPRECATED" severity="warning">
   <message>get_invoice_total is deprecated; call get_invoice and read total_cents</message>
 </tool_error>"""
-INVALID = """<validation_error action="get_invoice">
+INVALID = """<validation_error action="get_invoice" code="INVALID_PARAMS" reason="invalid_arguments">
   <field name="invoice_id">Missing required field: expected a string. You sent nothing.</field>
   <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>
 </validation_error>"""

@@ -312,7 +312,7 @@ async def test_validation_envelope_on_the_wire(server: FusionServer) -> None:
         result = await client.call_tool("get_invoice", {"invoice_id": 42, "verbose": True})
     assert result.is_error is True
     assert envelope_text(result) == (
-        '<validation_error action="get_invoice">\n'
+        '<validation_error action="get_invoice" code="INVALID_PARAMS" reason="invalid_arguments">\n'
         '  <field name="invoice_id">Expected a string. You sent: 42.</field>\n'
         '  <field name="verbose">Unknown field; accepted fields are: invoice_id. You sent: true.</field>\n'
         "  <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n"
@@ -449,7 +449,7 @@ async def test_prompts(server: FusionServer) -> None:
         "nothing. (INVALID_PARAMS, reason invalid_arguments). Recovery: Fix the arguments above and get the "
         "prompt again. Do not explain the error."
     )
-    assert missing_argument.value.data["envelope"].startswith('<validation_error action="dunning_letter">')
+    assert missing_argument.value.data["envelope"].startswith('<validation_error action="dunning_letter" code="INVALID_PARAMS" reason="invalid_arguments">')
     assert missing_argument.value.data["recovery"] == (
         "Fix the arguments above and get the prompt again. Do not explain the error."
     )

@@ -43,7 +43,7 @@ def test_design_sample_shape() -> None:
     with pytest.raises(ValidationError) as caught:
         fetch_articles.signature.arguments_model.model_validate({"pmids": "abc"})
     assert validation_envelope("fetch_articles", caught.value, fetch_articles.input_schema).to_xml() == (
-        '<validation_error action="fetch_articles">\n'
+        '<validation_error action="fetch_articles" code="INVALID_PARAMS" reason="invalid_arguments">\n'
         "  <field name=\"pmids\">Expected a list of strings. You sent: 'abc'.</field>\n"
         "  <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n"
         "</validation_error>"
