@@ -14,8 +14,16 @@ from typing import Protocol
 
 import fusion_lint.facts.helpers as helpers
 from fusion_lint.facts.expressions import is_concatenated
-from fusion_lint.facts.frameworks import TOOL_CLASSES, framework_of_class
-from fusion_lint.facts.model import Assumptions, Definition, FileFacts, HelperCall, HelperTemplate, ServerRef
+from fusion_lint.facts.frameworks import FUSION_FASTMCP_INSTALL, TOOL_CLASSES, framework_of_class, middleware_kind
+from fusion_lint.facts.model import (
+    Assumptions,
+    Definition,
+    FileFacts,
+    HelperCall,
+    HelperTemplate,
+    MiddlewareUse,
+    ServerRef,
+)
 from fusion_lint.facts.names import DEFINERS, Names, Scope
 from fusion_lint.facts.positions import Cursor
 from fusion_lint.facts.syntax import (
@@ -337,9 +345,49 @@ class Definitions:
             return True
         return False
 
+    def _middleware(
+        self, node: ast.Call, found: list, at: Cursor, scope: Scope | None, walker: Enclosing | None
+    ) -> None:
+        """fastmcp middleware added to a server, in order (``FileFacts.middleware``, FL310): by
+        ``server.add_middleware(M(...))``, the fusion integration's ``install(server)``, or the
+        ``middleware=[...]`` list a ``FastMCP(...)`` is built with."""
+        func = node.func
+        if type(func) is ast.Attribute and func.attr == "add_middleware" and found and found[0].keyword is None:
+            server = self.receiver(func.value, walker)
+            if server is not None and server.framework in ("fastmcp", "unknown"):
+                self._add_middleware(found[0].value, node, at, scope)
+            return
+        qname = self.names.qualify(func, scope)
+        if qname == FUSION_FASTMCP_INSTALL and found:
+            self.facts.middleware.append(MiddlewareUse("fusion", self.values.spans.at(node, at)))
+            return
+        listed = keyword_argument(node, "middleware")
+        if listed is not None and type(listed.value) is ast.List:
+            server = self.names.server_of_call(node, scope)
+            if server is not None and server.framework == "fastmcp":
+                for element in listed.value.elts:
+                    self._add_middleware(element, element, at, scope)
+
+    def _add_middleware(self, middleware: ast.expr, where: ast.AST, at: Cursor, scope: Scope | None) -> None:
+        if type(middleware) is not ast.Call:
+            return
+        qname = self.names.qualify(middleware.func, scope) or ""
+        kind = middleware_kind(qname)
+        if kind is None:
+            return
+        off = keyword_argument(middleware, "transform_errors")
+        self.facts.middleware.append(
+            MiddlewareUse(
+                kind,
+                self.values.spans.at(where, at),
+                transform_errors=not (off is not None and type(off.value) is ast.Constant and off.value.value is False),
+            )
+        )
+
     def _framework_call(self, node: ast.Call, at: Cursor, scope: Scope | None, walker: Enclosing | None) -> bool:
         func = node.func
         found = args_of(node)
+        self._middleware(node, found, at, scope, walker)
         # ``server.tool(...)(fn)``, ``server.resource(uri)(fn)``, ``server.prompt()(fn)``
         if type(func) is ast.Call and found:
             registration = self.registration(func, walker)

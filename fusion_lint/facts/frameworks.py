@@ -111,3 +111,24 @@ def what_the_client_reads(framework: Framework, masked: bool, kind: str) -> str:
 def sends_exception_text(framework: Framework, masked: bool) -> bool:
     """Whether a raised exception's text reaches the model under this framework (FL307)."""
     return framework in ("mcp1", "lowlevel1", "unknown") or (framework == "fastmcp" and not masked)
+
+
+# ----- fastmcp middleware (FL310) -------------------------------------------------------------------
+
+#: The fusion integration for fastmcp: ``install(app)`` adds its ``FusionMiddleware``.
+FUSION_FASTMCP_INSTALL = "mcp_fusion.integrations.fastmcp.install"
+_MIDDLEWARE_KINDS = {
+    "FusionMiddleware": ("mcp_fusion.integrations.fastmcp.", "fusion"),
+    "ErrorHandlingMiddleware": ("fastmcp.", "error_handling"),
+    "RetryMiddleware": ("fastmcp.", "retry"),
+}
+
+
+def middleware_kind(qname: str) -> str | None:
+    """What a middleware class is: the fusion integration's, or fastmcp's error handling or retry
+    middleware (``fastmcp.server.middleware.error_handling.*`` or a re-export of it)."""
+    prefix, _, last = qname.rpartition(".")
+    known = _MIDDLEWARE_KINDS.get(last)
+    if known is None or not (prefix + ".").startswith(known[0]):
+        return None
+    return known[1]

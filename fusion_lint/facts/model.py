@@ -346,6 +346,17 @@ class ServerRef:
 
 
 @dataclass(slots=True)
+class MiddlewareUse:
+    """A fastmcp middleware this module adds to a server, in the order it is added: the fusion
+    integration (``fusion.install(app)``, ``app.add_middleware(FusionMiddleware())``), fastmcp's
+    ``ErrorHandlingMiddleware`` or ``RetryMiddleware``. Each one added later sees a call first."""
+
+    kind: Literal["fusion", "error_handling", "retry"]
+    span: Span  # the call that adds it (in ``FastMCP(middleware=[...])``: the middleware's constructor)
+    transform_errors: bool = True  # ``ErrorHandlingMiddleware(transform_errors=False)`` written literally: False
+
+
+@dataclass(slots=True)
 class HelperTemplate:
     """A registration a project helper makes on a server its caller hands it (``def
     audited_tool(mcp, name, **kw): def decorator(fn): ... mcp.tool(name=name)(wrapper)``): which
@@ -498,6 +509,7 @@ class FileFacts:
     servers: dict[str, ServerRef] = field(default_factory=dict)  # module-level names bound to a server
     imports_framework: bool = False  # the module imports from ``mcp.server``, ``mcp.types`` or ``fastmcp``
     mount_prefixes: list[str] = field(default_factory=list)  # literal ``mount(prefix=...)``: tool names gain it
+    middleware: list[MiddlewareUse] = field(default_factory=list)  # fastmcp middleware added here, in order
     listed_tools: list[str] = field(default_factory=list)  # low-level ``Tool(name="...")`` literals it lists
     classes: dict[str, ClassFacts] = field(default_factory=dict)  # module-level classes by name
     helper_calls: list[HelperCall] = field(default_factory=list)  # calls that may be registration helpers

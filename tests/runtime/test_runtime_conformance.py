@@ -1,15 +1,18 @@
 """The official conformance suite (``@modelcontextprotocol/conformance``) against FusionServer and ``@contract``.
 
 ``.ci/run`` installs the package into ``.ci-node/``. Its CLI needs node >= 22 (it imports ``fs.globSync``);
-Debian's node here is 20, so on this machine the test skips, saying so. Where node is new enough it runs
-``conformance server --url`` against the example FusionServer and the mcp 2.x ``@contract`` fixture over
+Debian 12's node is 20, so ``.ci/run`` also installs node 22 from npm (the ``node`` package, which
+brings the binary) into ``.ci-node/``; the test runs the CLI with that node, else with the PATH's, and
+skips, saying so, when neither is 22 or newer. It runs ``conformance server --url`` against the example FusionServer and the mcp 2.x ``@contract`` fixture over
 Streamable HTTP and requires every active server scenario to pass (exit status 0).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import anyio
 import pytest
@@ -20,8 +23,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(MCP_MAJOR != 2, reason="Fusio
 CLI = REPO_ROOT / ".ci-node" / "node_modules" / ".bin" / "conformance"
 
 
-def conformance() -> str:
-    node = shutil.which("node")
+NODE_FROM_NPM = REPO_ROOT / ".ci-node" / "node_modules" / ".bin" / "node"
+
+
+def conformance() -> tuple[str, dict[str, str]]:
+    """The CLI, and the environment whose PATH starts with a node >= 22 (its ``#!/usr/bin/env node``)."""
+    node = str(NODE_FROM_NPM) if NODE_FROM_NPM.exists() else shutil.which("node")
     if node is None:
         pytest.skip("node is not installed: the conformance suite needs node >= 22")
     major = int(
@@ -31,7 +38,8 @@ def conformance() -> str:
         pytest.skip(f"@modelcontextprotocol/conformance needs node >= 22 (fs.globSync); this machine has node {major}")
     if not CLI.exists():
         pytest.skip(f"the conformance suite is not installed at {CLI}: run .ci/run's npm install")
-    return str(CLI)
+    environment = {**os.environ, "PATH": f"{Path(node).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return str(CLI), environment
 
 
 SERVERS = {
@@ -46,14 +54,19 @@ SERVERS = {
 
 @pytest.mark.parametrize("server", sorted(SERVERS))
 def test_every_active_server_scenario_passes(server: str) -> None:
-    cli = conformance()
+    cli, environment = conformance()
 
     async def run() -> subprocess.CompletedProcess[str]:
         port = free_port()
         async with http_process(SERVERS[server](port), port) as (url, _process):
             return await anyio.to_thread.run_sync(
                 lambda: subprocess.run(
-                    [cli, "server", "--url", url], capture_output=True, text=True, timeout=600, cwd=REPO_ROOT
+                    [cli, "server", "--url", url],
+                    capture_output=True,
+                    text=True,
+                    timeout=600,
+                    cwd=REPO_ROOT,
+                    env=environment,
                 )
             )
 

@@ -1,0 +1,90 @@
+"""FL310 end to end: the CLI reads the middleware order of a real module (the re-exported import
+path and the constructor's ``middleware=[...]`` list too), and a warm run after the order is
+fixed reports what a cold run reports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SERVER = """\
+from fastmcp import FastMCP
+from fastmcp.server.middleware.error_handling import ErrorHandlingMiddleware
+from mcp_fusion import contract, fail, ErrorContract
+from mcp_fusion.integrations import fastmcp as fusion
+
+mcp = FastMCP("billing")
+{first}
+{second}
+
+
+@mcp.tool()
+@contract(errors=[ErrorContract(reason="no_invoice", code="NOT_FOUND", when="No invoice has that ID",
+                                recovery="Call list_invoices and retry with one of its IDs.")])
+def get_invoice(invoice_id: str) -> dict:
+    if invoice_id != "inv_1":
+        raise fail("no_invoice")
+    return {{"id": invoice_id}}
+
+
+@mcp.tool()
+def list_invoices() -> list:
+    return ["inv_1"]
+"""
+INSTALL = "fusion.install(mcp)"
+ERRORS = "mcp.add_middleware(ErrorHandlingMiddleware())"
+
+
+def lint(root: Path, *args: str) -> list[dict]:
+    done = subprocess.run(
+        [sys.executable, "-m", "fusion_lint", "check", "--output-format", "json", *args, "."],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    return json.loads(done.stdout)
+
+
+def fl310(found: list[dict]) -> list[tuple[int, str]]:
+    return [(d["location"]["row"], d["message"]) for d in found if d["code"] == "FL310"]
+
+
+def test_the_order_is_read_from_the_module_and_a_warm_run_sees_it_change(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
+    server = tmp_path / "server.py"
+    server.write_text(SERVER.format(first=INSTALL, second=ERRORS))
+    ((row, message),) = fl310(lint(tmp_path))
+    # One finding at the middleware line, naming every tool of that server.
+    assert row == 8 and message.startswith("tool 'get_invoice', tool 'list_invoices': "), message
+    assert "(line 7)" in message and "transform_errors=False" in message
+
+    # Fixed: the error middleware first. Warm (the cache of the run above) as cold.
+    server.write_text(SERVER.format(first=ERRORS, second=INSTALL))
+    warm, cold = lint(tmp_path), lint(tmp_path, "--no-cache")
+    assert warm == cold and fl310(warm) == []
+
+    # Broken again, and through the constructor's list: warm as cold, one finding at the list's entry.
+    server.write_text(
+        SERVER.format(first="", second="").replace(
+            'mcp = FastMCP("billing")',
+            "from mcp_fusion.integrations.fastmcp import FusionMiddleware\n"
+            'mcp = FastMCP("billing", middleware=[FusionMiddleware(), ErrorHandlingMiddleware(include_traceback=True)])',
+        )
+    )
+    warm, cold = lint(tmp_path), lint(tmp_path, "--no-cache")
+    assert warm == cold
+    ((row, message),) = fl310(warm)
+    assert row == 7 and "(earlier in the list)" in message
+
+
+def test_transform_errors_off_and_no_integration_are_quiet(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
+    server = tmp_path / "server.py"
+    server.write_text(SERVER.format(first=INSTALL, second=ERRORS.replace("()", "(transform_errors=False)")))
+    assert fl310(lint(tmp_path, "--no-cache")) == []
+    server.write_text(SERVER.format(first="", second=ERRORS))
+    assert fl310(lint(tmp_path, "--no-cache")) == []
