@@ -3,8 +3,10 @@
 ``.ci/run`` installs the package into ``.ci-node/``. Its CLI needs node >= 22 (it imports ``fs.globSync``);
 Debian 12's node is 20, so ``.ci/run`` also installs node 22 from npm (the ``node`` package, which
 brings the binary) into ``.ci-node/``; the test runs the CLI with that node, else with the PATH's, and
-skips, saying so, when neither is 22 or newer. It runs ``conformance server --url`` against the example FusionServer and the mcp 2.x ``@contract`` fixture over
-Streamable HTTP and requires every active server scenario to pass (exit status 0).
+skips, saying so, when neither is 22 or newer. It runs ``conformance server --url`` over Streamable
+HTTP against ``conformance_fusion.py`` (a FusionServer) and ``conformance_mcpserver.py`` (``@contract``
+on MCPServer), which serve the tools, resources and prompts the scenarios name, and requires every
+active server scenario to pass (exit status 0).
 """
 
 from __future__ import annotations
@@ -42,10 +44,12 @@ def conformance() -> tuple[str, dict[str, str]]:
     return str(CLI), environment
 
 
+# The suite's "everything" scenarios, each served by our own fixture: a FusionServer, and mcp 2.x
+# MCPServer with every tool under @contract (its one failing tool fails with a declared reason).
 SERVERS = {
-    "fusion": lambda port: ["-m", "fixtures.example_server.server", "--http", "--port", str(port)],
+    "fusion": lambda port: ["tests/runtime/conformance_fusion.py", str(port)],
     **(
-        {"mcpserver": lambda port: ["tests/runtime/serve_fixture.py", "mcpserver", "http", str(port)]}
+        {"mcpserver": lambda port: ["tests/runtime/conformance_mcpserver.py", str(port)]}
         if "mcpserver" in FRAMEWORKS
         else {}
     ),

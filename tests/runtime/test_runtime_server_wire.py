@@ -449,7 +449,9 @@ async def test_prompts(server: FusionServer) -> None:
         "nothing. (INVALID_PARAMS, reason invalid_arguments). Recovery: Fix the arguments above and get the "
         "prompt again. Do not explain the error."
     )
-    assert missing_argument.value.data["envelope"].startswith('<validation_error action="dunning_letter" code="INVALID_PARAMS" reason="invalid_arguments">')
+    assert missing_argument.value.data["envelope"].startswith(
+        '<validation_error action="dunning_letter" code="INVALID_PARAMS" reason="invalid_arguments">'
+    )
     assert missing_argument.value.data["recovery"] == (
         "Fix the arguments above and get the prompt again. Do not explain the error."
     )

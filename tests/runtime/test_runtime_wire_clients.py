@@ -115,7 +115,9 @@ async def test_the_first_text_block_carries_every_declared_failure(server: str, 
         else:
             assert invalid["isError"] is True
             if HOOKED.get(server, server == "fusion"):
-                assert invalid["content"][0]["text"].startswith('<validation_error action="get_invoice" code="INVALID_PARAMS" reason="invalid_arguments">')
+                assert invalid["content"][0]["text"].startswith(
+                    '<validation_error action="get_invoice" code="INVALID_PARAMS" reason="invalid_arguments">'
+                )
         # An unknown tool: the spec's protocol error (or the framework's error result), never a reserved code.
         unknown = await _attempt(caller.call("no_such_tool", {}))
         if isinstance(unknown, BaseException):
