@@ -1,4 +1,4 @@
-"""What the clients keep (issue 33, DESIGN §13.4): framework × transport × the official Python SDK client.
+"""What the clients keep (issue 33, DESIGN §13.4): framework × transport × the official Python SDK client, and the TypeScript SDK's.
 
 Clients pass the model only ``content[0].text`` of an error result (Claude Code, LangChain, hermes drop
 ``structuredContent``; Claude Code shows only ``message`` of a JSON-RPC error). For every framework
@@ -12,6 +12,10 @@ carries the recovery. ``tests/framework_matrix.sh`` runs it on every supported c
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
 import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -19,7 +23,17 @@ from typing import Any
 
 import anyio
 import pytest
-from framework_clients import FRAMEWORKS, HOOKED, MCP_MAJOR, error_code, free_port, http_process, sdk_http, sdk_stdio
+from framework_clients import (
+    FRAMEWORKS,
+    HOOKED,
+    MCP_MAJOR,
+    REPO_ROOT,
+    error_code,
+    free_port,
+    http_process,
+    sdk_http,
+    sdk_stdio,
+)
 
 from mcp_fusion.client import parse_envelope
 
@@ -141,3 +155,54 @@ async def test_a_resource_failure_keeps_the_recovery_in_its_message(server: str,
 def test_the_servers_under_test(request: pytest.FixtureRequest) -> None:
     """Which servers this environment exercised (printed for the matrix log)."""
     print(f"servers: {SERVERS}; mcp {MCP_MAJOR}.x; python {sys.version.split()[0]}")
+
+
+# ----- the same with the TypeScript SDK's client ------------------------------------------------------
+
+TS_SCRIPT = Path(__file__).with_name("ts_client") / "call_tools.mjs"
+TS_SDK = REPO_ROOT / ".ci-node" / "node_modules" / "@modelcontextprotocol" / "sdk"
+
+
+def _typescript_client() -> str:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the TypeScript SDK client is not run")
+    if not (TS_SDK / "dist" / "esm" / "client" / "index.js").is_file():
+        pytest.skip(f"the TypeScript SDK is not installed at {TS_SDK}: run .ci/run's npm install")
+    return node
+
+
+async def _ts_calls(server: str, transport: str, calls: list[tuple[str, dict]]) -> list[dict]:
+    node = _typescript_client()
+    head = [node, str(TS_SCRIPT), str(TS_SDK), json.dumps(calls)]
+    environment = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+
+    def run(argv: list[str]) -> list[dict]:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=180, cwd=REPO_ROOT, env=environment)
+        assert done.returncode == 0, done.stderr[-4000:]
+        return json.loads(done.stdout)
+
+    if transport == "stdio":
+        return run([*head, "stdio", str(REPO_ROOT), sys.executable, *_command(server, "stdio")])
+    port = free_port()
+    async with http_process(_command(server, "http", port), port) as (url, _process):
+        return await anyio.to_thread.run_sync(run, [*head, "http", url])
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("server", SERVERS)
+async def test_the_typescript_client_reads_the_same_first_text_block(server: str, transport: str) -> None:
+    declared = FUSION_DECLARED if server == "fusion" else DECLARED
+    calls = [(name, arguments) for name, arguments, *_ in declared] + [("get_invoice", {})]
+    outcomes = await _ts_calls(server, transport, calls)
+    for (_, _, code, reason, message, recovery), outcome in zip(declared, outcomes):
+        assert outcome["ok"], f"{server}/{transport}: the TypeScript client threw {outcome['error']}"
+        _first_text_carries_everything(outcome["value"], code, reason, recovery, message)
+    invalid = outcomes[-1]
+    if not invalid["ok"]:  # a protocol error: only where the framework leaves no adapter a way in
+        assert invalid["error"]["code"] not in RESERVED, invalid
+        assert server == "lowlevel" and MCP_MAJOR == 2, f"{server}: invalid arguments were a protocol error"
+    elif HOOKED.get(server, server == "fusion"):
+        assert invalid["value"]["content"][0]["text"].startswith(
+            '<validation_error action="get_invoice" code="INVALID_PARAMS" reason="invalid_arguments">'
+        )
