@@ -352,16 +352,18 @@ class Definitions:
         ``server.add_middleware(M(...))``, the fusion integration's ``install(server)``, or the
         ``middleware=[...]`` list a ``FastMCP(...)`` is built with."""
         func = node.func
-        if type(func) is ast.Attribute and func.attr == "add_middleware" and found and found[0].keyword is None:
-            server = self.receiver(func.value, walker)
+        # The callee's last name first: every call passes here, and almost none is one of these.
+        last = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+        if last == "add_middleware" and found and found[0].keyword is None:
+            server = self.receiver(func.value, walker)  # type: ignore[attr-defined]
             if server is not None and server.framework in ("fastmcp", "unknown"):
                 self._add_middleware(found[0].value, node, at, scope)
             return
-        qname = self.names.qualify(func, scope)
-        if qname == FUSION_FASTMCP_INSTALL and found:
-            self.facts.middleware.append(MiddlewareUse("fusion", self.values.spans.at(node, at)))
+        if last == "install":
+            if found and self.names.qualify(func, scope) == FUSION_FASTMCP_INSTALL:
+                self.facts.middleware.append(MiddlewareUse("fusion", self.values.spans.at(node, at)))
             return
-        listed = keyword_argument(node, "middleware")
+        listed = keyword_argument(node, "middleware") if node.keywords else None
         if listed is not None and type(listed.value) is ast.List:
             server = self.names.server_of_call(node, scope)
             if server is not None and server.framework == "fastmcp":
