@@ -124,14 +124,24 @@ def merged(found: Iterable[tuple[type[Rule], Finding, Sequence[Any]]], order: Ca
             grouped[same][2].extend(concerned)
         else:
             grouped[same] = (rule_class, finding, list(concerned))
-    reported = []
+    # One diagnostic per location and code: findings there whose messages differ (what a raise
+    # becomes for the tools and for the resources reaching it) are one, each message after its labels.
+    located: dict[tuple, list[tuple[type[Rule], Finding, list[Any]]]] = {}
     for rule_class, finding, subjects in grouped.values():
-        unique = sorted({id(s): s for s in subjects}.values(), key=order)
-        message = f"{_labels(unique)}: {finding.message}"
+        s = finding.span
+        located.setdefault((rule_class.code, finding.path, s.line, s.col, s.end_line, s.end_col), []).append(
+            (rule_class, finding, sorted({id(s): s for s in subjects}.values(), key=order))
+        )
+    reported = []
+    for parts in located.values():
+        parts.sort(key=lambda part: order(part[2][0]))
+        rule_class, finding, _ = parts[0]
+        message = "; and for ".join(f"{_labels(subjects)}: {found.message}" for _, found, subjects in parts)
         diagnostic = Diagnostic(
             rule_class.code, rule_class.name, rule_class.severity, message, finding.path, finding.span
         )
-        reported.append(Reported(diagnostic, finding.fix))
+        fix = next((found.fix for _, found, _ in parts if found.fix is not None), None)
+        reported.append(Reported(diagnostic, fix))
     return reported
 
 

@@ -430,11 +430,24 @@ class Definition:
 
     @property
     def label(self) -> str:
+        """How messages name it: ``tool 'get_invoice'``; a name computed at run time is labelled by
+        the function it registers (``tool health_check (name computed)``), never a placeholder."""
         if self.dispatcher:
-            server = self.server.name if self.server is not None and self.server.name else "<dynamic>"
-            return f"server '{server}' call_tool"
-        shown = self.name if self.name is not None else "<dynamic>"
-        return f"resource '{shown}'" if self.kind == "resource" else f"{self.kind} '{shown}'"
+            if self.server is not None and self.server.name:
+                return f"server '{self.server.name}' call_tool"
+            return "low-level server call_tool (server name computed)"
+        if self.name is not None:
+            return f"{self.kind} '{self.name}'"
+        function = (self.handler or self.handler_ref or "").rpartition(".")[2]
+        return f"{self.kind} {function} ({self._computed})" if function else self.label_without_function
+
+    @property
+    def label_without_function(self) -> str:
+        return f"{self.kind} ({self._computed})"
+
+    @property
+    def _computed(self) -> str:
+        return "URI computed" if self.kind == "resource" else "name computed"
 
 
 # ----- what a fix that adds a name needs of the file --------------------------------------------

@@ -138,6 +138,10 @@ class ResolvedDefinition:
 
     @property
     def label(self) -> str:
+        """The definition's label; a computed name is labelled by the function only when the
+        handler was found (``tool.fn`` of an object the project cannot follow names no function)."""
+        if self.definition.name is None and self.handler is None and not self.definition.dispatcher:
+            return self.definition.label_without_function
         return self.definition.label
 
     @property

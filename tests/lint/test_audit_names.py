@@ -1,6 +1,7 @@
 """A definition named by a module-level string constant (``@tool(NAME)``), of its file or imported:
 the project view resolves it like a contract constant, so messages, the tool-name vocabulary of
-FL401 and the lockfile use the real name. A name computed at run time stays ``'<dynamic>'``."""
+FL401 and the lockfile use the real name. A name computed at run time is labelled by the function
+it registers: ``tool handler (name computed)``, never a placeholder."""
 
 from __future__ import annotations
 
@@ -53,10 +54,10 @@ def test_a_constant_name_is_resolved(files: dict[str, str], lint_project) -> Non
     ],
     ids=["f-string", "call", "subscript", "unbound"],
 )
-def test_a_computed_name_stays_dynamic(name_expr: str, setup: str, lint_project) -> None:
+def test_a_computed_name_is_labelled_by_its_function(name_expr: str, setup: str, lint_project) -> None:
     linted = lint_project({"app.py": HEADER + setup + tool_with(name_expr, recovery="Retry")}, select=["FL112"])
 
-    assert [d.message.split(":")[0] for d in linted.diagnostics] == ["tool '<dynamic>'"]
+    assert [d.message.split(":")[0] for d in linted.diagnostics] == ["tool handler (name computed)"]
 
 
 def test_a_resource_uri_constant_is_resolved(lint_project) -> None:
@@ -77,3 +78,25 @@ def test_the_lockfile_records_the_resolved_name(tmp_path: Path, run_cli) -> None
 
     assert outcome.exit_code == 0, outcome.stderr
     assert list(json.loads((tmp_path / "fusion-contracts.lock").read_text())["tools"]) == ["get_invoice"]
+
+
+def test_a_computed_resource_uri_and_an_unresolved_handler_say_so(lint_project) -> None:
+    source = (
+        HEADER
+        + "def make_uri():\n    return 'invoice://{id}'\n"
+        + "@resource(make_uri(), errors=[])\ndef read(id: str):\n    return 1\n"
+    )
+    linted = lint_project({"app.py": source}, select=["FL101"])
+    assert [d.message.split(":")[0] for d in linted.diagnostics] == ["resource read (URI computed)"]
+
+    # A framework tool whose name and handler are both computed (FL190): the kind and what is computed.
+    framework = (
+        "from mcp.server.fastmcp import FastMCP\n"
+        "mcp = FastMCP('billing')\n"
+        "def make_handler(n):\n    return lambda: n\n"
+        "for n in range(3):\n    mcp.tool(name=f'tool_{n}')(make_handler(n))\n"
+    )
+    linted = lint_project({"app.py": framework}, select=["FL190"])
+    labels = {d.message.split(":")[0] for d in linted.diagnostics}
+    assert labels == {"tool (name computed)"}, [d.message for d in linted.diagnostics]
+    assert not any("<dynamic>" in d.message for d in linted.diagnostics)

@@ -145,14 +145,11 @@ def run_query(query: str) -> str:
 """
         },
     )
-    assert sorted((line, subject(message)) for _, line, message in found) == [
-        (9, "resource 'graph://status'"),
-        (9, "tool 'run_query'"),
-    ]
-    by_subject = {subject(message): message for _, _, message in found}
-    assert (
-        "a JSON-RPC error carrying its text (mcp 1.x FastMCP), not a resource"
-        in by_subject["resource 'graph://status'"]
-    )
-    assert "Error executing tool" not in by_subject["resource 'graph://status'"]
-    assert "`Error executing tool run_query: <its text>`" in by_subject["tool 'run_query'"]
+    # One diagnostic at the raise (issue 31: one finding per location), each part after its labels.
+    ((_, line, message),) = found
+    assert line == 9 and subject(message) == "resource 'graph://status'"
+    for_resource, for_tool = message.split("; and for ")
+    assert "a JSON-RPC error carrying its text (mcp 1.x FastMCP), not a resource" in for_resource
+    assert "Error executing tool" not in for_resource
+    assert for_tool.startswith("tool 'run_query': ")
+    assert "`Error executing tool run_query: <its text>`" in for_tool

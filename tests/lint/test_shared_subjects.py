@@ -38,8 +38,9 @@ def test_a_shared_contract_entry_is_reported_once_naming_every_tool() -> None:
     assert message.startswith("tool 'get_invoice', tool 'pay_invoice', tool 'void_invoice': entry 'no_match': ")
 
 
-def test_the_same_location_with_different_messages_stays_two_diagnostics() -> None:
-    """Two tools with different contracts reaching one service raise: each its own diagnostic."""
+def test_the_same_location_with_different_messages_is_one_diagnostic_saying_each() -> None:
+    """Two tools with different contracts reaching one service raise: one diagnostic at the raise
+    (one finding per location, issue 31), each tool's message after its label."""
     source = (
         "from mcp_fusion import conflict\n"
         "def lock():\n    raise conflict('locked')\n"
@@ -50,9 +51,10 @@ def test_the_same_location_with_different_messages_stays_two_diagnostics() -> No
         "recovery='Call a to find the right one.')])\n"
         "async def b(ctx: Context):\n    lock()\n    raise ctx.fail('y')\n"
     )
-    messages = _findings(source, "FL200")
-    assert sorted(m.split(":")[0] for m in messages) == ["tool 'a'", "tool 'b'"]
-    assert "declared: NOT_FOUND" in messages[0] and "declared: FORBIDDEN" in messages[1]
+    [message] = _findings(source, "FL200")
+    for_a, for_b = message.split("; and for ")
+    assert for_a.startswith("tool 'a': ") and "declared: NOT_FOUND" in for_a
+    assert for_b.startswith("tool 'b': ") and "declared: FORBIDDEN" in for_b
 
 
 def test_a_long_list_of_tools_is_cut_after_ten() -> None:
