@@ -61,3 +61,13 @@ def _src_folders(folder: str) -> list[Path]:
     """``folder`` and the folders above it that are named ``src``."""
     start = Path(folder)
     return [candidate for candidate in (start, *start.parents) if candidate.name == "src"]
+
+
+def is_test_module(path: str, module: str | None) -> bool:
+    """A test file (``conftest.py``, ``test_*.py``, ``*_test.py``, or a module of a ``tests``/``test``
+    package): the tools it registers are a test's doubles of the project's, never the project's own
+    (DESIGN §13.3). Judged by the module's dotted name, so where the project itself lives does not count."""
+    name = os.path.basename(path)
+    if name == "conftest.py" or (name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))):
+        return True
+    return module is not None and any(part in ("tests", "test") for part in module.split(".")[:-1])

@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from fusion_lint.base.modules import is_test_module
 from fusion_lint.facts.model import (
     Binding,
     Definition,
@@ -439,6 +440,9 @@ class ProjectIndex:
         if settled is None:
             settled = []
             facts = self.files[path]
+            if is_test_module(path, facts.module):  # a test re-registering the tools: not the project's
+                self._definitions[path] = settled
+                return settled
             made = [made for call in facts.helper_calls for made in instantiate(self, call)]
             for definition in [*facts.definitions, *made]:
                 if definition.template is not None:
