@@ -42,6 +42,24 @@ async def get_invoice(invoice_id: str, ctx: Context):
     raise ctx.fail("no_match")  # error: FL204 "raise ctx.fail"
 """,
         ),
+        Example(
+            """
+from mcp_fusion import fail
+
+
+@tool("void_invoice", errors=ENTRIES)
+async def void_invoice(invoice_id: str):
+    fail("no_match")  # error: FL204 "write raise fail(...)"
+""",
+            fixed="""
+from mcp_fusion import fail
+
+
+@tool("void_invoice", errors=ENTRIES)
+async def void_invoice(invoice_id: str):
+    raise fail("no_match")  # error: FL204 "write raise fail(...)"
+""",
+        ),
     )
 
     def check_definition(self, definition, project) -> Iterable[Finding]:
@@ -51,7 +69,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
             if site.method == "fail" and site.usage == "discarded":
                 yield Finding(
                     site.span,
-                    "the error ctx.fail() returns is discarded, so nothing fails; write raise ctx.fail(...)",
+                    f"the error {site.written}() returns is discarded, so nothing fails; write raise {site.written}(...)",
                     path,
                     partial(insert_raise, site=site),
                 )

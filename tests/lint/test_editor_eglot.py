@@ -15,14 +15,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from editor_support import REPO_ROOT, example_project, path_with_fusion_lint
+from editor_support import cli as run_cli
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 EDITORS_PAGE = REPO_ROOT / "docs" / "editors.md"
-EXAMPLE_SERVER = REPO_ROOT / "fixtures" / "example_server"
 EMACS = os.environ.get("FUSION_LINT_EMACS") or shutil.which("emacs")
 TIMEOUT_S = 120  # per wait inside the editor; generous for a busy CI machine (no timing is asserted)
 
@@ -94,17 +93,6 @@ def _has_eglot(emacs: str) -> bool:
     return done.returncode == 0
 
 
-def _cli(project: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "fusion_lint", *args],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        input=stdin,
-        timeout=300,
-    )
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(EMACS is None, reason="emacs is not installed (Debian: apt-get install emacs-nox elpa-eglot)")
 def test_eglot_shows_the_diagnostics_hover_pull_fix_all_and_a_config_change(tmp_path: Path) -> None:
@@ -112,20 +100,14 @@ def test_eglot_shows_the_diagnostics_hover_pull_fix_all_and_a_config_change(tmp_
     assert EMACS is not None
     if not _has_eglot(EMACS):
         pytest.skip("this Emacs has no eglot (Emacs 29 has it built in; Debian 12: apt-get install elpa-eglot)")
-    project = tmp_path / "project"
-    shutil.copytree(EXAMPLE_SERVER, project / "example_server", ignore=shutil.ignore_patterns("__pycache__"))
-    (project / "pyproject.toml").write_text("[tool.fusion-lint]\n")
+    project = example_project(tmp_path)
     tools = project / "example_server" / "tools.py"
     original = tools.read_text(encoding="utf-8")
-    bin_dir = tmp_path / "bin"  # the snippet starts `fusion-lint` from the PATH: make it this interpreter's
-    bin_dir.mkdir()
-    (bin_dir / "fusion-lint").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m fusion_lint "$@"\n')
-    (bin_dir / "fusion-lint").chmod(0o755)
     (tmp_path / "snippet.el").write_text(eglot_snippet())
     (tmp_path / "driver.el").write_text(DRIVER)
     environment = {
         **os.environ,
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PATH": path_with_fusion_lint(tmp_path),  # the snippet starts `fusion-lint` by name
         "HOME": str(tmp_path / "home"),  # no user configuration
         "FL_SNIPPET": str(tmp_path / "snippet.el"),
         "FL_FILE": str(tools),
@@ -149,7 +131,7 @@ def test_eglot_shows_the_diagnostics_hover_pull_fix_all_and_a_config_change(tmp_
 
     # What Flymake shows is what the CLI reports for the file; a pull answers the same.
     cli = json.loads(
-        _cli(
+        run_cli(
             project,
             "--output-format",
             "json",
@@ -166,7 +148,7 @@ def test_eglot_shows_the_diagnostics_hover_pull_fix_all_and_a_config_change(tmp_
     # Hover on a diagnostic: the rule's page.
     assert result["hover"].startswith("### FL302") and "**What it does.**" in result["hover"], result["hover"]
     # The fix-all: what `fusion-lint --fix` makes of the file; its fixed findings are gone.
-    cli_fixed = _cli(project, "--fix", "--stdin-filename", "example_server/tools.py", "-", stdin=original)
+    cli_fixed = run_cli(project, "--fix", "--stdin-filename", "example_server/tools.py", "-", stdin=original)
     assert cli_fixed.stdout != original, cli_fixed.stderr
     assert result["fixed_all"] == cli_fixed.stdout
     assert "FL302" not in result["after_fix"] and "FL300" in result["after_fix"]

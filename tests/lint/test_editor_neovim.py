@@ -16,14 +16,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from editor_support import REPO_ROOT, example_project, path_with_fusion_lint
+from editor_support import cli as run_cli
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 EDITORS_PAGE = REPO_ROOT / "docs" / "editors.md"
-EXAMPLE_SERVER = REPO_ROOT / "fixtures" / "example_server"
 NVIM = os.environ.get("FUSION_LINT_NVIM") or shutil.which("nvim")
 TIMEOUT_S = 120  # per wait inside the editor; generous for a busy CI machine (no timing is asserted)
 #: The first line of each Neovim snippet on the page says which versions it is for.
@@ -186,17 +185,6 @@ def test_the_page_has_one_neovim_snippet_for_every_version_from_0_7() -> None:
     assert "vim.lsp.start_client" in snippet_for((0, 10)) and "vim.lsp.enable" in snippet_for((0, 12))
 
 
-def _cli(project: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "fusion_lint", *args],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        input=stdin,
-        timeout=300,
-    )
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(NVIM is None, reason="nvim is not installed (Debian: apt-get install neovim; .ci/run does)")
 def test_neovim_shows_the_diagnostics_and_applies_the_code_actions(tmp_path: Path) -> None:
@@ -206,22 +194,15 @@ def test_neovim_shows_the_diagnostics_and_applies_the_code_actions(tmp_path: Pat
     snippet = snippet_for(version)
     if snippet is None:
         pytest.skip(f"docs/editors.md has no snippet for Neovim {version[0]}.{version[1]}")
-    project = tmp_path / "project"
-    shutil.copytree(EXAMPLE_SERVER, project / "example_server", ignore=shutil.ignore_patterns("__pycache__"))
-    (project / "pyproject.toml").write_text("[tool.fusion-lint]\n")
+    project = example_project(tmp_path)
     tools = project / "example_server" / "tools.py"
     original = tools.read_text(encoding="utf-8")
-    # The snippet starts `fusion-lint` from the PATH: make it this interpreter's.
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "fusion-lint").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m fusion_lint "$@"\n')
-    (bin_dir / "fusion-lint").chmod(0o755)
     (tmp_path / "snippet.lua").write_text(snippet)
     (tmp_path / "driver.lua").write_text(DRIVER)
     home = tmp_path / "home"  # no user configuration, logs where the test can show them
     environment = {
         **os.environ,
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PATH": path_with_fusion_lint(tmp_path),  # the snippet starts `fusion-lint` by name
         "XDG_CONFIG_HOME": str(home / "config"),
         "XDG_DATA_HOME": str(home / "data"),
         "XDG_STATE_HOME": str(home / "state"),
@@ -249,7 +230,7 @@ def test_neovim_shows_the_diagnostics_and_applies_the_code_actions(tmp_path: Pat
     (project / "pyproject.toml").write_text("[tool.fusion-lint]\n")  # as it was, for the CLI below
 
     # What the editor shows is what the CLI reports for the file.
-    cli = json.loads(_cli(project, "example_server/tools.py", "--output-format", "json", "--no-cache").stdout)
+    cli = json.loads(run_cli(project, "example_server/tools.py", "--output-format", "json", "--no-cache").stdout)
     expected = sorted((d["code"], d["location"]["row"]) for d in cli)
     shown = result["opened"]["diagnostics"]
     assert sorted((d["code"], d["line"]) for d in shown) == expected
@@ -270,7 +251,7 @@ def test_neovim_shows_the_diagnostics_and_applies_the_code_actions(tmp_path: Pat
     assert result["disabled"]["text"] == disabled
     assert "FL300" not in {d["code"] for d in result["disabled"]["diagnostics"]}
     # The fix-all: what `fusion-lint --fix` makes of that buffer.
-    cli_fixed = _cli(project, "--fix", "--stdin-filename", "example_server/tools.py", "-", stdin=disabled)
+    cli_fixed = run_cli(project, "--fix", "--stdin-filename", "example_server/tools.py", "-", stdin=disabled)
     assert cli_fixed.stdout != disabled, cli_fixed.stderr
     assert result["fixed_all"]["text"] == cli_fixed.stdout
 

@@ -16,24 +16,9 @@ import json
 import sys
 
 import mcp_types as types
+from conformance_shared import INTENTIONAL, MESSAGE, NO_CAPABILITY, PNG, WAV
 
-from mcp_fusion import Context, ErrorContract, FusionServer, JsonRpcErrorCode, prompt, resource, tool
-
-PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
-WAV = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
-
-INTENTIONAL = ErrorContract(
-    reason="intentional_error",
-    code=JsonRpcErrorCode.INTERNAL_ERROR,
-    when="Always: the scenario checks how a failing tool is reported",
-    recovery="Do not call test_error_handling again; call test_simple_text to check the server instead.",
-)
-NO_CAPABILITY = ErrorContract(
-    reason="client_capability_missing",
-    code=JsonRpcErrorCode.INVALID_REQUEST,
-    when="The client did not declare the capability the tool needs (sampling or elicitation)",
-    recovery="Reconnect with a client that declares the capability, then call the tool again.",
-)
+from mcp_fusion import Context, FusionServer, prompt, resource, tool
 
 
 def _embedded(uri: str, mime_type: str, text: str) -> types.EmbeddedResource:
@@ -91,7 +76,7 @@ async def tool_with_progress(ctx: Context) -> str:
 
 @tool("test_error_handling", description="Tests error reporting: always fails", errors=[INTENTIONAL])
 def error_handling(ctx: Context) -> str:
-    raise ctx.fail("intentional_error", "This tool intentionally returns an error for testing")
+    raise ctx.fail("intentional_error", MESSAGE)
 
 
 def _capable(ctx: Context, capability: str) -> None:

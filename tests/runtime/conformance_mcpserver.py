@@ -16,6 +16,7 @@ import asyncio
 import json
 import sys
 
+from conformance_shared import INTENTIONAL, MESSAGE, NO_CAPABILITY, PNG, WAV
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.prompts.base import UserMessage
 from mcp.types import (
@@ -37,24 +38,8 @@ from mcp.types import (
 )
 from pydantic import BaseModel, Field
 
-from mcp_fusion import ErrorContract, JsonRpcErrorCode, contract, fail
+from mcp_fusion import contract, fail
 from mcp_fusion.integrations import mcpserver as fusion
-
-PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
-WAV = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
-
-INTENTIONAL = ErrorContract(
-    reason="intentional_error",
-    code=JsonRpcErrorCode.INTERNAL_ERROR,
-    when="Always: the scenario checks how a failing tool is reported",
-    recovery="Do not call test_error_handling again; call test_simple_text to check the server instead.",
-)
-NO_CAPABILITY = ErrorContract(
-    reason="client_capability_missing",
-    code=JsonRpcErrorCode.INVALID_REQUEST,
-    when="The client did not declare the capability the tool needs (sampling or elicitation)",
-    recovery="Reconnect with a client that declares the capability, then call the tool again.",
-)
 
 app = MCPServer("fusion-conformance", version="1.0.0")
 fusion.install(app)
@@ -122,7 +107,7 @@ async def test_tool_with_progress(ctx: Context) -> str:
 @app.tool(description="Tests error reporting: always fails")
 @contract(errors=[INTENTIONAL])
 def test_error_handling() -> str:
-    raise fail("intentional_error", "This tool intentionally returns an error for testing")
+    raise fail("intentional_error", MESSAGE)
 
 
 @app.tool(description="Tests server-initiated sampling")
