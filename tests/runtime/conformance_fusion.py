@@ -16,7 +16,15 @@ import json
 import sys
 
 import mcp_types as types
-from conformance_shared import INTENTIONAL, MESSAGE, NO_CAPABILITY, PNG, WAV
+from conformance_shared import (
+    INTENTIONAL,
+    MESSAGE,
+    NO_CAPABILITY,
+    PNG,
+    WAV,
+    log_three_steps,
+    progress_three_steps,
+)
 
 from mcp_fusion import Context, FusionServer, prompt, resource, tool
 
@@ -58,20 +66,12 @@ def multiple_content_types() -> list[types.TextContent | types.ImageContent | ty
 
 @tool("test_tool_with_logging", description="Tests a tool that sends log messages while it runs")
 async def tool_with_logging(ctx: Context) -> str:
-    await ctx.info("Tool execution started")
-    await asyncio.sleep(0.05)
-    await ctx.info("Tool processing data")
-    await asyncio.sleep(0.05)
-    await ctx.info("Tool execution completed")
-    return "Tool with logging executed successfully"
+    return await log_three_steps(ctx)
 
 
 @tool("test_tool_with_progress", description="Tests a tool that reports progress")
 async def tool_with_progress(ctx: Context) -> str:
-    for step in (0, 50, 100):
-        await ctx.report_progress(step, 100, f"Completed step {step} of 100")
-        await asyncio.sleep(0.05)
-    return "Tool with progress executed successfully"
+    return await progress_three_steps(ctx)
 
 
 @tool("test_error_handling", description="Tests error reporting: always fails", errors=[INTENTIONAL])

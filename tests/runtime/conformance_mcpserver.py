@@ -16,7 +16,15 @@ import asyncio
 import json
 import sys
 
-from conformance_shared import INTENTIONAL, MESSAGE, NO_CAPABILITY, PNG, WAV
+from conformance_shared import (
+    INTENTIONAL,
+    MESSAGE,
+    NO_CAPABILITY,
+    PNG,
+    WAV,
+    log_three_steps,
+    progress_three_steps,
+)
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.prompts.base import UserMessage
 from mcp.types import (
@@ -87,21 +95,13 @@ def test_multiple_content_types() -> list[TextContent | ImageContent | EmbeddedR
 @app.tool(description="Tests a tool that sends log messages while it runs")
 @contract(errors=[])
 async def test_tool_with_logging(ctx: Context) -> str:
-    await ctx.info("Tool execution started")
-    await asyncio.sleep(0.05)
-    await ctx.info("Tool processing data")
-    await asyncio.sleep(0.05)
-    await ctx.info("Tool execution completed")
-    return "Tool with logging executed successfully"
+    return await log_three_steps(ctx)
 
 
 @app.tool(description="Tests a tool that reports progress")
 @contract(errors=[])
 async def test_tool_with_progress(ctx: Context) -> str:
-    for step in (0, 50, 100):
-        await ctx.report_progress(progress=step, total=100, message=f"Completed step {step} of 100")
-        await asyncio.sleep(0.05)
-    return "Tool with progress executed successfully"
+    return await progress_three_steps(ctx)
 
 
 @app.tool(description="Tests error reporting: always fails")
