@@ -53,7 +53,7 @@ def failure(shape: Shape) -> str | None:
         return None
     if shape.kind == "call":
         callee = (shape.callee or "").rpartition(".")[2]
-        if callee in ERROR_RESULTS:
+        if callee in ERROR_RESULTS or is_error_result(shape):
             return None
         if shape.callee in ("json.dumps", "dumps") and shape.items:
             inner = failure(shape.items[0])
@@ -68,6 +68,19 @@ def failure(shape: Shape) -> str | None:
     return None
 
 
+def is_error_result(shape: Shape) -> bool:
+    """An error result on the wire: ``CallToolResult(isError=True, ...)``, fastmcp's
+    ``ToolResult(is_error=True, ...)``, or any class built with ``isError=True`` (the corpus
+    subclasses ``CallToolResult`` per response type); a plain ``ToolResult`` is a success."""
+    if shape.kind != "call":
+        return False
+    keys = dict(shape.keys)
+    flagged = keys.get("isError")
+    if flagged is None and (shape.callee or "").rpartition(".")[2] in ERROR_RESULTS:
+        flagged = keys.get("is_error")
+    return flagged is not None and flagged.text == "True"
+
+
 def built_from_caught(returned: Return) -> str | None:
     """The caught exception a value returned inside its except clause is built from."""
     caught = {clause.name for clause in returned.clauses if clause.name}
@@ -75,6 +88,7 @@ def built_from_caught(returned: Return) -> str | None:
         not caught
         or returned.value.kind == "call"
         and (returned.value.callee or "").rpartition(".")[2] in ERROR_RESULTS
+        or is_error_result(returned.value)
     ):
         return None
     for kind, name, detail in returned.uses.parts:

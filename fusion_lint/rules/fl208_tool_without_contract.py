@@ -12,7 +12,7 @@ from fusion_lint.facts.model import FileFacts, Raise
 from fusion_lint.project.view import ProjectView, ResolvedDefinition
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._edits import line_start, newline_of, python_string
-from fusion_lint.rules._returned import ERROR_RESULTS, error_text, failure
+from fusion_lint.rules._returned import ERROR_RESULTS, error_text, failure, is_error_result
 from fusion_lint.rules._shared import caught_by, escapes_to, snake_case
 from mcp_fusion import FACTORY_CODES
 
@@ -138,11 +138,11 @@ def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[D
     for returned in definition.handler.function.returns:
         value = returned.value
         callee = (value.callee or "").rpartition(".")[2] if value.kind == "call" else ""
-        if callee in ERROR_RESULTS:
-            flagged = dict(value.keys).get("isError") or dict(value.keys).get("is_error")
-            if flagged is not None and flagged.text == "True":  # a plain ToolResult is a success
-                texts = [error_text(s) for s in _texts(value)]
-                yield draft_for_text(next((t for t in texts if t), "") or "The tool fails")
+        if is_error_result(value):
+            texts = [error_text(s) for s in _texts(value)]
+            yield draft_for_text(next((t for t in texts if t), "") or "The tool fails")
+        elif callee in ERROR_RESULTS:
+            pass  # a plain ToolResult is a success
         elif failure(value) is not None:
             yield draft_for_text(next((t for s in _texts(value) if (t := error_text(s))), ""))
 

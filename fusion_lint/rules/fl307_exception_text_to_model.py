@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from fusion_lint.facts.frameworks import TOOL_ERRORS, sends_exception_text
 from fusion_lint.facts.model import Except, FunctionFacts, Raise, Uses
 from fusion_lint.rules import Example, Finding, Rule, register
+from fusion_lint.rules._returned import is_error_result
 from fusion_lint.rules._shared import HANDLER_PRELUDE, by_framework, listing
 from fusion_lint.rules.fl303_no_stringify_upstream_error import leaks
 
@@ -144,6 +145,20 @@ def get_invoice(invoice_id: str) -> str:
         message = f"Could not read the invoice: {e}"
     return message  # error: FL307 "{e}"
 """),
+        Example("""
+from mcp.server.fastmcp import FastMCP
+from mcp.types import CallToolResult, TextContent
+
+mcp = FastMCP("billing")
+
+
+@mcp.tool()
+def get_invoice(invoice_id: str) -> CallToolResult:
+    try:
+        return lookup(invoice_id)
+    except OSError as e:
+        return CallToolResult(isError=True, content=[TextContent(type="text", text=str(e))])  # error: FL307 "the error result is built"
+"""),
     )
 
     def check_function(self, function, project) -> Iterable[Finding]:
@@ -182,10 +197,16 @@ def get_invoice(invoice_id: str) -> str:
                     if all(d.definition.server is None for d in function.handler_of)
                     else "fail() under @contract"
                 )
-                yield Finding(
-                    returned.span,
-                    f"the result is built from the caught exception's text ({listing(found)}); "
-                    f"the model reads raw upstream text as a success; raise a declared failure ({advice}) "
-                    "instead",
-                    function.path,
-                )
+                if is_error_result(returned.value):  # isError=True: a failure, but with raw text
+                    message = (
+                        f"the error result is built from the caught exception's text ({listing(found)}); "
+                        "the model reads raw upstream text instead of a reason and a recovery; raise a declared "
+                        f"failure ({advice}) instead"
+                    )
+                else:
+                    message = (
+                        f"the result is built from the caught exception's text ({listing(found)}); "
+                        f"the model reads raw upstream text as a success; raise a declared failure ({advice}) "
+                        "instead"
+                    )
+                yield Finding(returned.span, message, function.path)
