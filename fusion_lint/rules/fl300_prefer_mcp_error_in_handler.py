@@ -204,10 +204,10 @@ async def flush_cache(name: str) -> dict:
                     )
                 else:
                     sees = what_the_model_sees(framework, masked, tool_name(subjects))  # type: ignore[arg-type]
-                    advice = (
-                        "declare the failure with @contract(errors=[...]) and raise fail(<reason>), or raise "
-                        "ToolError with a message the model can act on"
-                    )
+                    advice = "declare the failure with @contract(errors=[...]) and raise fail(<reason>)"
+                    if framework == "mcp2" or (framework == "fastmcp" and masked):
+                        # Only where the framework masks other exceptions does ToolError change what is sent.
+                        advice += ", or raise ToolError with a message the model can act on"
                 reader = "the model" if kind == "tool" else "the client"
                 yield Finding(
                     site.span,
