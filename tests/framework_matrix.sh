@@ -19,7 +19,9 @@ ADAPTER_TESTS=(tests/runtime/test_runtime_frameworks.py tests/runtime/test_runti
   # Issue 33: the hostile handlers, the internals, the draft ToolFailure metadata, every client and transport.
   tests/runtime/test_runtime_hostile_adapters.py tests/runtime/test_runtime_internals.py
   tests/runtime/test_runtime_tool_failure_meta.py tests/runtime/test_runtime_wire_clients.py
-  tests/runtime/test_runtime_inspector_cli.py)
+  tests/runtime/test_runtime_inspector_cli.py
+  # Issue 31: every public import path of the installed frameworks' server classes is recognised.
+  tests/lint/test_framework_import_paths.py)
 
 status=0
 for combination in "${COMBINATIONS[@]}"; do

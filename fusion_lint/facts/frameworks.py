@@ -10,14 +10,19 @@ from typing import Literal
 Framework = Literal["mcp_fusion", "mcp1", "mcp2", "fastmcp", "lowlevel1", "lowlevel2", "unknown"]
 
 #: Server classes, with the framework each one is (any import spelling resolves to these).
+#: tests/lint/test_framework_import_paths.py derives every public path from the installed frameworks
+#: (in each environment of the matrix) and fails while one is missing here.
 SERVER_CLASSES: dict[str, Framework] = {
     "mcp.server.fastmcp.FastMCP": "mcp1",
     "mcp.server.fastmcp.server.FastMCP": "mcp1",
+    "mcp.server.FastMCP": "mcp1",  # 1.x re-exports it from mcp.server (2.x does not)
     "mcp.server.mcpserver.MCPServer": "mcp2",
     "mcp.server.mcpserver.server.MCPServer": "mcp2",
+    "mcp.server.MCPServer": "mcp2",
     "fastmcp.FastMCP": "fastmcp",
     "fastmcp.server.FastMCP": "fastmcp",
     "fastmcp.server.server.FastMCP": "fastmcp",
+    "fastmcp.client.transports.FastMCP": "fastmcp",  # fastmcp 2.x re-exports it there
     # fastmcp 3's component providers and mcp 2.x's Apps extension register like a server does.
     "fastmcp.server.providers.LocalProvider": "fastmcp",
     "fastmcp.server.providers.local_provider.LocalProvider": "fastmcp",

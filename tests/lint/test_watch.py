@@ -83,6 +83,10 @@ class Watcher:
         """Summary lines on stdout (ruff's start with a time: ``[18:21:45 PM] Found 1 error.``)."""
         return sum(line.split("] ", 1)[-1].startswith(("Found", "All checks passed")) for line in self.stdout)
 
+    def last_report(self) -> str:
+        summaries = [line.split("] ", 1)[-1] for line in self.stdout]
+        return next(line for line in reversed(summaries) if line.startswith(("Found", "All checks passed")))
+
     def findings(self, code: str) -> int:
         return sum(line.split(" --> ")[0].lstrip().startswith(code) or f": {code} " in line for line in self.stdout)
 
@@ -178,8 +182,11 @@ def test_a_burst_of_edits_is_one_rerun_and_a_config_edit_rereads_the_config(lint
         watcher.wait_for_reports(2)
         watcher.settle(2.5)  # longer than the debounce: a second re-run would have come by now
         reruns = watcher.count(RERUN)
-        assert reruns == 1 if linter.debounced else reruns >= 1, watcher.seen
-        assert watcher.findings(linter.code) == 1 + reruns, watcher.stdout
+        if linter.debounced:
+            assert reruns == 1, watcher.seen
+            assert watcher.findings(linter.code) == 2, watcher.stdout
+        else:  # how many events, and so re-runs, arrive (and when) is up to the file system
+            assert reruns >= 1 and watcher.findings(linter.code) >= 2, watcher.seen
 
         # The config changes: the next run reads it (the finding is ignored from now on).
         (tmp_path / "pyproject.toml").write_text(linter.ignoring)
@@ -188,9 +195,13 @@ def test_a_burst_of_edits_is_one_rerun_and_a_config_edit_rereads_the_config(lint
         watcher.wait_for_reports(reruns + 2)
         watcher.settle(1.5)
         after = watcher.count(RERUN) - reruns
-        assert after == 1 if linter.debounced else after >= 1, watcher.seen
-        assert watcher.findings(linter.code) == 1 + reruns, watcher.stdout  # none in the later reports
-        assert watcher.reports() == 1 + reruns + after
+        if linter.debounced:
+            assert after == 1, watcher.seen
+            assert watcher.findings(linter.code) == 2, watcher.stdout  # none in the third report
+            assert watcher.reports() == 3
+        else:  # ruff: some re-runs of the burst may still come; the last report reads the new config
+            assert after >= 1, watcher.seen
+        assert watcher.last_report().startswith(("Found 0 errors", "All checks passed")), watcher.stdout
     finally:
         code = watcher.stop()
     assert code == linter.interrupted_exit
