@@ -71,3 +71,17 @@ def test_every_public_path_of_an_installed_server_class_is_recognised() -> None:
     assert paths, "no public path found: the walk itself is broken"
     missing = {path: framework for path, framework in paths.items() if SERVER_CLASSES.get(path) != framework}
     assert not missing, f"import paths the linter does not recognise as servers (or as another framework): {missing}"
+
+
+def test_a_server_subclassing_the_1x_re_export_is_recognised() -> None:
+    """The issue's server: ``from mcp.server import FastMCP`` (mcp 1.x's re-export), subclassed."""
+    from harness import lint_sources
+
+    source = (
+        "from mcp.server import FastMCP\n\n\nclass Billing(FastMCP):\n    pass\n\n\napp = Billing('billing')\n\n\n"
+        "@app.tool()\ndef lookup(key: str) -> str:\n    raise KeyError(key)\n"
+    )
+    report = lint_sources({"app.py": source})
+    assert report.definitions == {"tool": 1}
+    (message,) = [d.message for d in report.diagnostics if d.code == "FL300"]
+    assert "(mcp 1.x FastMCP)" in message
