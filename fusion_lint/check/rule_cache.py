@@ -83,11 +83,7 @@ def _settled(fact: object, written: object) -> str:
 def vocabulary_digest(vocabulary: Vocabulary) -> Digest:
     return _digest(
         "V",
-        *(
-            ",".join(sorted(names))
-            for names in (vocabulary.tools, vocabulary.arguments, vocabulary.reasons, vocabulary.codes)
-        ),
-        vocabulary.all_tools_named,
+        *(",".join(sorted(field)) if isinstance(field, frozenset) else field for field in vocabulary.words()),
     )
 
 

@@ -198,8 +198,7 @@ def vocabulary_parts(view: ProjectView, paths: Iterable[str]) -> dict[str, tuple
             by_path[definition.path].append(definition)
     parts = {}
     for path, definitions in by_path.items():
-        v = vocabulary(definitions)
-        parts[path] = (v.tools, v.arguments, v.reasons, v.codes, v.all_tools_named)
+        parts[path] = vocabulary(definitions).words()  # VocabularyShare's fields, in order
     return parts
 
 

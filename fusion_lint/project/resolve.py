@@ -174,6 +174,10 @@ class VocabularyShare:
     reasons: frozenset[str]
     codes: frozenset[str]
     all_named: bool
+    # Tools whose name is computed: the functions they register (FL401 checks what it can see), and
+    # whether one of them registers a function the project cannot follow (then nothing can be checked).
+    computed: frozenset[str] = frozenset()
+    unknowable: bool = False
 
 
 def vocabulary(definitions: list[ResolvedDefinition], files: Iterable[FileFacts] = ()) -> Vocabulary:
@@ -189,12 +193,17 @@ def vocabulary_share(definitions: Iterable[ResolvedDefinition]) -> VocabularySha
     arguments: set[str] = set()
     reasons: set[str] = set()
     codes: set[str] = set()
-    all_named = True
+    computed: set[str] = set()
+    all_named, unknowable = True, False
     for resolved in definitions:
         definition = resolved.definition
         if definition.kind == "tool":
             if definition.name is None:
                 all_named = False
+                if resolved.handler is not None:
+                    computed.add(resolved.handler.function.qualname.rpartition(".")[2])
+                else:
+                    unknowable = True
             else:
                 tools.add(definition.name)
         handler: Reached | None = resolved.handler
@@ -203,7 +212,15 @@ def vocabulary_share(definitions: Iterable[ResolvedDefinition]) -> VocabularySha
             arguments.update(p for p in function.params if p != function.context_param)
         reasons.update(entry.reason for entry in resolved.contract.entries if entry.reason is not None)
         codes.update(entry.code for entry in resolved.contract.entries if entry.code is not None)
-    return VocabularyShare(frozenset(tools), frozenset(arguments), frozenset(reasons), frozenset(codes), all_named)
+    return VocabularyShare(
+        frozenset(tools),
+        frozenset(arguments),
+        frozenset(reasons),
+        frozenset(codes),
+        all_named,
+        frozenset(computed),
+        unknowable,
+    )
 
 
 def combined(shares: Iterable[VocabularyShare]) -> VocabularyShare:
@@ -215,6 +232,8 @@ def combined(shares: Iterable[VocabularyShare]) -> VocabularyShare:
         frozenset().union(*(s.reasons for s in shares)),
         frozenset().union(*(s.codes for s in shares)),
         all(s.all_named for s in shares),
+        frozenset().union(*(s.computed for s in shares)),
+        any(s.unknowable for s in shares),
     )
 
 
@@ -233,15 +252,17 @@ def vocabulary_from(share: VocabularyShare, listings: Iterable[tuple[Iterable[st
         tools.update(listed)
         prefixes.update(mounted)
     tools |= {f"{prefix}_{name}" for prefix in prefixes for name in list(tools)}  # fastmcp's ``<prefix>_<tool>``
-    return Vocabulary(frozenset(tools), arguments, reasons, share.all_named, codes=codes)
+    return Vocabulary(
+        frozenset(tools),
+        arguments,
+        reasons,
+        share.all_named,
+        codes=codes,
+        computed_tools=share.computed,
+        unknowable_tools=share.unknowable,
+    )
 
 
 def same_vocabulary(a: Vocabulary, b: Vocabulary) -> bool:
-    """Whether two vocabularies hold the same words (tools, arguments, reasons, codes, all named)."""
-    return (a.tools, a.arguments, a.reasons, a.codes, a.all_tools_named) == (
-        b.tools,
-        b.arguments,
-        b.reasons,
-        b.codes,
-        b.all_tools_named,
-    )
+    """Whether two vocabularies hold the same words (every field a rule may read)."""
+    return a.words() == b.words()

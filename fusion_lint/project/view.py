@@ -171,8 +171,24 @@ class Vocabulary:
     reasons: frozenset[str]
     all_tools_named: bool  # False: some tool's name is not a literal, so the set is incomplete
     codes: frozenset[str] = frozenset()  # the codes the contracts declare, by name (``INVOICE_LOCKED``)
+    computed_tools: frozenset[str] = frozenset()  # the functions registered under a computed name
+    unknowable_tools: bool = False  # a computed name registers a function the project cannot follow
     # What the recovery rules learn about each text, so a text shared by many entries is read once.
     scans: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    def words(self) -> tuple:
+        """Every field a rule may read, in ``VocabularyShare``'s order: what the run's snapshot stores
+        per file, the rules' cache digests and ``same_vocabulary`` compares (one list for the three,
+        so a field added here cannot be missed by one of them)."""
+        return (
+            self.tools,
+            self.arguments,
+            self.reasons,
+            self.codes,
+            self.all_tools_named,
+            self.computed_tools,
+            self.unknowable_tools,
+        )
 
     @cached_property
     def sorted_tools(self) -> list[str]:

@@ -22,8 +22,10 @@ class RecoveryUnknownTool(Rule):
         "and error code names (declared custom codes included) are known, a registered tool written as a "
         "call (`list_invoices()`) is the tool, URLs, domains, version numbers and abbreviations (`e.g.`) "
         "are prose, and so is a word the hint calls an argument or field "
-        '(`page_size=50`, "the sort_order field"). When some tool\'s name is not a literal, the set of tools '
-        "is unknown and the rule stays silent rather than guess."
+        '(`page_size=50`, "the sort_order field"). A tool whose name is computed is known by the function it '
+        'registers: a name ending with that function\'s is taken for it (`f"{ns}_list_instances"`), and the '
+        "message says which names were not checked. When a computed name registers a function the project "
+        "cannot follow, the set of tools is unknown and the rule stays silent rather than guess."
     )
     prelude = RECOVERY_PRELUDE
     VALID = (
@@ -56,16 +58,23 @@ async def get_invoice(invoice_id: str, ctx: Context) -> dict:
     def check_entry(self, entry, project) -> Iterable[Finding]:
         vocabulary = project.vocabulary
         value = recovery(entry)
-        if value is None or not vocabulary.all_tools_named:
-            return
+        if value is None or vocabulary.unknowable_tools:
+            return  # a computed name registers a function the project cannot follow: any name may be it
         unknown = scan_recovery(str(value.value), vocabulary).tool_mentions
-        if unknown:
-            yield Finding(
-                value.span,
-                f"{entry_label(entry)}: recovery names {_with_suggestions(unknown, vocabulary)}, which no tool of "
-                f"this project registers; {_known_tools(vocabulary)}",
-                entry.path,
-            )
+        computed = vocabulary.computed_tools
+        # A computed name is usually built from the function's (``f"{ns}_list_instances"``, an
+        # environment variable defaulting to it): a mention sharing it may be that tool.
+        unknown = [token for token in unknown if not any(name in token or token in name for name in computed)]
+        if not unknown:
+            return
+        message = (
+            f"{entry_label(entry)}: recovery names {_with_suggestions(unknown, vocabulary)}, which no tool of "
+            f"this project registers; {_known_tools(vocabulary)}"
+        )
+        if computed:
+            shown = ", ".join(sorted(computed)[:5]) + (f" and {len(computed) - 5} more" if len(computed) > 5 else "")
+            message += f" (the names of the tools registering {shown} are computed and were not checked)"
+        yield Finding(value.span, message, entry.path)
 
 
 def _with_suggestions(unknown: list[str], vocabulary: Vocabulary) -> str:

@@ -283,7 +283,17 @@ async def lookup(query: str) -> list:
     source = fetch_module("Call lookup_pmids first to find valid ids, then retry.")
     assert lint_project({"fetch.py": source}).of("FL401")
     linted = lint_project({"dynamic.py": dynamic, "fetch.py": source})
-    assert not linted.of("FL401"), "the project has a tool whose name is unknown: FL401 must not guess"
+    assert not linted.of("FL401"), "lookup_pmids may be the tool registering lookup: FL401 must not guess"
+
+    # What it can see it checks (issue 31), and says what it could not.
+    elsewhere = fetch_module("Call find_customer first, then retry.")
+    (finding,) = lint_project({"dynamic.py": dynamic, "fetch.py": elsewhere}).of("FL401")
+    assert "'find_customer'" in finding.message
+    assert "the names of the tools registering lookup are computed and were not checked" in finding.message
+
+    # A computed name whose function cannot be followed: any mention may be it, nothing is reported.
+    unfollowable = HEADER + "import os\nfrom elsewhere import make\n\ntool(os.environ['NAME'])(make())\n"
+    assert not lint_project({"dynamic.py": unfollowable, "fetch.py": elsewhere}).of("FL401")
 
 
 def test_resources_hints_are_checked_too(lint_project) -> None:
