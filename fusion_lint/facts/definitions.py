@@ -163,7 +163,9 @@ class Definitions:
             and "." in qname
             and self.names.may_reexport_runtime(qname.rpartition(".")[0])
         ):
-            return ServerRef("unknown", ref=qname)  # a server imported from another module of the project
+            # A server imported from another module of the project, or an instance of a class from
+            # one (``BillingServer(FastMCP)`` defined elsewhere): the project view decides which.
+            return ServerRef("unknown", ref=qname, instance=name in self.names.instances)
         return None
 
     def registration(self, node: ast.expr, walker: Enclosing | None) -> Registration | None:

@@ -343,6 +343,9 @@ class ServerRef:
     name: str | None = None  # the server's own name (its first argument), when a literal
     ref: str | None = None  # a server bound in another module: its qualified name
     masked: bool = False  # fastmcp's ``mask_error_details=True``, passed literally
+    # ``ref`` is the class of an instance this module builds (``mcp = BillingServer(...)``): a server
+    # only if the project view finds that class deriving from a framework's server class.
+    instance: bool = False
 
 
 @dataclass(slots=True)

@@ -51,6 +51,7 @@ class Names:
         self.is_package = is_package
         self.runtime_modules = tuple(runtime_modules)
         self.aliases: dict[str, str] = facts.imports
+        self.instances: set[str] = set()  # module-level names whose alias is the class of an instance
         self.local_names: set[str] = set()
         self.local_classes: set[str] = set()
         self.runtime_star = False
@@ -150,6 +151,7 @@ class Names:
         self.local_names.add(name)
         self.import_bound.discard(name)
         self.aliases.pop(name, None)  # ``def tool(...)`` after ``from mcp_fusion import tool`` shadows it
+        self.instances.discard(name)
 
     def _bind_assigned(self, name: str, value: ast.expr) -> None:
         server = self.server_of_call(value) if type(value) is ast.Call else None  # type: ignore[arg-type]
@@ -162,9 +164,11 @@ class Names:
         cls = self.instance_class(value)
         if cls is not None:
             self.aliases[name] = cls
+            self.instances.add(name)
             self.local_names.discard(name)
             self.import_bound.discard(name)
             return
+        self.instances.discard(name)
         # ``t = tool``, ``define = mf.tool``: a rebinding of an imported name keeps its meaning.
         source = dotted(value)
         if source is not None and source != name:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from fusion_lint.base.modules import is_test_module
+from fusion_lint.facts.frameworks import framework_of_class
 from fusion_lint.facts.model import (
     Binding,
     Definition,
@@ -449,7 +450,12 @@ class ProjectIndex:
                     continue  # what a helper registers is defined by each of its calls
                 if not self.confirmed(definition.assumes):
                     continue  # ``@tool`` of the project's own: not a definition of ours
-                if definition.server is not None and definition.server.ref is not None:
+                if definition.server is not None and definition.server.instance:
+                    framework = self.server_class(definition.server.ref or "")
+                    if framework is None:
+                        continue  # an instance of a class that is no server (pydantic-ai's ``Agent``)
+                    definition = dataclasses.replace(definition, server=ServerRef(framework))
+                elif definition.server is not None and definition.server.ref is not None:
                     server = self.server(definition.server.ref)
                     if server is None and not facts.imports_framework:
                         continue  # ``x.tool(...)`` on something imported that is no server
@@ -462,6 +468,29 @@ class ProjectIndex:
                 settled.append(definition)
             self._definitions[path] = settled
         return settled
+
+    def server_class(self, qname: str) -> str | None:
+        """The framework of a server class: a framework's own, or a project class deriving from one
+        (through other project classes and re-exports); None for any other class."""
+        seen: set[str] = set()
+        pending = [qname]
+        while pending and len(seen) < MAX_ALIAS_HOPS * 4:
+            current = pending.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            framework = framework_of_class(current)
+            if framework is not None:
+                return framework
+            found = self._module_and_name(current)
+            if found is None:
+                continue
+            facts, name = found
+            if name in facts.classes:
+                pending.extend(base for base in facts.classes[name].bases if base)
+            elif name in facts.imports:  # a re-export of a class from another module
+                pending.append(facts.imports[name])
+        return None
 
     def server(self, qname: str) -> ServerRef | None:
         """The server a module-level name of another project module is bound to (through re-exports;
