@@ -12,7 +12,7 @@ from fusion_lint.facts.model import FileFacts, Raise
 from fusion_lint.project.view import ProjectView, ResolvedDefinition
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._edits import line_start, newline_of, python_string
-from fusion_lint.rules._returned import ERROR_RESULTS, error_text, failure, is_error_result
+from fusion_lint.rules._returned import ERROR_RESULTS, built_from_caught, error_text, failure, is_error_result
 from fusion_lint.rules._shared import caught_by, escapes_to, snake_case
 from mcp_fusion import FACTORY_CODES
 
@@ -145,6 +145,18 @@ def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[D
             pass  # a plain ToolResult is a success
         elif failure(value) is not None:
             yield draft_for_text(next((t for s in _texts(value) if (t := error_text(s))), ""))
+        elif built_from_caught(returned) is not None:  # FL306's other form: the caught exception returned
+            types = returned.clauses[0].types if returned.clauses else ()
+            exception = types[0].rpartition(".")[2] if len(types) == 1 else "Exception"
+            # The exception's name when it says what failed (``timeout``, ``connection``), else what
+            # the tool did (``read_statement_failed``): never a lone ``failure`` or ``os``.
+            base = _class_base(exception)
+            function = definition.handler.function.qualname.rpartition(".")[2]
+            yield Draft(
+                snake_case(base) if len(base) > 3 else f"{snake_case(function)}_failed",
+                _code_for(exception),
+                f"{exception} caught in {definition.handler.function.qualname} and returned as its result",
+            )
 
 
 def _texts(shape) -> Iterator:
@@ -323,6 +335,19 @@ async def call_tool(name: str, arguments: dict) -> list:
     if name != "get_invoice":
         raise ValueError(f"Unknown tool: {name}")
     return []
+"""
+        ),
+        Example(
+            """
+mcp = FastMCP("billing")
+
+
+@mcp.tool()  # error: FL208 "1 failure mode found: read_statement_failed"
+def read_statement(path: str) -> str:
+    try:
+        return open(path).read()
+    except OSError as e:
+        return str(e)
 """
         ),
     )
