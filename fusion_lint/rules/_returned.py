@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from fusion_lint.facts.model import Return, Shape
+from fusion_lint.facts.model import FunctionFacts, Return, Shape
 
 # The first word of a message that reports a failure (DESIGN §12.2), not followed by ``(`` (code).
 ERROR_WORDS = re.compile(r"\s*(error|failed|failure|exception|unable|cannot|could not)\b(?!\s*\()", re.IGNORECASE)
@@ -96,3 +96,31 @@ def built_from_caught(returned: Return) -> str | None:
         if root.partition(".")[0] in caught:
             return root.partition(".")[0]
     return None
+
+
+def caught_through_local(returned: Return, facts: FunctionFacts) -> tuple[str, str] | None:
+    """(the caught exception, the local) when ``returned`` is a local last assigned, above it, in an
+    except clause from the exception it caught (``message = f"Error: {e}"`` ... ``return message``)."""
+    if returned.value.kind != "name" or returned.value.text not in facts.assigned_in_except:
+        return None
+    local = returned.value.text
+    assigned, caught, where = facts.assigned_in_except[local]
+    line = returned.span.line
+    statement = next((t for t in facts.tries if any(_holds(h.span, where.line) for h in t.handlers)), None)
+    if where.line >= line or statement is None:
+        return None  # assigned below the return: the value returned here is another one
+    clause = next(h for h in statement.handlers if _holds(h.span, where.line))
+    after = max(h.span.end_line for h in statement.handlers)
+    # Returned in that clause, or by the statement right after the try: nothing between can have
+    # assigned the local again (the corpus returns such a local from a later branch too).
+    if not (_holds(clause.span, line) or after < line <= after + 2):
+        return None
+    for kind, name, detail in assigned.parts:
+        root = ((detail if kind == "call" else name) or "").partition(".")[0]
+        if root in caught:
+            return root, local
+    return None
+
+
+def _holds(span, line: int) -> bool:
+    return span.line <= line <= span.end_line

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from fusion_lint.rules import Example, Finding, Rule, register
-from fusion_lint.rules._returned import built_from_caught, failure
+from fusion_lint.rules._returned import built_from_caught, caught_through_local, failure
 from fusion_lint.rules._shared import HANDLER_PRELUDE
 
 
@@ -70,6 +70,15 @@ def void_invoice(invoice_id: str) -> dict:
     if not invoice_id:
         return {"error": "An invoice ID is required"}  # error: FL306 "'error' message"
     return {"voided": invoice_id}
+
+
+@mcp.tool()
+def pay_invoice(invoice_id: str) -> str:
+    try:
+        result = pay(invoice_id)
+    except ConnectionError as e:
+        result = f"Payment failed: {e}"
+    return result  # error: FL306 "'result', built from the caught exception 'e'"
 """),
     )
 
@@ -83,6 +92,8 @@ def void_invoice(invoice_id: str) -> dict:
             if how is None:
                 caught = built_from_caught(returned)
                 how = f"a value built from the caught exception {caught!r}" if caught else None
+            if how is None and (through := caught_through_local(returned, function.function)) is not None:
+                how = f"{through[1]!r}, built from the caught exception {through[0]!r} in its except clause"
             if how is not None:
                 yield Finding(
                     returned.span,
