@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from fusion_lint.facts.frameworks import TOOL_ERRORS, sends_exception_text
-from fusion_lint.facts.model import Except, FunctionFacts, Raise, Uses
+from fusion_lint.facts.model import Except, FunctionFacts, Uses
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._returned import is_error_result
 from fusion_lint.rules._shared import HANDLER_PRELUDE, by_framework, listing
-from fusion_lint.rules.fl303_no_stringify_upstream_error import leaks
-
-# The runtime's raises: their message reaches the model wherever they are raised.
-RUNTIME_RAISES = ("fail", "mcp_error", "factory", "tool_error")
+from fusion_lint.rules.fl303_no_stringify_upstream_error import leaks, reaches_the_model
 
 
 def exception_text(uses: Uses | None, caught: set[str], returned: bool) -> list[str]:
@@ -46,13 +42,6 @@ def text_in(
                 continue
             found += [text for text in exception_text(assigned, set(caught), returned) if text not in found]
     return found
-
-
-def reaches_the_model(site: Raise, framework: str, masked: bool, guarded: bool) -> bool:
-    """Whether the raised exception's message is what the model reads (DESIGN §12.2, measured)."""
-    if site.kind in RUNTIME_RAISES or (site.kind == "call" and site.exception in TOOL_ERRORS):
-        return True  # a declared failure, or a framework's ToolError (sent even under masking)
-    return site.kind == "call" and not guarded and sends_exception_text(framework, masked)  # type: ignore[arg-type]
 
 
 @register
