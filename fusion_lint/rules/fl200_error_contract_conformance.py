@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import BASELINE, CODED_RAISES, HANDLER_PRELUDE, code_spelling, handler_checkable, raises
+from mcp_fusion import FACTORY_CODES
 
 
 @register
@@ -70,18 +71,59 @@ async def get_invoice(invoice_id: str, ctx: Context):
     raise (not_found("gone") if invoice_id else conflict("locked"))  # error: FL200 "CONFLICT"
     raise McpError("SERVER_BUSY", "Too many calls")  # error: FL200 "SERVER_BUSY"
 """),
+        Example("""
+from mcp_fusion import not_found
+
+
+def missing(invoice_id: str):
+    return not_found(f"No invoice {invoice_id}")
+
+
+@tool("get_invoice", errors=[ErrorContract(reason="locked", code=JsonRpcErrorCode.CONFLICT, when="Locked",
+                                           recovery="Wait a minute, then call get_invoice again.")])
+async def get_invoice(invoice_id: str, ctx: Context):
+    raise missing(invoice_id)  # error: FL200 "raises what missing() returns, not_found(...): NOT_FOUND"
+"""),
     )
 
     def check_definition(self, definition, project) -> Iterable[Finding]:
         if not handler_checkable(definition):
             return
         codes = {entry.code for entry in definition.contract.entries if entry.reason is not None and entry.code}
+        listed = ", ".join(sorted(codes)) or "none"
+        made = _made_by_project_functions(definition, project)
         for site, path in raises(definition):
             if site.kind in CODED_RAISES and site.code and site.code not in BASELINE and site.code not in codes:
-                listed = ", ".join(sorted(codes)) or "none"
                 yield Finding(
                     site.span,
                     f"raises {site.code}, which its contract does not declare (declared: {listed}); declare an "
                     f"ErrorContract with code={code_spelling(site.code)} or raise a declared failure",
                     path,
                 )
+            elif site.kind == "call" and site.exception in made:
+                factory, code = made[site.exception]
+                if code not in BASELINE and code not in codes:
+                    yield Finding(
+                        site.span,
+                        f"raises what {site.exception.rpartition('.')[2]}() returns, {factory}(...): {code}, which "
+                        f"its contract does not declare (declared: {listed}); declare an ErrorContract with "
+                        f"code={code_spelling(code)} or raise a declared failure",
+                        path,
+                    )
+
+
+def _made_by_project_functions(definition, project) -> dict[str, tuple[str, str]]:
+    """``module.function`` -> (factory, code) for each function in reach that returns the runtime's
+    error factory (``def make_error(x): return not_found(...)``; raised as ``raise make_error(x)``)."""
+    made: dict[str, tuple[str, str]] = {}
+    for reached in definition.reach:
+        facts = project.files.get(reached.path)
+        if facts is None or facts.module is None:
+            continue
+        for returned in reached.function.returns:
+            callee = (returned.value.callee or "") if returned.value.kind == "call" else ""
+            prefix, _, factory = callee.rpartition(".")
+            if factory in FACTORY_CODES and prefix.split(".")[0] == "mcp_fusion":
+                made[f"{facts.module}.{reached.function.qualname}"] = (factory, FACTORY_CODES[factory].name)
+                break
+    return made
