@@ -49,6 +49,19 @@ FACTORIES = {"locked": conflict}
 async def get_invoice(invoice_id: str, ctx: Context):
     raise FACTORIES[invoice_id]("Invoice is locked")
 """,
+        """
+from mcp_fusion import not_found
+
+
+def missing(invoice_id: str):
+    return not_found(f"No invoice {invoice_id}")
+
+
+@tool("get_invoice", errors=[ErrorContract(reason="no_invoice", code=JsonRpcErrorCode.NOT_FOUND, when="No invoice",
+                                           recovery="Call list_invoices and retry with one of its IDs.")])
+async def get_invoice(invoice_id: str, ctx: Context):
+    raise missing(invoice_id)  # NOT_FOUND is declared
+""",
     )
     INVALID = (
         Example("""

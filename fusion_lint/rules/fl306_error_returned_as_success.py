@@ -48,6 +48,17 @@ def validate_invoice(invoice_id: str) -> dict:
 @mcp.tool()
 def job_errors(job_id: str) -> dict:
     return {"status": "info", "error": "No error details found for this job"}
+
+
+@mcp.tool()
+def latest_invoice(customer_id: str) -> str:
+    try:
+        invoice = fetch_latest(customer_id)
+    except KeyError as e:
+        invoice = f"no invoice: {e}"
+    if invoice.startswith("no invoice"):
+        invoice = "None yet: the customer's first invoice is issued at the end of the month."
+    return invoice  # not right after the try: what the except clause assigned is replaced
 """,
     )
     INVALID = (
