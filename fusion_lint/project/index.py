@@ -452,9 +452,13 @@ class ProjectIndex:
                     continue  # ``@tool`` of the project's own: not a definition of ours
                 if definition.server is not None and definition.server.instance:
                     framework = self.server_class(definition.server.ref or "")
-                    if framework is None:
-                        continue  # an instance of a class that is no server (pydantic-ai's ``Agent``)
-                    definition = dataclasses.replace(definition, server=ServerRef(framework))
+                    if framework is not None:
+                        definition = dataclasses.replace(definition, server=ServerRef(framework))
+                    elif self._module_and_name(definition.server.ref or "") is None or not facts.imports_framework:
+                        # A class from outside the project that is no server (pydantic-ai's ``Agent``),
+                        # or a project class that is none in a module importing no framework.
+                        continue
+                    # else a project class wrapping a server, in a framework module: kept, as before
                 elif definition.server is not None and definition.server.ref is not None:
                     server = self.server(definition.server.ref)
                     if server is None and not facts.imports_framework:

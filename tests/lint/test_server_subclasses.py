@@ -94,3 +94,18 @@ def test_a_base_class_edited_in_another_file_is_seen_warm_as_cold(tmp_path: Path
     (tmp_path / "pkg" / "base.py").write_text(BASE)
     warm, cold = _lint(tmp_path), _lint(tmp_path, "--no-cache")
     assert warm == cold and [d["code"] for d in warm] == ["FL300"]
+
+
+def test_a_project_class_wrapping_a_server_in_a_framework_module_is_kept(lint_project) -> None:
+    """A project's own registry forwarding ``.tool`` to a server it holds, used in a module that
+    imports a framework: its tools are kept (as before), never dropped silently."""
+    registry = (
+        "from mcp.server.fastmcp import FastMCP\n\n\nclass Registry:\n    def __init__(self):\n"
+        "        self.mcp = FastMCP('billing')\n\n    def tool(self):\n        return self.mcp.tool()\n"
+    )
+    server = (
+        "from mcp.server.fastmcp import Context\nfrom pkg.registry import Registry\n\nregistry = Registry()\n\n\n"
+        "@registry.tool()\ndef get_invoice(invoice_id: str, ctx: Context) -> str:\n    raise KeyError(invoice_id)\n"
+    )
+    report = lint_project({"pkg/__init__.py": "", "pkg/registry.py": registry, "pkg/server.py": server}).report
+    assert report.definitions == {"tool": 1}
