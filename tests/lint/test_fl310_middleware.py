@@ -4,10 +4,9 @@ fixed reports what a cold run reports."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
+
+from cli_support import lint_json
 
 SERVER = """\
 from fastmcp import FastMCP
@@ -37,18 +36,6 @@ INSTALL = "fusion.install(mcp)"
 ERRORS = "mcp.add_middleware(ErrorHandlingMiddleware())"
 
 
-def lint(root: Path, *args: str) -> list[dict]:
-    done = subprocess.run(
-        [sys.executable, "-m", "fusion_lint", "check", "--output-format", "json", *args, "."],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode in (0, 1), done.stderr
-    return json.loads(done.stdout)
-
-
 def fl310(found: list[dict]) -> list[tuple[int, str]]:
     return [(d["location"]["row"], d["message"]) for d in found if d["code"] == "FL310"]
 
@@ -57,14 +44,14 @@ def test_the_order_is_read_from_the_module_and_a_warm_run_sees_it_change(tmp_pat
     (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
     server = tmp_path / "server.py"
     server.write_text(SERVER.format(first=INSTALL, second=ERRORS))
-    ((row, message),) = fl310(lint(tmp_path))
+    ((row, message),) = fl310(lint_json(tmp_path))
     # One finding at the middleware line, naming every tool of that server.
     assert row == 8 and message.startswith("tool 'get_invoice', tool 'list_invoices': "), message
     assert "(line 7)" in message and "transform_errors=False" in message
 
     # Fixed: the error middleware first. Warm (the cache of the run above) as cold.
     server.write_text(SERVER.format(first=ERRORS, second=INSTALL))
-    warm, cold = lint(tmp_path), lint(tmp_path, "--no-cache")
+    warm, cold = lint_json(tmp_path), lint_json(tmp_path, "--no-cache")
     assert warm == cold and fl310(warm) == []
 
     # Broken again, and through the constructor's list: warm as cold, one finding at the list's entry.
@@ -75,7 +62,7 @@ def test_the_order_is_read_from_the_module_and_a_warm_run_sees_it_change(tmp_pat
             'mcp = FastMCP("billing", middleware=[FusionMiddleware(), ErrorHandlingMiddleware(include_traceback=True)])',
         )
     )
-    warm, cold = lint(tmp_path), lint(tmp_path, "--no-cache")
+    warm, cold = lint_json(tmp_path), lint_json(tmp_path, "--no-cache")
     assert warm == cold
     ((row, message),) = fl310(warm)
     assert row == 7 and "(earlier in the list)" in message
@@ -85,6 +72,6 @@ def test_transform_errors_off_and_no_integration_are_quiet(tmp_path: Path) -> No
     (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
     server = tmp_path / "server.py"
     server.write_text(SERVER.format(first=INSTALL, second=ERRORS.replace("()", "(transform_errors=False)")))
-    assert fl310(lint(tmp_path, "--no-cache")) == []
+    assert fl310(lint_json(tmp_path, "--no-cache")) == []
     server.write_text(SERVER.format(first="", second=ERRORS))
-    assert fl310(lint(tmp_path, "--no-cache")) == []
+    assert fl310(lint_json(tmp_path, "--no-cache")) == []

@@ -5,11 +5,9 @@ whatever its methods are called (pydantic-ai's ``Agent.tool``/``tool_plain``).""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
+from cli_support import lint_json
 from harness import lint_sources
 
 BASE = "from mcp.server.fastmcp import FastMCP\n\n\nclass BillingServer(FastMCP):\n    pass\n"
@@ -68,31 +66,19 @@ def roll_plain() -> str:
     assert report.definitions == {} and report.diagnostics == []
 
 
-def _lint(root: Path, *args: str) -> list[dict]:
-    done = subprocess.run(
-        [sys.executable, "-m", "fusion_lint", "check", "--output-format", "json", *args, "."],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode in (0, 1), done.stderr
-    return json.loads(done.stdout)
-
-
 def test_a_base_class_edited_in_another_file_is_seen_warm_as_cold(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
     for relative, text in files().items():
         (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / relative).write_text(text)
-    assert [d["code"] for d in _lint(tmp_path)] == ["FL300"]
+    assert [d["code"] for d in lint_json(tmp_path)] == ["FL300"]
     # The base stops being a server: no tool is left, warm as cold.
     (tmp_path / "pkg" / "base.py").write_text("class BillingServer:\n    def tool(self):\n        return lambda f: f\n")
-    warm, cold = _lint(tmp_path), _lint(tmp_path, "--no-cache")
+    warm, cold = lint_json(tmp_path), lint_json(tmp_path, "--no-cache")
     assert warm == cold == []
     # And back.
     (tmp_path / "pkg" / "base.py").write_text(BASE)
-    warm, cold = _lint(tmp_path), _lint(tmp_path, "--no-cache")
+    warm, cold = lint_json(tmp_path), lint_json(tmp_path, "--no-cache")
     assert warm == cold and [d["code"] for d in warm] == ["FL300"]
 
 
