@@ -23,7 +23,8 @@ class RecoveryUnknownTool(Rule):
         "call (`list_invoices()`) is the tool, URLs, domains, version numbers and abbreviations (`e.g.`) "
         "are prose, and so is a word the hint calls an argument or field "
         '(`page_size=50`, "the sort_order field"). A tool whose name is computed is known by the function it '
-        'registers: a name ending with that function\'s is taken for it (`f"{ns}_list_instances"`), and the '
+        "registers: a mention holding that function's name, or held in it, is taken for it "
+        '(`f"{ns}_list_instances"`), and the '
         "message says which names were not checked. When a computed name registers a function the project "
         "cannot follow, the set of tools is unknown and the rule stays silent rather than guess."
     )
