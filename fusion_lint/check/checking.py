@@ -128,8 +128,8 @@ def merged(found: Iterable[tuple[type[Rule], Finding, Sequence[Any]]], order: Ca
     # becomes for the tools and for the resources reaching it) are one, each message after its labels.
     located: dict[tuple, list[tuple[type[Rule], Finding, list[Any]]]] = {}
     for rule_class, finding, subjects in grouped.values():
-        s = finding.span
-        located.setdefault((rule_class.code, finding.path, s.line, s.col, s.end_line, s.end_col), []).append(
+        at = finding.span
+        located.setdefault((rule_class.code, finding.path, at.line, at.col, at.end_line, at.end_col), []).append(
             (rule_class, finding, sorted({id(s): s for s in subjects}.values(), key=order))
         )
     reported = []

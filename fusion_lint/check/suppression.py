@@ -145,7 +145,7 @@ def unknown_directives(files: dict[str, FileFacts], report_set: Iterable[str], r
 
 
 #: Where FL900 points: at the directive in the comment (after ``# why``, at its ``noqa: FL300`` part).
-_LINE_DIRECTIVE = re.compile(r"#\s*(?:noqa\b|fusion-lint:\s*ignore)[^#]*", re.IGNORECASE)
+_LINE_DIRECTIVE = re.compile(r"#\s*(?:noqa\b|fusion-lint:\s*ignore)([^#]*)", re.IGNORECASE)
 _FILE_DIRECTIVE = re.compile(r"#.*", re.IGNORECASE)
 
 
@@ -157,9 +157,7 @@ def directive_token_at(line: str, column: int) -> str | None:
     (``# noqa: FL300``, ``# fusion-lint: ignore[fail-not-raised]``): what an editor's hover over a
     noqa code explains, as ``ruff server`` does. The directive's own words are not tokens."""
     for directive in _LINE_DIRECTIVE.finditer(line):
-        head = re.match(r"#\s*(?:noqa|fusion-lint:\s*ignore)", directive.group(0), re.IGNORECASE)
-        start = directive.start() + (head.end() if head else 0)
-        for token in _DIRECTIVE_TOKEN.finditer(line, start, directive.end()):
+        for token in _DIRECTIVE_TOKEN.finditer(line, directive.start(1), directive.end(1)):
             if token.start() <= column <= token.end():
                 return token.group(0)
     return None

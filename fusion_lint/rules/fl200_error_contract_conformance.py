@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fusion_lint.facts.model import is_runtime
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import BASELINE, CODED_RAISES, HANDLER_PRELUDE, code_spelling, handler_checkable, raises
 from mcp_fusion import FACTORY_CODES
@@ -136,7 +137,7 @@ def _made_by_project_functions(definition, project) -> dict[str, tuple[str, str]
         for returned in reached.function.returns:
             callee = (returned.value.callee or "") if returned.value.kind == "call" else ""
             prefix, _, factory = callee.rpartition(".")
-            if factory in FACTORY_CODES and prefix.split(".")[0] == "mcp_fusion":
+            if factory in FACTORY_CODES and is_runtime(prefix, project.runtime_modules):
                 made[f"{facts.module}.{reached.function.qualname}"] = (factory, FACTORY_CODES[factory].name)
                 break
     return made

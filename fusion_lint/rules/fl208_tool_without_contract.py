@@ -117,8 +117,7 @@ def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[D
             if site.kind in ("fail", "other"):
                 continue
             if site.kind == "reraise":
-                types = site.clauses[0].types if site.clauses else ()
-                exception = types[0].rpartition(".")[2] if len(types) == 1 else "Exception"
+                exception = _caught(site.clauses)
             else:
                 exception = (site.exception or site.kind).rpartition(".")[2]
             if exception in GUARDS or caught_by(site.tries, exception):
@@ -146,8 +145,7 @@ def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[D
         elif failure(value) is not None:
             yield draft_for_text(next((t for s in _texts(value) if (t := error_text(s))), ""))
         elif built_from_caught(returned) is not None:  # FL306's other form: the caught exception returned
-            types = returned.clauses[0].types if returned.clauses else ()
-            exception = types[0].rpartition(".")[2] if len(types) == 1 else "Exception"
+            exception = _caught(returned.clauses)
             # The exception's name when it says what failed (``timeout``, ``connection``), else what
             # the tool did (``read_statement_failed``): never a lone ``failure`` or ``os``.
             base = _class_base(exception)
@@ -157,6 +155,12 @@ def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[D
                 _code_for(exception),
                 f"{exception} caught in {definition.handler.function.qualname} and returned as its result",
             )
+
+
+def _caught(clauses: tuple) -> str:
+    """The class the innermost except clause catches, when it names one (else ``Exception``)."""
+    types = clauses[0].types if clauses else ()
+    return types[0].rpartition(".")[2] if len(types) == 1 else "Exception"
 
 
 def _texts(shape) -> Iterator:

@@ -186,16 +186,12 @@ def get_invoice(invoice_id: str) -> CallToolResult:
                     if all(d.definition.server is None for d in function.handler_of)
                     else "fail() under @contract"
                 )
-                if is_error_result(returned.value):  # isError=True: a failure, but with raw text
-                    message = (
-                        f"the error result is built from the caught exception's text ({listing(found)}); "
-                        "the model reads raw upstream text instead of a reason and a recovery; raise a declared "
-                        f"failure ({advice}) instead"
-                    )
-                else:
-                    message = (
-                        f"the result is built from the caught exception's text ({listing(found)}); "
-                        f"the model reads raw upstream text as a success; raise a declared failure ({advice}) "
-                        "instead"
-                    )
-                yield Finding(returned.span, message, function.path)
+                failed = is_error_result(returned.value)  # isError=True: a failure, but with raw text
+                yield Finding(
+                    returned.span,
+                    f"the {'error ' if failed else ''}result is built from the caught exception's text "
+                    f"({listing(found)}); the model reads raw upstream text "
+                    f"{'instead of a reason and a recovery' if failed else 'as a success'}; raise a declared "
+                    f"failure ({advice}) instead",
+                    function.path,
+                )
