@@ -67,11 +67,19 @@ def _relative_to(here: str, path: str) -> str:
 
 @dataclass(slots=True)
 class Edit:
-    """Replace ``text[start:end]`` with ``content`` (offsets into the decoded file text)."""
+    """Replace ``text[start:end]`` with ``content`` (offsets into the decoded file text).
+
+    This is what a report shows of a fix. ``--fix`` applies it as a libcst codemod
+    (``fusion_lint.fix.codemod``): the syntax node the range falls in is rewritten, or nothing is.
+    """
 
     start: int
     end: int
     content: str
+    #: ``(module, name)`` pairs when the edit adds ``from module import name, ...``: the codemod
+    #: places them with libcst's ``AddImportsVisitor`` (the leading import block, merged into a
+    #: ``from module import ...`` already there) rather than splicing ``content`` at ``start``.
+    adds_imports: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(slots=True)
@@ -79,6 +87,9 @@ class Fix:
     message: str
     edits: list[Edit]
     applicability: Applicability = "safe"
+    #: Codes this fix leaves on purpose for the author to finish (FL208's empty ``recovery=""`` is
+    #: FL111): the re-lint after a fix does not count them as made worse.
+    leaves: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

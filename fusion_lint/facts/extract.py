@@ -393,9 +393,11 @@ def file_names(tree: ast.Module, source: str, wanted: set[str] | None = None) ->
     starts = _line_starts(source)
     imports = []
     import_end = 0
+    leading = True  # still in the leading import block (a late import is no place for a new one)
     for index, node in enumerate(tree.body):
         docstring = index == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-        if docstring or isinstance(node, (ast.Import, ast.ImportFrom)):
+        leading = leading and (docstring or isinstance(node, (ast.Import, ast.ImportFrom)))
+        if leading:
             last = node.end_lineno or node.lineno
             import_end = starts[last] if last < len(starts) else len(source)
         if not isinstance(node, ast.ImportFrom):

@@ -484,7 +484,7 @@ class FileNames:
 
     from_imports: tuple[FromImport, ...]
     bound: dict[str, int]
-    import_end: int = 0  # the offset just after the last top-level import statement's line (0: none)
+    import_end: int = 0  # the offset just after the leading import block's last line (0: none)
 
 
 @dataclass(slots=True)

@@ -19,12 +19,14 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import difflib
 import io
 import os
 import re
 import tokenize
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -55,7 +57,8 @@ class Document:
     fixed: int = 0  # fixes applied
     fixed_rules: dict[tuple[str, str], int] = field(default_factory=dict)  # (code, name) -> fixes applied
     noqa: int = 0  # suppression comments added
-    rejected: set[tuple] = field(default_factory=set)  # fixes that broke the text: never retried
+    rejected: set[tuple] = field(default_factory=set)  # fixes that broke the text or made it worse: never retried
+    one_at_a_time: bool = False  # a round of several fixes made it worse: each is tried alone
 
     def __post_init__(self) -> None:
         self.text = self.text or self.original
@@ -106,6 +109,25 @@ def apply_fixes(
     written = session.write_all()
     session.summarize(written)
     return session.report, ""
+
+
+def fixed_by_one(report: Report, options: Options, diagnostic: Diagnostic) -> str | None:
+    """The text of ``diagnostic``'s file once its fix alone is applied — the editor's quick fix —
+    or None when that fix cannot be made or would make things worse: the same codemod, the same
+    parse gate and the same re-lint as ``--fix``."""
+    if diagnostic.fix is None or not diagnostic.fix.edits:
+        return None
+    session = _Session(report, options, unsafe=True)
+    document = session.document(diagnostic.path)
+    if document is None or not _well_formed(diagnostic.fix, len(document.text)):
+        return None
+    text = document.text
+    if not session._fix_round(document, [diagnostic]):
+        return None
+    session.relint()
+    if session._undo_what_made_things_worse(report, {document.path: (text, [diagnostic])}):
+        return None
+    return document.text
 
 
 class _Session:
@@ -168,14 +190,21 @@ class _Session:
 
     def fix_rounds(self) -> None:
         for _ in range(MAX_ROUNDS):
-            changed = False
+            before = self.report
+            applied: dict[str, tuple[str, list[Diagnostic]]] = {}  # path -> (text before the round, fixes applied)
             for document, diagnostics in self.documents_for(self.applicable):
-                changed |= self._fix_round(document, diagnostics)
-            if not changed:
+                text = document.text
+                chosen = self._fix_round(document, diagnostics)
+                if chosen:
+                    applied[document.path] = (text, chosen)
+            if not applied:
                 return
             self.relint()
+            if self._undo_what_made_things_worse(before, applied):
+                self.relint()
 
-    def _fix_round(self, document: Document, diagnostics: list[Diagnostic]) -> bool:
+    def _fix_round(self, document: Document, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+        """Apply the fixes of one round to ``document``; the ones applied."""
         # One order for every run: by rule, then position. FL201 (to ctx.fail) goes before FL301
         # (to the factory) when both rewrite the same raise, so no factory import is left unused.
         ordered = sorted(diagnostics, key=lambda d: (d.code, min(e.start for e in d.fix.edits), d.span.line))  # type: ignore[union-attr]
@@ -191,36 +220,81 @@ class _Session:
                 continue  # the next round, on the new text, will have it again
             chosen.append(diagnostic)
             taken.extend(fix.edits)
+            if document.one_at_a_time:
+                break
         if not chosen:
-            return False
-        new = apply_edits(text, taken)
-        if not _parses(new, document.path):
+            return []
+        new = self._rewritten(document, chosen)
+        if new is None:
             chosen = self._without_breakers(document, chosen)
-            new = apply_edits(text, [edit for d in chosen for edit in d.fix.edits])  # type: ignore[union-attr]
-            if not chosen or not _parses(new, document.path):
-                return False
+            new = self._rewritten(document, chosen) if chosen else None
+            if new is None:
+                return []
         document.text = new
         document.fixed += len(chosen)
         for diagnostic in chosen:
             key = (diagnostic.code, diagnostic.name)
             document.fixed_rules[key] = document.fixed_rules.get(key, 0) + 1
-        return True
+        return chosen
+
+    def _rewritten(self, document: Document, chosen: list[Diagnostic], *, say: bool = False) -> str | None:
+        """The document's text with the fixes ``chosen`` applied as libcst codemods, if that is
+        code CPython's gate admits; else None (said on stderr with ``say``)."""
+        from fusion_lint.fix.codemod import NotApplicable, rewrite  # libcst: only when a fix is applied
+
+        problem = "would leave code that does not parse; not applied (please report this)"
+        try:
+            new = rewrite(document.text, [edit for d in chosen for edit in d.fix.edits])  # type: ignore[union-attr]
+        except NotApplicable as exc:
+            new, problem = None, f"is not applicable: {exc}"
+        except Exception as exc:  # noqa: BLE001  # a fix libcst cannot make costs that fix, never the run
+            new, problem = None, f"is not applicable: libcst failed ({type(exc).__name__}: {exc})"
+        if new is not None and _parses(new, document.path):
+            return new
+        for diagnostic in chosen if say else ():
+            span = diagnostic.span
+            warn(f"{_display(document.path)}:{span.line}:{span.col + 1}: the fix for {diagnostic.code} {problem}")
+        return None
 
     def _without_breakers(self, document: Document, chosen: list[Diagnostic]) -> list[Diagnostic]:
-        """The fixes that parse on their own; the others are reported and never tried again."""
+        """The fixes that can be made on their own; the others are reported and never tried again."""
         kept = []
         for diagnostic in chosen:
-            fix = diagnostic.fix
-            assert fix is not None
-            if _parses(apply_edits(document.text, fix.edits), document.path):
+            if self._rewritten(document, [diagnostic], say=True) is not None:
                 kept.append(diagnostic)
             else:
-                document.rejected.add(_fix_key(fix))
-                warn(
-                    f"{_display(document.path)}:{diagnostic.span.line}:{diagnostic.span.col + 1}: the fix for "
-                    f"{diagnostic.code} would leave code that does not parse; not applied (please report this)"
-                )
+                document.rejected.add(_fix_key(diagnostic.fix))  # type: ignore[arg-type]
         return kept
+
+    def _undo_what_made_things_worse(self, before: Report, applied: dict[str, tuple[str, list[Diagnostic]]]) -> bool:
+        """A fix never makes things worse: where the re-lint finds a diagnostic a changed file did
+        not have (one its fixes do not leave on purpose), that file's round is undone. A round of one
+        fix is then skipped for good, with a message; a round of several is tried again one fix at a
+        time. Whether anything was undone."""
+        undone = False
+        for path, (text, chosen) in applied.items():
+            introduced = _introduced(before, self.report, path, {code for d in chosen for code in d.fix.leaves})  # type: ignore[union-attr]
+            if not introduced:
+                continue
+            document = self.documents[path]
+            document.text = text
+            document.fixed -= len(chosen)
+            for diagnostic in chosen:
+                key = (diagnostic.code, diagnostic.name)
+                document.fixed_rules[key] -= 1
+                if not document.fixed_rules[key]:
+                    del document.fixed_rules[key]
+            if len(chosen) == 1:
+                diagnostic = chosen[0]
+                document.rejected.add(_fix_key(diagnostic.fix))  # type: ignore[arg-type]
+                warn(
+                    f"{_display(path)}:{diagnostic.span.line}:{diagnostic.span.col + 1}: {diagnostic.code} fix skipped: "
+                    f"would introduce {', '.join(introduced)}"
+                )
+            else:
+                document.one_at_a_time = True
+            undone = True
+        return undone
 
     def relint(self) -> None:
         """Lint again with the texts changed so far in place of the files."""
@@ -256,7 +330,7 @@ class _Session:
             if not edits:
                 continue
             new = apply_edits(document.text, edits)
-            if not _parses(new, path):
+            if not _parses(new, path) or not comments_only(document.text, new):
                 warn(f"{_display(path)}: adding '# noqa' comments would break the file; left alone")
                 continue
             document.text = new
@@ -308,6 +382,13 @@ class _Session:
 # ----- edits ----------------------------------------------------------------------------------------
 
 
+def _introduced(before: Report, after: Report, path: str, allowed: set[str]) -> list[str]:
+    """The codes ``after`` reports in ``path`` more often than ``before`` did, but for ``allowed``."""
+    counts: Counter[str] = Counter(d.code for d in before.diagnostics if d.path == path)
+    counts.subtract(d.code for d in after.diagnostics if d.path == path)
+    return sorted(code for code, count in counts.items() if count < 0 and code not in allowed)
+
+
 def _fix_key(fix: Fix) -> tuple:
     return tuple((e.start, e.end, e.content) for e in fix.edits)
 
@@ -334,6 +415,15 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
     for start, end, content in unique:
         text = text[:start] + content + text[end:]
     return text
+
+
+def comments_only(old: str, new: str) -> bool:
+    """Whether ``new`` differs from ``old`` in comments and layout alone (the same syntax tree): what
+    adding ``# noqa`` may change, and nothing else (a comment must never swallow code)."""
+    try:
+        return ast.dump(ast.parse(old)) == ast.dump(ast.parse(new))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
 
 
 def _parses(text: str, path: str) -> bool:

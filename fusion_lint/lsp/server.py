@@ -54,7 +54,7 @@ from pygls.protocol.json_rpc import RPCRequest
 
 import fusion_lint.discovery.kept_walk as kept_walk
 from fusion_lint import __version__
-from fusion_lint.base.diagnostics import Diagnostic, Fix
+from fusion_lint.base.diagnostics import Diagnostic
 from fusion_lint.base.memory import gc_paused
 from fusion_lint.check.abandon import AfterFreed
 from fusion_lint.check.engine import (
@@ -70,7 +70,7 @@ from fusion_lint.check.engine import (
 from fusion_lint.check.report import Report
 from fusion_lint.config.settings import ConfigError
 from fusion_lint.config.watched import relevant
-from fusion_lint.fix.apply import apply_fixes, noqa_edits
+from fusion_lint.fix.apply import apply_edits, apply_fixes, comments_only, fixed_by_one, noqa_edits
 
 # Positions and edits in the client's units, named here too (the server's API).
 from fusion_lint.lsp.text import SOURCE, SourceLines, code_units, diagnostic_range, replacement, to_lsp, to_text_edits  # noqa: F401
@@ -153,6 +153,25 @@ def lint_freeing_later(garbage: list, path: str, text: str, superseded: threadin
     garbage.append(AfterFreed(lambda: paused.__exit__(None, None, None)))
     with freed_later(garbage):
         return lint_unless_superseded(path, text, superseded)
+
+
+def quick_fix_buffer(path: str, text: str, diagnostic: Diagnostic) -> str | None:
+    """What the buffer becomes with ``diagnostic``'s fix alone (None: it cannot be made, or it would
+    introduce a diagnostic): ``--fix``'s codemod and checks, on the buffer."""
+    options = buffer_options(path, text)
+    messages = io.StringIO()
+    with (
+        contextlib.redirect_stderr(messages),
+        always_isolated(BUFFER_DEADLINE_S),
+        facts_kept_in(PROJECT_FACTS),
+        kept_walk.walks_kept_in(PROJECT_WALKS),
+    ):
+        report = lint(options)
+        found = next((d for d in report.diagnostics if d.sort_key() == diagnostic.sort_key() and d.fix is not None), None)
+        fixed = fixed_by_one(report, options, found) if found is not None else None
+    for message in messages.getvalue().splitlines():
+        log.warning("%s: %s", path, message)
+    return fixed
 
 
 def fix_buffer(path: str, text: str) -> str:
@@ -378,7 +397,10 @@ class FusionLintServer(LanguageServer):
         actions: list[lsp.CodeAction] = []
         if wanted(lsp.CodeActionKind.QuickFix, only):
             shown = [(item, found) for item, found in linted.items if overlaps(item.range, params.range)]
-            actions += [self.quick_fix(uri, linted, item, found.fix) for item, found in shown if found.fix is not None]
+            for item, found in shown:
+                action = await self.quick_fix(uri, linted, item, found) if found.fix is not None else None
+                if action is not None:
+                    actions.append(action)
             actions += self.disable_actions(uri, linted, shown)
         # A client asking on its own (VS Code's light bulb, at every cursor move) gets no fixAll
         # unless it names the kind: it would cost a lint per round.
@@ -525,14 +547,23 @@ class FusionLintServer(LanguageServer):
             await asyncio.wait([self.scheduled[uri]], timeout=deadline - time.monotonic())
         return self.current(uri)
 
-    def quick_fix(self, uri: str, linted: Linted, item: lsp.Diagnostic, fix: Fix) -> lsp.CodeAction:
+    async def quick_fix(self, uri: str, linted: Linted, item: lsp.Diagnostic, found: Diagnostic) -> lsp.CodeAction | None:
+        """The fix of one diagnostic as ``--fix`` would make it (a libcst codemod, re-linted): not
+        offered when it cannot be made or would introduce a diagnostic the buffer did not have."""
+        fix = found.fix
+        assert fix is not None
+        loop = asyncio.get_running_loop()
+        fixed = await loop.run_in_executor(self.linter, quick_fix_buffer, linted.path, linted.text, found)
+        edit = replacement(linted.lines, fixed) if fixed is not None else None
+        if edit is None or self.current(uri) is not linted:
+            return None
         unsafe = "" if fix.applicability == "safe" else " (unsafe)"
         return lsp.CodeAction(
             title=f"{fix.message}{unsafe} ({item.code})",
             kind=lsp.CodeActionKind.QuickFix,
             diagnostics=[item],
             is_preferred=fix.applicability == "safe",
-            edit=self.workspace_edit(uri, linted.version, to_text_edits(fix.edits, linted.lines)),
+            edit=self.workspace_edit(uri, linted.version, to_text_edits([edit], linted.lines)),
         )
 
     def disable_actions(
@@ -548,7 +579,7 @@ class FusionLintServer(LanguageServer):
                 continue  # about the whole file: no line comment reaches it
             edits, _ = noqa_edits(linted.text, [found])
             key = (found.code, *((e.start, e.end, e.content) for e in edits))
-            if not edits or key in offered:
+            if not edits or key in offered or not comments_only(linted.text, apply_edits(linted.text, edits)):
                 continue
             offered.add(key)
             actions.append(

@@ -194,7 +194,9 @@ def _comma_after(text: str, start: int, limit: int) -> int | None:
 # ----- adding a name to an import ---------------------------------------------------------------
 
 
-def _import_order_key(style: str) -> Callable[[str], object]:
+def import_order_key(style: str) -> Callable[[str], object]:
+    """How names sort in a ``from M import ...`` written in ``style``: isort's (and ruff's) order by
+    type, plain code-point order, or case-insensitive."""
     if style == "isort":  # isort's and ruff's default: CONSTANTS, Classes, then functions
         return lambda name: (0 if len(name) > 1 and name.isupper() else 1 if name[:1].isupper() else 2, name.lower())
     if style == "lower":
@@ -207,11 +209,13 @@ def add_import_name(text: str, statement: FromImport, name: str) -> Edit | None:
     sorted (isort's order, or plain), else last; one name per line when the statement is written so."""
     aliases = statement.names
     names = [alias.name for alias in aliases]
+    # What --fix makes of it: the codemod adds the name with libcst (the edit is what reports show).
+    imports = ((statement.module, name),) if statement.module and not statement.level else ()
     if statement.star or not aliases:
         return None
     position = len(names)
     for style in ("isort", "plain", "lower"):
-        key = _import_order_key(style)
+        key = import_order_key(style)
         keys = [key(n) for n in names]
         if keys == sorted(keys):  # type: ignore[type-var]
             position = sum(1 for k in keys if k < key(name))  # type: ignore[operator]
@@ -227,8 +231,8 @@ def add_import_name(text: str, statement: FromImport, name: str) -> Edit | None:
     if position < len(names):
         start = aliases[position].start
         if vertical(start) and len(names) > 1 and statement.line != aliases[position].line:
-            return Edit(start, start, f"{name},{newline}{indent_of(start)}")
-        return Edit(start, start, f"{name}, ")
+            return Edit(start, start, f"{name},{newline}{indent_of(start)}", imports)
+        return Edit(start, start, f"{name}, ", imports)
     start, end = aliases[-1].start, aliases[-1].end
     after = end
     while after < len(text) and text[after] in " \t":
@@ -236,8 +240,8 @@ def add_import_name(text: str, statement: FromImport, name: str) -> Edit | None:
     one_per_line = vertical(start) and aliases[-1].line != statement.line
     if after < len(text) and text[after] == ",":  # a trailing comma
         if one_per_line:
-            return Edit(after + 1, after + 1, f"{newline}{indent_of(start)}{name},")
-        return Edit(end, end, f", {name}")
+            return Edit(after + 1, after + 1, f"{newline}{indent_of(start)}{name},", imports)
+        return Edit(end, end, f", {name}", imports)
     if one_per_line:
-        return Edit(end, end, f",{newline}{indent_of(start)}{name}")
-    return Edit(end, end, f", {name}")
+        return Edit(end, end, f",{newline}{indent_of(start)}{name}", imports)
+    return Edit(end, end, f", {name}", imports)

@@ -213,8 +213,9 @@ def draft_contract(text: str, *, drafts: list[Draft], handler_name_offset: int, 
     if missing:
         at = names.import_end
         lead = newline if at and at == len(text) and not text.endswith(("\n", "\r")) else ""
-        edits.insert(0, Edit(at, at, f"{lead}from mcp_fusion import {', '.join(missing)}{newline}"))
-    return Fix("Draft a @contract from the failures found", edits, "unsafe")
+        imports = tuple(("mcp_fusion", name) for name in missing)
+        edits.insert(0, Edit(at, at, f"{lead}from mcp_fusion import {', '.join(missing)}{newline}", imports))
+    return Fix("Draft a @contract from the failures found", edits, "unsafe", leaves=("FL111", "FL112"))
 
 
 @register

@@ -1,0 +1,313 @@
+"""Fixes applied as libcst codemods (DESIGN §13.2: read with ``ast``, write with libcst).
+
+A rule describes its fix as text edits: what reports show, computed from the facts without a
+parse. Applying them is this module's, and only this module imports libcst: a file is parsed with
+it only when a fix is applied to it (``--fix``, ``--diff``, ``--add-noqa``, an editor code action),
+and each edit becomes the rewrite of one syntax node:
+
+* an edit inside an expression or a simple statement rewrites the smallest such node it falls in
+  whose edited text parses as that kind of node again (``raise `` put before a call turns the
+  call's expression statement into a raise statement; a rename inside a string rewrites the string);
+* an edit among a function's or class's decorators, or just above its ``def``, rewrites its list of
+  decorators, parsed again from the edited lines;
+* an edit that adds an import (``Edit.adds_imports``) goes through libcst's ``AddImportsVisitor``:
+  into the leading import block, after a docstring and ``from __future__``, merged into a
+  ``from module import ...`` already there — never after an import at the bottom of the module;
+* anything else (an edit across statements or into a comment, a result that does not parse as the
+  node it rewrites) is not applicable: ``NotApplicable`` says why, and nothing changes.
+
+Everything outside the rewritten nodes — comments, blank lines, parentheses, line continuations,
+line endings — is libcst's round trip of the original text, byte for byte.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor
+from libcst.helpers import get_absolute_module_from_package_for_import
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from fusion_lint.base.diagnostics import Edit
+from fusion_lint.rules._edits import import_order_key
+
+#: Rewrites of a target that does not parse move up to the node around it, at most this often.
+MAX_WIDENINGS = 8
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+class NotApplicable(Exception):
+    """The edits cannot be made as a rewrite of the file's syntax nodes; the message says why."""
+
+
+def rewrite(text: str, edits: Sequence[Edit]) -> str:
+    """``text`` with ``edits`` applied as node rewrites (see the module's docstring)."""
+    try:
+        module = cst.parse_module(text)
+    except Exception as exc:  # libcst's parser rejects some code CPython admits
+        raise NotApplicable(f"libcst cannot parse the file ({type(exc).__name__})") from exc
+    splices = [edit for edit in edits if not edit.adds_imports]
+    imports = sorted({pair for edit in edits for pair in edit.adds_imports})
+    if splices:
+        module = _rewrite_nodes(text, module, splices)
+    if imports:
+        context = CodemodContext()
+        for module_name, name in imports:
+            AddImportsVisitor.add_needed_import(context, module_name, name)
+        module = _LeadingImports(context).transform_module(module)
+    return module.code
+
+
+class _LeadingImports(AddImportsVisitor):
+    """libcst's ``AddImportsVisitor``, kept to the module's leading import block: libcst's own adds
+    after the *last* top-level import and merges into any ``from module import``, so an import at
+    the bottom of a module would take the new name and a decorator above it would raise
+    ``NameError`` at import time. The blank lines around the block are left as they are."""
+
+    def visit_Module(self, node: cst.Module) -> None:
+        super().visit_Module(node)
+        self.leading: set[cst.CSTNode] = set()
+        self.leading_end = 0
+        for index, statement in enumerate(node.body):
+            if index == 0 and _is_docstring(statement):
+                self.leading_end = 1
+                continue
+            if not isinstance(statement, cst.SimpleStatementLine):
+                break
+            if not all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body):
+                break
+            self.leading.update(statement.body)
+            self.leading_end = index + 1
+
+    def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> cst.ImportFrom:
+        if original_node not in self.leading or isinstance(updated_node.names, cst.ImportStar):
+            return updated_node
+        module = get_absolute_module_from_package_for_import(self.context.full_package_name, updated_node)
+        if module is None or module not in self.module_mapping or module in self.alias_mapping:
+            return super().leave_ImportFrom(original_node, updated_node)
+        names = list(updated_node.names)
+        added = [cst.ImportAlias(name=cst.Name(name)) for name in self.module_mapping.pop(module)]
+        return updated_node.with_changes(names=_merged_names(names, added))
+
+    def _split_module(self, orig_module: cst.Module, updated_module: cst.Module):  # type: ignore[override]
+        body = list(updated_module.body)
+        docstring = 1 if body and _is_docstring(orig_module.body[0]) else 0
+        return body[:docstring], body[docstring : self.leading_end], body[self.leading_end :]
+
+    def _insert_empty_line(self, statements):  # type: ignore[override]
+        return statements
+
+
+def _merged_names(names: list[cst.ImportAlias], added: list[cst.ImportAlias]) -> list[cst.ImportAlias]:
+    """``names`` with ``added`` in sorted place when ``names`` are sorted (else at the end), each
+    separated the way the statement already separates its names (one per line stays one per line)."""
+    if not names:
+        return added
+    merged = names + added
+    for style in ("isort", "plain", "lower"):  # the first order the names are already in
+        order = import_order_key(style)
+        keys = [order(alias.evaluated_name) for alias in names]
+        if keys == sorted(keys):  # type: ignore[type-var]  # each style's keys compare among themselves
+            merged.sort(key=lambda alias: order(alias.evaluated_name))  # type: ignore[arg-type,return-value]
+            break
+    separator = next((alias.comma for alias in names if isinstance(alias.comma, cst.Comma)), cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    last_comma = names[-1].comma  # a trailing comma stays a trailing comma, or no comma stays none
+    return [
+        alias.with_changes(comma=last_comma if index == len(merged) - 1 else separator)
+        for index, alias in enumerate(merged)
+    ]
+
+
+def _is_docstring(statement: cst.CSTNode) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+# ----- where each edit lands ----------------------------------------------------------------------
+
+
+@dataclass
+class _Target:
+    """A node an edit may rewrite: its range in the text and how its edited text is parsed."""
+
+    node: cst.CSTNode
+    start: int
+    end: int
+    kind: str  # "expression", "statement" (a simple one) or "decorators" (of a def or class)
+    indent: str = ""  # decorators: the indentation of the ``def`` line
+    edits: list[Edit] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start
+
+    def holds(self, start: int, end: int) -> bool:
+        return self.start <= start and end <= self.end
+
+    def encloses(self, other: _Target) -> bool:
+        return other is not self and self.holds(other.start, other.end) and (self.size, id(self)) > (other.size, id(other))
+
+
+class _Collect(cst.CSTVisitor):
+    """Every node an edit may rewrite, with its range and the indentation of the block it is in."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, text: str, module: cst.Module):
+        super().__init__()
+        self.text = text
+        self.default_indent = module.default_indent
+        self.starts = [0, *(match.end() for match in _LINE_END.finditer(text))]
+        self.indents = [""]  # the absolute indentation of each block entered
+        self.targets: list[_Target] = []
+
+    def offset(self, position) -> int:
+        return self.starts[position.line - 1] + position.column
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.indents.append(self.indents[-1] + (self.default_indent if node.indent is None else node.indent))
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        self.indents.pop()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        kind = (
+            "expression"
+            if isinstance(node, cst.BaseExpression)
+            else "statement"
+            if isinstance(node, cst.BaseSmallStatement)
+            else None
+        )
+        if kind is not None:
+            where = self.get_metadata(PositionProvider, node)
+            self.targets.append(_Target(node, self.offset(where.start), self.offset(where.end), kind, self.indents[-1]))
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            def_line = self.starts[self.get_metadata(PositionProvider, node.name).start.line - 1]
+            first = self.starts[self.get_metadata(PositionProvider, node.decorators[0]).start.line - 1] if node.decorators else def_line
+            self.targets.append(_Target(node, first, def_line, "decorators", self.indents[-1]))
+        return super().on_visit(node)
+
+
+def _targets(text: str, module: cst.Module) -> list[_Target]:
+    collect = _Collect(text, module)
+    MetadataWrapper(module, unsafe_skip_copy=True).visit(collect)
+    return sorted(collect.targets, key=lambda target: target.size)
+
+
+def _rewrite_nodes(text: str, module: cst.Module, edits: Sequence[Edit]) -> cst.Module:
+    targets = _targets(text, module)
+    chosen: list[_Target] = []
+    for edit in edits:
+        target = next((t for t in targets if t.holds(edit.start, edit.end)), None)
+        if target is None:
+            raise NotApplicable(f"the edit at offset {edit.start} is not inside one expression, statement or decorator list")
+        if target not in chosen:
+            chosen.append(target)
+        target.edits.append(edit)
+    for _ in range(MAX_WIDENINGS * len(chosen)):
+        chosen = _merged(chosen)
+        rewritten = {target.node: _parsed(text, target, module.default_newline) for target in chosen}
+        failed = next((t for t in chosen if rewritten[t.node] is None), None)
+        if failed is None:
+            return module.visit(_Replace(rewritten))  # type: ignore[return-value]  # a Module visits to a Module
+        wider = next((t for t in targets if t.encloses(failed)), None)
+        if wider is None:
+            break
+        wider.edits.extend(failed.edits)
+        failed.edits = []
+        chosen = [wider if t is failed else t for t in chosen]
+    raise NotApplicable("the edited code does not parse as the node it rewrites")
+
+
+def _merged(chosen: list[_Target]) -> list[_Target]:
+    """The targets with every one inside another folded into it (its edits rewritten there)."""
+    kept = []
+    for target in chosen:
+        outer = next((o for o in chosen if o.encloses(target)), None)
+        if outer is None:
+            kept.append(target)
+        else:
+            outer.edits.extend(e for e in target.edits if e not in outer.edits)
+            target.edits = []
+    return kept
+
+
+def _spliced(text: str, target: _Target) -> str:
+    piece = text[target.start : target.end]
+    for start, end, content in sorted({(e.start, e.end, e.content) for e in target.edits}, reverse=True):
+        piece = piece[: start - target.start] + content + piece[end - target.start :]
+    return piece
+
+
+class _NotThisKind(Exception):
+    pass
+
+
+def _parsed(text: str, target: _Target, newline: str) -> cst.CSTNode | None:
+    """``target``'s edited text parsed as its kind of node, or None when it is not one. It is
+    parsed where it stands: in a block of its indentation, so the whitespace of its continuation
+    lines means what it meant (libcst keeps it relative to the block)."""
+    code = _spliced(text, target)
+    try:
+        if target.kind == "decorators":
+            return _decorated(code, target.indent, newline)
+        statement = _in_block(f"({code})" if target.kind == "expression" else code, target.indent, newline)
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1 or statement.leading_lines:
+            return None
+        if statement.trailing_whitespace.comment is not None:
+            return None  # a comment the edit put after the node would be lost with the stand-in's line
+        new = statement.body[0]
+        if target.kind == "expression":
+            if not isinstance(new, cst.Expr):
+                return None
+            value = new.value  # the stand-in's parentheses are its outermost pair; the node's own are outside its range
+            old = target.node
+            return value.with_changes(lpar=[*old.lpar, *value.lpar[1:]], rpar=[*value.rpar[:-1], *old.rpar])  # type: ignore[attr-defined]
+        semicolon = getattr(target.node, "semicolon", None)
+        return new.with_changes(semicolon=semicolon) if semicolon is not None else new
+    except (cst.ParserSyntaxError, _NotThisKind):
+        return None
+
+
+def _in_block(code: str, indent: str, newline: str) -> cst.BaseStatement:
+    """``code`` parsed as the one statement of a block indented by ``indent``."""
+    if not indent:
+        parsed = cst.parse_module(f"{code}{newline}")
+        if len(parsed.body) != 1:
+            raise _NotThisKind
+        return parsed.body[0]
+    parsed = cst.parse_module(f"if 1:{newline}{indent}{code}{newline}")
+    block = parsed.body[0]
+    if len(parsed.body) != 1 or not isinstance(block, cst.If) or len(block.body.body) != 1:  # type: ignore[attr-defined]
+        raise _NotThisKind
+    return block.body.body[0]  # type: ignore[attr-defined]
+
+
+def _decorated(code: str, indent: str, newline: str) -> cst.FunctionDef:
+    """The decorator lines ``code`` parsed as the decorators of a stand-in ``def`` at their indentation."""
+    statement = _in_block(f"{code.removeprefix(indent)}{indent}def _():{newline}{indent}    pass", indent, newline)
+    if not isinstance(statement, cst.FunctionDef):
+        raise _NotThisKind
+    return statement
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, replacements: dict[cst.CSTNode, cst.CSTNode]):
+        super().__init__()
+        self.replacements = replacements
+
+    def on_leave(self, original_node, updated_node):  # type: ignore[override]  # libcst's visitor protocol
+        new = self.replacements.get(original_node)
+        if new is None:
+            return updated_node
+        if isinstance(new, cst.FunctionDef):  # a decorator list: the rest of the (updated) definition stays
+            return updated_node.with_changes(decorators=new.decorators, lines_after_decorators=new.lines_after_decorators)
+        return new
