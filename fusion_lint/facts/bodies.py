@@ -11,7 +11,7 @@ import ast
 from typing import Protocol
 
 from fusion_lint.facts.definitions import Definitions
-from fusion_lint.facts.expressions import data_reason, literal_text, uses
+from fusion_lint.facts.expressions import data_reason, literal_text, sentence, uses
 from fusion_lint.facts.expressions import shape as value_shape
 from fusion_lint.facts.model import (
     Assumptions,
@@ -314,7 +314,7 @@ class FunctionWalker(ParameterReading):
             raised = Raised("reraise")
         elif type(exc) is ast.Call:
             raised = self.classify(exc, at)  # type: ignore[arg-type]
-            if raised.kind in RUNTIME_RAISES:
+            if raised.kind in RUNTIME_RAISES or raised.kind == "call":  # FL201's and FL208's fixes rewrite it
                 call = self.ex.values.call_layout(exc, at)
             self.call(exc, at, usage="raised")  # type: ignore[arg-type]
         elif name_value(exc) is not None and name_value(exc) in self.bound_errors:
@@ -347,6 +347,7 @@ class FunctionWalker(ParameterReading):
                 data=uses(raised.data, self.names, self.scope) if raised.data is not None else None,
                 assumes=raised.assumes,
                 text=literal_text(raised.message, self.names, self.scope, self.spans),
+                sentence=sentence(raised.message),
                 wire_code=raised.wire_code,
             ),
         )
@@ -361,7 +362,18 @@ class FunctionWalker(ParameterReading):
         assigned = self.facts_stack[0].assigned_in_except
         from_except = self.clauses or (name_value(value) is not None and name_value(value) in assigned)
         built = uses(value, self.names, self.scope) if value is not None and from_except else Uses()
-        self._record("returns", Return(self.spans.at(node, at), shape, built, tuple(reversed(self.clauses))))
+        self._record(
+            "returns",
+            Return(
+                self.spans.at(node, at),
+                shape,
+                built,
+                tuple(reversed(self.clauses)),
+                self.spans.at(value, at) if value is not None else None,
+                sentence(value),
+                tuple(reversed(self.try_bodies)),
+            ),
+        )
 
     # ----- expressions ---------------------------------------------------------------------------
 

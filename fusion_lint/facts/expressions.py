@@ -4,6 +4,7 @@ from (``Uses``), and its shape one or two levels deep (``Shape``)."""
 from __future__ import annotations
 
 import ast
+import re
 from typing import TYPE_CHECKING
 
 from fusion_lint.facts.model import Shape, Uses
@@ -37,6 +38,58 @@ def data_reason(node: ast.AST | None) -> str | None:
         text = string_value(found.value) if found is not None else None
         return text if isinstance(text, str) else None
     return None
+
+
+_PERCENT = re.compile(r"%(?:\((\w+)\))?[-#0 +]*\d*(?:\.\d+)?[sdrifgexXoc]")
+_BRACES = re.compile(r"\{(\w*)[^{}]*\}")
+
+
+def sentence(node: ast.AST | None) -> str | None:
+    """A message's whole text, each placeholder written ``<name>`` after what it interpolates
+    (``f"No invoice {invoice_id}"`` is ``No invoice <invoice_id>``): a string, an f-string, their
+    concatenation, ``"...".format(...)``, ``"..." % ...`` or ``str(x)``. None for anything else."""
+    kind = type(node)
+    if kind is ast.Constant:
+        return node.value[:TEXT_LIMIT] if isinstance(node.value, str) else None  # type: ignore[union-attr]
+    if kind is ast.JoinedStr:
+        parts = []
+        for value in node.values:  # type: ignore[union-attr]
+            if type(value) is ast.Constant:
+                parts.append(str(value.value))
+            elif type(value) is ast.FormattedValue:
+                parts.append(f"<{_hole(value.value)}>")
+        return "".join(parts)[:TEXT_LIMIT]
+    if kind is ast.BinOp and type(node.op) is ast.Add:  # type: ignore[union-attr]
+        left, right = sentence(node.left), sentence(node.right)  # type: ignore[union-attr]
+        return None if left is None or right is None else (left + right)[:TEXT_LIMIT]
+    if kind is ast.BinOp and type(node.op) is ast.Mod and isinstance(string_value(node.left), str):  # type: ignore[union-attr]
+        return _PERCENT.sub(lambda m: f"<{m.group(1) or 'value'}>", string_value(node.left))[:TEXT_LIMIT]  # type: ignore[union-attr,arg-type]
+    if kind is ast.Call:
+        func = node.func  # type: ignore[union-attr]
+        if type(func) is ast.Attribute and func.attr == "format" and isinstance(string_value(func.value), str):
+            return _BRACES.sub(lambda m: f"<{m.group(1) or 'value'}>", string_value(func.value))[:TEXT_LIMIT]  # type: ignore[arg-type]
+        if name_value(func) == "str" and len(node.args) == 1 and not node.keywords:  # type: ignore[union-attr]
+            return f"<{_hole(node.args[0])}>"  # type: ignore[union-attr]
+    return None
+
+
+def _hole(node: ast.AST) -> str:
+    """What a placeholder interpolates, as one word: a name, an attribute's last part, a call's callee."""
+    while True:
+        kind = type(node)
+        if kind is ast.Name:
+            return node.id  # type: ignore[attr-defined]
+        if kind is ast.Attribute:
+            return node.attr  # type: ignore[attr-defined]
+        if kind is ast.Subscript:
+            key = string_value(node.slice)  # type: ignore[attr-defined]
+            if isinstance(key, str) and key.isidentifier():
+                return key
+            node = node.value  # type: ignore[attr-defined]
+        elif kind is ast.Call:
+            node = node.func  # type: ignore[attr-defined]
+        else:
+            return "value"
 
 
 def uses(node: ast.AST, names: Names, scope: Scope | None) -> Uses:

@@ -229,6 +229,7 @@ class Raise:
     data: Uses | None = None  # what its data argument is built from
     assumes: Assumptions = ()  # the factory/``McpError``/code came through a project module
     text: str | None = None  # the message's literal text (an f-string's up to its first placeholder)
+    sentence: str | None = None  # the message's whole text, placeholders as ``<name>`` (expressions.sentence)
     #: The literal integer code a raised call carries: its ``code`` (first argument or keyword), or the
     #: ``code`` of the ``ErrorData(...)`` it wraps (the SDK's ``McpError(ErrorData(code=..., ...))``).
     wire_code: int | None = None
@@ -298,6 +299,9 @@ class Return:
     value: Shape
     uses: Uses  # what the value is built from (recorded inside an except clause only)
     clauses: tuple[Except, ...] = ()  # the except clauses around it, innermost first
+    value_span: Span | None = None  # the returned expression
+    sentence: str | None = None  # the returned text, placeholders as ``<name>``, when it is text (expressions.sentence)
+    tries: tuple[Try, ...] = ()  # the try bodies around it, innermost first
 
 
 @dataclass(slots=True)

@@ -7,20 +7,19 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
-from fusion_lint.base.diagnostics import Edit, Fix
-from fusion_lint.facts.model import FileFacts, Raise
+from fusion_lint.base.diagnostics import Edit, Fix, Span
+from fusion_lint.facts.model import CallLayout, FileFacts, Raise
 from fusion_lint.project.view import ProjectView, ResolvedDefinition
 from fusion_lint.rules import Example, Finding, Rule, register
-from fusion_lint.rules._edits import line_start, newline_of, python_string
+from fusion_lint.rules._edits import CallText, line_start, newline_of, python_string, valid_span
 from fusion_lint.rules._returned import ERROR_RESULTS, built_from_caught, error_text, failure, is_error_result
 from fusion_lint.rules._shared import caught_by, escapes_to, snake_case
 from mcp_fusion import FACTORY_CODES
 
 # Programming-error guards: a bug in the caller's code, not a failure mode to declare (DESIGN §12.2).
 GUARDS = frozenset({"TypeError", "AssertionError", "NotImplementedError"})
-# The code a builtin exception's failure most likely is; anything else is drafted as INTERNAL_ERROR.
+# The code a builtin exception's failure is when its message says nothing more precise.
 BUILTIN_CODES = {
-    "ValueError": "INVALID_PARAMS",
     "KeyError": "NOT_FOUND",
     "LookupError": "NOT_FOUND",
     "IndexError": "NOT_FOUND",
@@ -31,19 +30,60 @@ BUILTIN_CODES = {
     "OSError": "SERVICE_UNAVAILABLE",
     "IOError": "SERVICE_UNAVAILABLE",
 }
+# What no argument can fix: a missing environment variable, credentials or setting (checked first:
+# "API key not set" is the server's configuration, not the caller's authorization or arguments).
+CONFIGURATION = re.compile(
+    r"environment variable|\benv(ironment)?\b|not (been )?configured|\bconfigur|no credentials|credentials? (not|are not|is not|missing)|"
+    r"\b(api[_ ]?key|token|secret|password)s? (is |are )?(not set|missing|required|not configured|not provided)|"
+    r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b.{0,40}\b(not set|missing|required|must be set)|not initiali[sz]ed|\bnot installed\b|"
+    r"please (set|configure|install)",
+    re.I,
+)
 # Words of a message or of an exception class's name that say which code it is, in this order.
 WORD_CODES = (
-    (re.compile(r"not.?found|no such|does not exist|missing|unknown", re.I), "NOT_FOUND"),
-    (re.compile(r"unauthori[sz]ed|auth|credential|api.?key|token", re.I), "UNAUTHORIZED"),
-    (re.compile(r"forbidden|permission|denied|not allowed", re.I), "FORBIDDEN"),
+    (CONFIGURATION, "CONFIGURATION_ERROR"),
+    (re.compile(r"not.?found|no such|does not exist|doesn't exist|\bunknown\b|no \w+ (found|with)", re.I), "NOT_FOUND"),
+    (re.compile(r"unauthori[sz]ed|unauthenticated|not authenticated|authentication|invalid (api.?key|token|credentials)", re.I), "UNAUTHORIZED"),
+    (re.compile(r"forbidden|permission|access denied|not allowed|not permitted", re.I), "FORBIDDEN"),
     (re.compile(r"timed? ?out|timeout", re.I), "TIMEOUT"),
-    (re.compile(r"rate.?limit|too many requests", re.I), "RATE_LIMITED"),
-    (re.compile(r"conflict|already exists|duplicate|locked", re.I), "CONFLICT"),
-    (re.compile(r"invalid|must be|required|bad |malformed|validation", re.I), "INVALID_PARAMS"),
-    (re.compile(r"unavailable|connection|connect|network", re.I), "SERVICE_UNAVAILABLE"),
+    (re.compile(r"rate.?limit|too many requests|throttl", re.I), "RATE_LIMITED"),
+    (re.compile(r"conflict|already exists|duplicate|\blocked\b", re.I), "CONFLICT"),
+    (re.compile(r"\binvalid\b|must be|must not|required|\bprovide\b|malformed|validation|cannot be empty|"
+                r"should be|expected|out of range|not supported|unsupported|missing", re.I), "INVALID_PARAMS"),
+    (re.compile(r"unavailable|connection|connect\b|network|unreachable", re.I), "SERVICE_UNAVAILABLE"),
 )
 DRAFT_NAMES = ("ErrorContract", "JsonRpcErrorCode", "contract")  # the names a draft needs
-REASON_WORDS = 4  # a reason drafted from a message keeps its first few words
+REASON_WORDS = 4  # a reason names the failure in at most this many words
+# Words that carry no meaning in a reason, and words a reason may not end with (a fragment).
+FILLER = frozenset(
+    "the a an is are was were be been being must should please error errors exception the this that "
+    "it its your you our we has have had does do did occurred occur during while".split()
+)
+DANGLING = frozenset("to of for with and or in on at by from as if when than into via non not no per".split())
+# A reason of one of these words alone says nothing about what failed.
+GENERIC = frozenset(
+    "failure error failed invalid value data request response tool result input issue problem unknown "
+    "missing operation runtime internal exception os client value_error".split()
+)
+# Exceptions whose name says nothing of what failed: their reason comes from the message or the tool.
+PLAIN_EXCEPTIONS = frozenset({"Exception", "RuntimeError", "McpError", "MCPError", "ToolError", "ValueError", "BaseException"})
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a failure is made, and how the draft makes it ``raise fail(reason, <the same text>)``.
+
+    ``kind``: ``call`` (``raise Exc(message)``: the callee becomes ``fail`` and the reason its first
+    argument), ``return`` (a returned error text: the statement becomes ``raise fail(...)``, ``from``
+    the caught exception in an except clause), or ``left`` (no safe rewrite: ``where`` says what it is).
+    """
+
+    kind: str
+    where: str
+    call: CallLayout | None = None
+    span: Span | None = None
+    value_span: Span | None = None
+    cause: str | None = None
 
 
 @dataclass(frozen=True)
@@ -53,6 +93,7 @@ class Draft:
     reason: str
     code: str
     when: str
+    site: Site | None = None
 
 
 def _code_from_words(*texts: str | None) -> str | None:
@@ -63,15 +104,70 @@ def _code_from_words(*texts: str | None) -> str | None:
     return None
 
 
-def _words(text: str) -> str:
-    """The message as a reason: its first words, "error" and articles dropped."""
-    words = [w for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", text) if w.lower() not in ("error", "the", "a", "an")]
-    return snake_case(" ".join(words[:REASON_WORDS])) if words else ""
+def _flat(text: str) -> str:
+    """A message without its ``Error:`` lead and placeholders (``<name>``)."""
+    text = re.sub(r"^\s*(error|failed|failure)\s*[:\-]\s*", "", text, flags=re.I)
+    return re.sub(r"<[^<>]*>", " ", text)
+
+
+def _content(words: list[str]) -> list[str]:
+    return [w for w in words if w.lower() not in FILLER]
+
+
+def _tidy(words: list[str]) -> list[str]:
+    """At most ``REASON_WORDS`` words, none dangling at the end."""
+    words = words[:REASON_WORDS]
+    while words and words[-1].lower() in DANGLING:
+        words.pop()
+    return words
+
+
+_WORD = r"[A-Za-z][A-Za-z0-9_]*"
+# (pattern, how the words it names become the reason), first match wins.
+_REASON_FORMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.I), form)
+    for pattern, form in (
+        (rf"(?:no|missing|provide|specify)\s+(?:an?\s+|the\s+)?((?:{_WORD}\s*){{1,2}}?)(?:\s+(?:is|was|for|to|in|provided|specified|given|found)\b|[.,:;!]|$)", "missing_{}"),
+        (rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:is|are)?\s*(?:required|mandatory|must be (?:provided|specified|set|given))", "missing_{}"),
+        (rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:environment variable\s+)?(?:is\s+|are\s+)?(?:not set|not configured)", "{}_not_configured"),
+        (rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:is\s+|was\s+)?not found", "{}_not_found"),
+        (rf"(?:unknown|unsupported)\s+((?:{_WORD}\s*){{1,2}})", "unknown_{}"),
+        (rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:does not|doesn't) exist", "{}_not_found"),
+        (rf"invalid\s+((?:{_WORD}\s*){{1,2}})", "invalid_{}"),
+        (rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:is |are )?(?:invalid|must be|must not|should be|cannot be|has to be)", "invalid_{}"),
+        (rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:is |are )?not (?:allowed|permitted|supported)", "{}_not_allowed"),
+        (rf"(?:failed|unable|could not|couldn't|cannot|can't|error)\s+(?:to\s+|while\s+|when\s+)?((?:{_WORD}\s*){{1,3}})", "{}_failed"),
+    )
+)
+
+
+def reason_from_text(text: str) -> str:
+    """A snake_case name of the failure a message describes (``url is required`` is
+    ``missing_url``), or "" when the message names nothing."""
+    flat = _flat(text).strip()
+    for pattern, form in _REASON_FORMS:
+        match = pattern.search(flat)
+        if match is None:
+            continue
+        words = _tidy(_content(re.findall(_WORD, match.group(1))))[: REASON_WORDS - 1]
+        if words and not (len(words) == 1 and words[0].lower() in GENERIC):
+            return snake_case(form.format(" ".join(words)))
+    words = _tidy(_content(re.findall(_WORD, flat)))
+    if not words or (len(words) == 1 and words[0].lower() in GENERIC):
+        return ""
+    return snake_case(" ".join(words))
+
+
+def _first_sentence(text: str) -> str:
+    """The message's first sentence, whole: never cut inside a word or a placeholder."""
+    text = re.sub(r"^\s*(error|failure)\s*[:\-]\s*", "", text.strip(), flags=re.I).strip()
+    match = re.search(r"(?<=[.!?])\s+(?=[A-Z])", text)
+    return text[: match.start()] if match else text
 
 
 def _when(text: str | None, fallback: str) -> str:
-    text = (text or "").strip().rstrip(" :-,")
-    return (text[:1].upper() + text[1:]) if text else fallback
+    text = _first_sentence(text or "").rstrip(" :-,")
+    return (text[:1].upper() + text[1:]) if text.strip(" .<>") else fallback
 
 
 def _class_base(exception: str) -> str:
@@ -79,40 +175,81 @@ def _class_base(exception: str) -> str:
     return re.sub(r"(Error|Exception)$", "", exception)
 
 
-def _code_for(exception: str, text: str = "") -> str:
-    """The code a builtin exception's failure is, else what its class name or message says."""
-    return BUILTIN_CODES.get(exception) or _code_from_words(exception, text) or "INTERNAL_ERROR"
+def _class_reason(exception: str) -> str:
+    """The reason an exception class names: ``InvoiceLocked`` is ``invoice_locked``, ``ClientError``
+    ``client_error`` (its base alone would be one generic word); "" for the plain classes."""
+    if not exception or exception in PLAIN_EXCEPTIONS or exception in BUILTIN_CODES or exception in GUARDS:
+        return ""
+    base = _class_base(exception)
+    return snake_case(base) if "_" in snake_case(base) else snake_case(exception)
 
 
-def draft_for_raise(site: Raise, where: str) -> Draft:
+def _humane(function: str) -> str:
+    """``Tools.get_connection`` as words: ``get connection``."""
+    return function.rpartition(".")[2].replace("_", " ").strip()
+
+
+def _code_for(exception: str, text: str = "", guard: bool = False) -> str:
+    """The code a failure is by what its message (first) or its exception's name says; a
+    ``ValueError`` with nothing more precise is an argument guard (``INVALID_PARAMS``) where the
+    handler raised it, else an internal failure."""
+    found = _code_from_words(text, exception)
+    if found is not None:
+        return found
+    if exception == "ValueError" and guard:
+        return "INVALID_PARAMS"
+    return BUILTIN_CODES.get(exception) or "INTERNAL_ERROR"
+
+
+def draft_for_raise(site: Raise, function: str, in_handler: bool) -> Draft:
     exception = (site.exception or "").rpartition(".")[2]
-    text = site.text or ""
+    message = site.sentence or site.text or ""
     if site.kind == "factory" and site.factory in FACTORY_CODES:
         code = FACTORY_CODES[site.factory].name
     elif site.kind == "mcp_error" and site.code:
         code = site.code
     else:
-        code = _code_for(exception, text)
-    custom = (
-        exception
-        and exception not in BUILTIN_CODES
-        and exception not in ("Exception", "RuntimeError", "McpError", "MCPError", "ToolError")
+        code = _code_for(exception, message, guard=in_handler)
+    reason = _class_reason(exception) or site.data_reason or reason_from_text(message) or f"{snake_case(_humane(function))}_failed"
+    fallback = f"{_humane(function).capitalize()} fails" + (f" ({exception})" if exception else "")
+    return Draft(reason, code, _when(message, fallback), _raise_site(site, function, in_handler))
+
+
+def _raise_site(site: Raise, function: str, in_handler: bool) -> Site:
+    exception = (site.exception or "").rpartition(".")[2] or "an exception"
+    where = f"{exception} raised in {function} (line {site.span.line})"
+    call = site.call
+    clause = site.clauses[0] if site.clauses else None
+    rewritable = (
+        in_handler
+        and site.kind == "call"
+        and call is not None
+        and len(call.arguments) == 1
+        and call.arguments[0].keyword is None
+        and not call.arguments[0].star
+        and site.sentence is not None
+        and not caught_by(site.tries, "McpError")  # a try around it would catch fail()'s error
+        and (clause is None or site.has_cause or bool(clause.name))  # in an except clause: ``from`` what it caught
     )
-    base = _class_base(exception) if custom else ""
-    reason = snake_case(base) if base else (site.data_reason or _words(text) or snake_case(exception or "failure"))
-    return Draft(reason, code, _when(text, f"{exception or 'An error'} raised in {where}"))
+    if not rewritable:
+        return Site("left", where)
+    cause = clause.name if clause is not None and not site.has_cause else None
+    return Site("call", where, call=call, span=site.span, cause=cause)
 
 
-def draft_for_text(text: str) -> Draft:
-    return Draft(_words(text) or "failure", _code_from_words(text) or "INTERNAL_ERROR", _when(text, "The tool fails"))
+def draft_for_text(text: str, function: str, site: Site | None = None) -> Draft:
+    reason = reason_from_text(text) or f"{snake_case(_humane(function))}_failed"
+    return Draft(reason, _code_from_words(text) or "INTERNAL_ERROR", _when(text, f"{_humane(function).capitalize()} fails"), site)
 
 
 def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[Draft]:
     """What in the tool's reach can fail (DESIGN §12.2 "Scopes, settled"): a raise that escapes to
     its boundary (a bare re-raise included; guards aside), and its own failures returned as
     success or as an error result."""
+    handler = definition.handler.function if definition.handler is not None else None
     for reached in definition.reach:
         view = project.function_view(reached.function)
+        in_handler = reached.function is handler
         for site in reached.function.raises:
             if site.kind in ("fail", "other"):
                 continue
@@ -125,36 +262,52 @@ def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[D
             if view is not None and not any(found is definition for found in escapes_to(view, exception)):
                 continue  # a caller catches it into a normal value
             if site.kind == "reraise":
+                function = reached.function.qualname
+                clause = site.clauses[0] if site.clauses else None
+                where = f"{exception} re-raised in {function} (line {site.span.line})"
+                rewritable = in_handler and clause is not None and clause.name and not caught_by(site.tries, "McpError")
                 yield Draft(
-                    snake_case(_class_base(exception) or "failure"),
+                    _class_reason(exception) or f"{snake_case(_humane(function))}_failed",
                     _code_for(exception),
-                    f"{exception} raised in {reached.function.qualname}",
+                    f"{_humane(function).capitalize()} fails" + (f" ({exception})" if exception != "Exception" else ""),
+                    Site("reraise", where, span=site.span, cause=clause.name) if rewritable else Site("left", where),  # type: ignore[union-attr]
                 )
             else:
-                yield draft_for_raise(site, reached.function.qualname)
-    if definition.handler is None:
+                yield draft_for_raise(site, reached.function.qualname, in_handler)
+    if handler is None:
         return
-    for returned in definition.handler.function.returns:
+    for returned in handler.returns:
         value = returned.value
         callee = (value.callee or "").rpartition(".")[2] if value.kind == "call" else ""
+        where = f"the error returned by {handler.qualname} (line {returned.span.line})"
         if is_error_result(value):
             texts = [error_text(s) for s in _texts(value)]
-            yield draft_for_text(next((t for t in texts if t), "") or "The tool fails")
+            yield draft_for_text(next((t for t in texts if t), "") or "", handler.qualname, Site("left", where))
         elif callee in ERROR_RESULTS:
             pass  # a plain ToolResult is a success
         elif failure(value) is not None:
-            yield draft_for_text(next((t for s in _texts(value) if (t := error_text(s))), ""))
+            text = returned.sentence or next((t for s in _texts(value) if (t := error_text(s))), "")
+            yield draft_for_text(text, handler.qualname, _return_site(returned, where))
         elif built_from_caught(returned) is not None:  # FL306's other form: the caught exception returned
             exception = _caught(returned.clauses)
-            # The exception's name when it says what failed (``timeout``, ``connection``), else what
-            # the tool did (``read_statement_failed``): never a lone ``failure`` or ``os``.
-            base = _class_base(exception)
-            function = definition.handler.function.qualname.rpartition(".")[2]
+            function = handler.qualname
             yield Draft(
-                snake_case(base) if len(base) > 3 else f"{snake_case(function)}_failed",
-                _code_for(exception),
-                f"{exception} caught in {definition.handler.function.qualname} and returned as its result",
+                _class_reason(exception) or f"{snake_case(_humane(function))}_failed",
+                _code_for(exception, returned.sentence or ""),
+                _when(
+                    returned.sentence if returned.sentence and _flat(returned.sentence).strip(" .:") else None,
+                    f"{_humane(function).capitalize()} fails ({exception})",
+                ),
+                _return_site(returned, where),
             )
+
+
+def _return_site(returned, where: str) -> Site:
+    """A returned error text becomes ``raise fail(reason, <the text>)``, ``from`` the caught exception."""
+    if returned.sentence is None or returned.value_span is None or caught_by(returned.tries, "McpError"):
+        return Site("left", where)  # not text, or a try around it would catch the failure raised instead
+    clause = returned.clauses[0] if returned.clauses else None
+    return Site("return", where, span=returned.span, value_span=returned.value_span, cause=clause.name if clause else None)
 
 
 def _caught(clauses: tuple) -> str:
@@ -172,25 +325,30 @@ def _texts(shape) -> Iterator:
         yield from _texts(inner)
 
 
-def distinct(drafts: Iterable[Draft]) -> list[Draft]:
-    """One entry per distinct failure, each with its own reason."""
-    found: dict[tuple[str, str], Draft] = {}
+def distinct(drafts: Iterable[Draft]) -> list[tuple[Draft, list[Site]]]:
+    """One entry per distinct failure, each with its own reason, and the sites that make it."""
+    found: dict[tuple[str, str], tuple[Draft, list[Site]]] = {}
     for draft in drafts:
-        found.setdefault((draft.reason, draft.code), draft)
+        entry = found.setdefault((draft.reason, draft.code), (draft, []))
+        if draft.site is not None and draft.site not in entry[1]:
+            entry[1].append(draft.site)
     reasons: set[str] = set()
     unique = []
-    for draft in found.values():
+    for draft, sites in found.values():
         reason, n = draft.reason, 2
         while reason in reasons:
             reason, n = f"{draft.reason}_{n}", n + 1
         reasons.add(reason)
-        unique.append(Draft(reason, draft.code, draft.when))
+        unique.append((Draft(reason, draft.code, draft.when), sites))
     return unique
 
 
-def draft_contract(text: str, *, drafts: list[Draft], handler_name_offset: int, facts: FileFacts) -> Fix | None:
-    """``@contract(errors=[...])`` just above the handler's ``def`` (below every decorator, so the
-    framework registers the contracted function), and the import of what it names."""
+def draft_contract(
+    text: str, *, drafts: list[tuple[Draft, list[Site]]], handler_name_offset: int, facts: FileFacts
+) -> Fix | None:
+    """One edit per tool: ``@contract(errors=[...])`` just above the handler's ``def`` (below every
+    decorator, so the framework registers the contracted function), each failure the handler makes
+    itself rewritten to ``raise fail("<reason>", <its text>)``, and the import of what they name."""
     names = facts.names
     if names is None or not drafts or not 0 <= handler_name_offset <= len(text):
         return None
@@ -201,21 +359,61 @@ def draft_contract(text: str, *, drafts: list[Draft], handler_name_offset: int, 
         return None
     indent, newline = match.group(1), newline_of(text)
     imported = {local: qname for local, qname in facts.imports.items() if qname.startswith("mcp_fusion")}
-    missing = [name for name in DRAFT_NAMES if imported.get(name) not in (f"mcp_fusion.{name}",)]
+    rewrites: list[Edit] = []
+    left: list[str] = []
+    declared: list[Draft] = []
+    fail_free = not names.bound.get("fail", 0) or imported.get("fail") == "mcp_fusion.fail"
+    for draft, sites in drafts:
+        made = [_rewrite(text, site, draft.reason) if fail_free else None for site in sites]
+        if sites and all(edits is not None for edits in made):
+            declared.append(draft)
+            rewrites.extend(edit for edits in made for edit in edits)  # type: ignore[union-attr]
+        else:  # declared but still raised as before, it would be masked: not declared, and said
+            left.extend(site.where for site, edits in zip(sites, made) if edits is None)
+    if not declared:
+        return None
+    needed = DRAFT_NAMES + ("fail",)
+    missing = [name for name in needed if imported.get(name) not in (f"mcp_fusion.{name}",)]
     if any(names.bound.get(name, 0) for name in missing):
         return None  # the name means something else in this file
     entries = "".join(
         f"{indent}    ErrorContract(reason={python_string(d.reason)}, code=JsonRpcErrorCode.{d.code}, "
         f'when={python_string(d.when)}, recovery=""),{newline}'
-        for d in drafts
+        for d in declared
     )
-    edits = [Edit(start, start, f"{indent}@contract(errors=[{newline}{entries}{indent}]){newline}")]
+    edits = [Edit(start, start, f"{indent}@contract(errors=[{newline}{entries}{indent}]){newline}"), *rewrites]
     if missing:
         at = names.import_end
         lead = newline if at and at == len(text) and not text.endswith(("\n", "\r")) else ""
-        imports = tuple(("mcp_fusion", name) for name in missing)
-        edits.insert(0, Edit(at, at, f"{lead}from mcp_fusion import {', '.join(missing)}{newline}", imports))
-    return Fix("Draft a @contract from the failures found", edits, "unsafe", leaves=("FL111", "FL112"))
+        imports = tuple(("mcp_fusion", name) for name in sorted(missing))
+        edits.insert(0, Edit(at, at, f"{lead}from mcp_fusion import {', '.join(sorted(missing))}{newline}", imports))
+    message = f"Draft a @contract declaring {len(declared)} failure{'s' if len(declared) != 1 else ''}, each raised with fail() and its text"
+    if left:
+        message += (
+            f"; not declared (no safe rewrite: raise fail() for them where they happen): "
+            f"{', '.join(left[:3])}{' ...' if len(left) > 3 else ''}"
+        )
+    return Fix(message, edits, "unsafe", leaves=("FL111", "FL112"))
+
+
+def _rewrite(text: str, site: Site, reason: str) -> list[Edit] | None:
+    """The edits that make ``site`` ``raise fail(reason, <its text>)``, or None."""
+    literal = python_string(reason)
+    cause = f" from {site.cause}" if site.cause else ""
+    if site.kind == "call" and site.span is not None:
+        call = CallText.of(text, site.call)
+        edit = call.replace_func("fail").prepend_argument(literal).edit() if call is not None else None
+        if edit is None or not valid_span(text, site.span):
+            return None
+        return [edit, Edit(site.span.end, site.span.end, cause)] if cause else [edit]
+    if site.kind == "reraise" and site.span is not None and valid_span(text, site.span):
+        return [Edit(site.span.start, site.span.end, f"raise fail({literal}, str({site.cause})){cause}")]
+    if site.kind == "return" and site.span is not None and site.value_span is not None:
+        if not valid_span(text, site.span) or not valid_span(text, site.value_span):
+            return None
+        value = text[site.value_span.start : site.value_span.end]
+        return [Edit(site.span.start, site.span.end, f"raise fail({literal}, {value}){cause}")]
+    return None
 
 
 @register
@@ -232,11 +430,19 @@ class ToolWithoutContract(Rule):
         "when adopting contracts."
     )
     fix = (
-        "Inserts a `@contract(errors=[...])` draft just above the handler's `def` (below the registration "
-        "decorator), one entry per distinct failure found: the code from the factory or exception type, the "
-        "reason from the exception class or message, `when` from the message, and an empty `recovery` for you "
-        "to write (FL111 points at each). Adds `from mcp_fusion import ...` for what it names. Unsafe: a "
-        "draft to review, and the contract changes what failures look like on the wire."
+        "One edit per tool, made with libcst: a `@contract(errors=[...])` draft just above the handler's `def` "
+        "(below the registration decorator), and each failure it declares raised where the handler makes it "
+        "as `raise fail(\"<reason>\", <the original text>)` (`raise ValueError(msg)`, a bare re-raise in "
+        "`except ... as e` as `str(e)` `from e`, a returned error text), so the model gets the same text plus "
+        "a code, a reason and a recovery slot. Reasons name the failure in 1-4 snake_case words "
+        "(`url is required` is `missing_url`); codes follow the message (argument guards `INVALID_PARAMS`, "
+        "a missing setting or environment variable `CONFIGURATION_ERROR`, not-found, permission, "
+        "authentication, timeout and rate-limit words their codes); `when` is the message's first sentence "
+        "with f-string placeholders as `<name>`. `recovery` stays empty for you to write (FL111). A failure "
+        "the draft cannot raise with `fail()` (an exception from a callee, an error result, a message that "
+        "is not text) is not declared, so it is not masked either: the fix's message lists it. Imports go "
+        "into the leading import block. Unsafe: a draft to review, and the contract changes what failures "
+        "look like on the wire."
     )
     fix_safety = "unsafe"
     limits = (
@@ -310,21 +516,21 @@ def get_invoice(invoice_id: str) -> str:
 """,
             fixed="""
 import json
-from mcp_fusion import ErrorContract, JsonRpcErrorCode, contract
+from mcp_fusion import ErrorContract, JsonRpcErrorCode, contract, fail
 
 mcp = FastMCP("billing")
 
 
 @mcp.tool()  # error: FL208 "2 failure modes"
 @contract(errors=[
-    ErrorContract(reason="invoice_id_is_required", code=JsonRpcErrorCode.INVALID_PARAMS, when="Invoice id is required", recovery=""),
-    ErrorContract(reason="invoice_not_found", code=JsonRpcErrorCode.NOT_FOUND, when="Error: invoice not found", recovery=""),
+    ErrorContract(reason="missing_invoice_id", code=JsonRpcErrorCode.INVALID_PARAMS, when="Invoice id is required", recovery=""),
+    ErrorContract(reason="invoice_not_found", code=JsonRpcErrorCode.NOT_FOUND, when="Invoice not found", recovery=""),
 ])
 def get_invoice(invoice_id: str) -> str:
     if not invoice_id:
-        raise ValueError("Invoice id is required")
+        raise fail("missing_invoice_id", "Invoice id is required")
     if invoice_id not in INVOICES:
-        return "Error: invoice not found"
+        raise fail("invoice_not_found", "Error: invoice not found")
     return json.dumps(INVOICES[invoice_id])
 """,
         ),
@@ -353,7 +559,22 @@ def read_statement(path: str) -> str:
         return open(path).read()
     except OSError as e:
         return str(e)
-"""
+""",
+            fixed="""
+from mcp_fusion import ErrorContract, JsonRpcErrorCode, contract, fail
+mcp = FastMCP("billing")
+
+
+@mcp.tool()  # error: FL208 "1 failure mode found: read_statement_failed"
+@contract(errors=[
+    ErrorContract(reason="read_statement_failed", code=JsonRpcErrorCode.SERVICE_UNAVAILABLE, when="Read statement fails (OSError)", recovery=""),
+])
+def read_statement(path: str) -> str:
+    try:
+        return open(path).read()
+    except OSError as e:
+        raise fail("read_statement_failed", str(e)) from e
+""",
         ),
     )
 
@@ -380,7 +601,7 @@ def read_statement(path: str) -> str:
             )
         yield Finding(
             facts.span,
-            f"can fail ({count} found: {', '.join(d.reason for d in drafts[:4])}{', ...' if len(drafts) > 4 else ''}) "
+            f"can fail ({count} found: {', '.join(d.reason for d, _ in drafts[:4])}{', ...' if len(drafts) > 4 else ''}) "
             f"but declares no contract, so the model gets no reason, code or recovery; {advice(facts)}",
             definition.path,
             fix,
