@@ -34,30 +34,30 @@ STOP_ENDINGS |= {"at", "by", "from", "not", "no", "if", "when", "than", "as", "s
 GENERIC = {"request", "failure", "error", "failed", "invalid", "value", "data", "tool", "exception", "os", "response"}
 GENERIC |= {"result", "input", "issue", "problem", "unknown", "missing", "operation", "runtime", "internal"}
 CONFIGURATION = re.compile(
-    r"environment variable|env var|\benv\b|not configured|configur|credential|api[_ ]?key|\b[A-Z][A-Z0-9]+_[A-Z0-9_]+\b|"
-    r"not set\b|install|client not initiali[sz]ed|no (aws )?profile|region",
+    r"environment variable|env var|\benv\b|not configured|configur|credential|api[_ ]?key|(?-i:\b[A-Z][A-Z0-9]+_[A-Z0-9_]+\b)|"
+    r"not set\b|not installed|client not initiali[sz]ed|no (aws )?profile",
     re.I,
 )
 
 
 def lint_json(root: Path, *extra: str) -> list[dict]:
     done = subprocess.run(
-        [sys.executable, "-m", "fusion_lint", str(root), "--extend-select", "FL208", "--no-cache", "--output-format", "json", *extra],
+        [
+            sys.executable,
+            "-m",
+            "fusion_lint",
+            str(root),
+            "--extend-select",
+            "FL208",
+            "--no-cache",
+            "--output-format",
+            "json",
+            *extra,
+        ],
         capture_output=True,
         text=True,
     )
     return json.loads(done.stdout or "[]")
-
-
-def texts_of(source: str) -> list[str]:
-    """Every string literal and f-string of a module, holes written ``<name>``."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            found.append(node.value)
-        elif isinstance(node, ast.JoinedStr):
-            found.append("".join(v.value if isinstance(v, ast.Constant) else "<x>" for v in node.values))
-    return found
 
 
 def drafted_entries(source: str) -> list[dict]:
@@ -75,6 +75,21 @@ def drafted_entries(source: str) -> list[dict]:
     return entries
 
 
+def fail_messages(source: str) -> dict[str, list[str]]:
+    """The message texts each reason is raised with by ``fail("<reason>", <message>)``, holes ``<x>``."""
+    found: dict[str, list[str]] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "fail" and len(node.args) > 1:
+            if isinstance(node.args[0], ast.Constant):
+                message = node.args[1]
+                if isinstance(message, ast.Constant) and isinstance(message.value, str):
+                    found.setdefault(node.args[0].value, []).append(message.value)
+                elif isinstance(message, ast.JoinedStr):
+                    text = "".join(v.value if isinstance(v, ast.Constant) else "<x>" for v in message.values)
+                    found.setdefault(node.args[0].value, []).append(text)
+    return found
+
+
 def failed_reasons(source: str) -> Counter:
     """How often each reason is raised with ``fail("<reason>", ...)`` in a module."""
     reasons: Counter = Counter()
@@ -86,14 +101,16 @@ def failed_reasons(source: str) -> Counter:
 
 
 def cut_mid_word(when: str, originals: list[str]) -> bool:
-    """Whether ``when`` is a message cut short: a strict prefix of one of the module's texts whose
-    rest is more than punctuation (a word, or the placeholder an f-string was cut at)."""
-    stem = when.rstrip(".").lower()
-    if len(stem) < 8:
-        return False
+    """Whether ``when`` is the message it was drafted from cut short: a strict prefix whose rest is
+    more than punctuation or the next sentence (a word, or the placeholder an f-string was cut at)."""
+    stem = re.sub(r"<[^<>]*>", "<x>", when).rstrip(".").lower()
     for text in originals:
         flat = re.sub(r"^\s*(error|failure)\s*[:\-]\s*", "", text.strip(), flags=re.I).lower()
-        if flat.startswith(stem) and flat[len(stem):].strip(" .!?:;,\n") and not re.match(r"[.!?]\s+[a-z]", flat[len(stem):]):
+        if (
+            flat.startswith(stem)
+            and flat[len(stem) :].strip(" .!?:;,\n")
+            and not re.match(r"[.!?]\s+[a-z]", flat[len(stem) :])
+        ):
             return True
     return False
 
@@ -105,12 +122,28 @@ def measure_unit(unit: dict, corpus: Path, work: Path) -> dict:
     originals = {p: p.read_text(encoding="utf-8", errors="replace") for p in root.rglob("*.py")}
     before = Counter((d["filename"], d["code"]) for d in lint_json(root))
     done = subprocess.run(
-        [sys.executable, "-m", "fusion_lint", str(root), "--extend-select", "FL208", "--fix", "--unsafe-fixes", "--no-cache"],
+        [
+            sys.executable,
+            "-m",
+            "fusion_lint",
+            str(root),
+            "--extend-select",
+            "FL208",
+            "--fix",
+            "--unsafe-fixes",
+            "--no-cache",
+        ],
         capture_output=True,
         text=True,
     )
     after = Counter((d["filename"], d["code"]) for d in lint_json(root))
-    result = {"unit": unit["unit"], "changed": 0, "not_compiling": [], "entries": [], "stderr": done.stderr.splitlines()}
+    result = {
+        "unit": unit["unit"],
+        "changed": 0,
+        "not_compiling": [],
+        "entries": [],
+        "stderr": done.stderr.splitlines(),
+    }
     for path, old in originals.items():
         new = path.read_text(encoding="utf-8", errors="replace")
         if new == old:
@@ -124,7 +157,7 @@ def measure_unit(unit: dict, corpus: Path, work: Path) -> dict:
         old_entries = {(e.get("reason"), e.get("when")) for e in drafted_entries(old)}
         raised = failed_reasons(new)
         raised_before = failed_reasons(old)
-        texts = texts_of(old)
+        messages = fail_messages(new)
         for entry in drafted_entries(new):
             if (entry.get("reason"), entry.get("when")) in old_entries:
                 continue
@@ -136,7 +169,7 @@ def measure_unit(unit: dict, corpus: Path, work: Path) -> dict:
                 fragment=words[-1] in STOP_ENDINGS or any(w in ("non",) for w in words),
                 generic=len(words) == 1 and reason in GENERIC,
                 brace="{" in when,
-                cut=cut_mid_word(when, texts),
+                cut=cut_mid_word(when, messages.get(reason, [])),
                 config_as_params=entry.get("code") == "INVALID_PARAMS" and bool(CONFIGURATION.search(when)),
             )
             result["entries"].append(entry)
@@ -194,7 +227,9 @@ def main() -> None:
             print(f"  {label}: {e.get('reason')!r} {e.get('code')} {e.get('when')!r}")
     if args.sample:
         for e in random.Random(30).sample(entries, min(args.sample, len(entries))):
-            print(f"- {e['path']}:{e['line']} reason={e.get('reason')!r} code={e.get('code')} when={e.get('when')!r} rewritten={e['rewritten']}")
+            print(
+                f"- {e['path']}:{e['line']} reason={e.get('reason')!r} code={e.get('code')} when={e.get('when')!r} rewritten={e['rewritten']}"
+            )
     if args.json:
         args.json.write_text(json.dumps({"summary": summary, "results": results}, indent=1))
 

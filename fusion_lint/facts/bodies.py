@@ -22,6 +22,7 @@ from fusion_lint.facts.model import (
     FunctionFacts,
     Raise,
     Return,
+    ReturnedText,
     ServerRef,
     Shape,
     Suppressing,
@@ -314,7 +315,7 @@ class FunctionWalker(ParameterReading):
             raised = Raised("reraise")
         elif type(exc) is ast.Call:
             raised = self.classify(exc, at)  # type: ignore[arg-type]
-            if raised.kind in RUNTIME_RAISES or raised.kind == "call":  # FL201's and FL208's fixes rewrite it
+            if raised.kind in RUNTIME_RAISES:
                 call = self.ex.values.call_layout(exc, at)
             self.call(exc, at, usage="raised")  # type: ignore[arg-type]
         elif name_value(exc) is not None and name_value(exc) in self.bound_errors:
@@ -347,7 +348,7 @@ class FunctionWalker(ParameterReading):
                 data=uses(raised.data, self.names, self.scope) if raised.data is not None else None,
                 assumes=raised.assumes,
                 text=literal_text(raised.message, self.names, self.scope, self.spans),
-                sentence=sentence(raised.message),
+                sentence=sentence(raised.message) if raised.kind == "call" and _one_argument(exc) else None,
                 wire_code=raised.wire_code,
             ),
         )
@@ -369,11 +370,17 @@ class FunctionWalker(ParameterReading):
                 shape,
                 built,
                 tuple(reversed(self.clauses)),
-                self.spans.at(value, at) if value is not None else None,
-                sentence(value),
-                tuple(reversed(self.try_bodies)),
+                self._returned_text(value, at),
             ),
         )
+
+    def _returned_text(self, value: ast.expr | None, at: Cursor) -> ReturnedText | None:
+        """A returned text: where it is, its sentence and the try bodies around it (FL208's fix
+        raises it instead); None for a value that is no text."""
+        text = sentence(value)
+        if value is None or text is None:
+            return None
+        return ReturnedText(self.spans.at(value, at), text, tuple(reversed(self.try_bodies)))
 
     # ----- expressions ---------------------------------------------------------------------------
 
@@ -553,6 +560,16 @@ class FunctionWalker(ParameterReading):
         layout = self.ex.values.call_layout(node, at)
         self._record("constructions", Construction(code, layout, by_keyword, assumes + code_assumes))
         self.ex.needs_names = True
+
+
+def _one_argument(exc: ast.expr | None) -> bool:
+    """``Exc(<one positional argument>)``: what FL208's fix can make ``fail(reason, <it>)``."""
+    return (
+        type(exc) is ast.Call
+        and len(exc.args) == 1  # type: ignore[attr-defined]
+        and not exc.keywords  # type: ignore[attr-defined]
+        and type(exc.args[0]) is not ast.Starred  # type: ignore[attr-defined]
+    )
 
 
 def literal_wire_code(call: ast.Call) -> int | None:

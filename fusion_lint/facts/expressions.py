@@ -87,7 +87,9 @@ def _hole(node: ast.AST) -> str:
                 return key
             node = node.value  # type: ignore[attr-defined]
         elif kind is ast.Call:
-            node = node.func  # type: ignore[attr-defined]
+            # ``str(e)``, ``repr(e)``: what is turned into text, else what is called
+            simple = name_value(node.func) in ("str", "repr") and len(node.args) == 1  # type: ignore[attr-defined]
+            node = node.args[0] if simple else node.func  # type: ignore[attr-defined]
         else:
             return "value"
 

@@ -10,7 +10,7 @@ project view.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Literal
 
 from fusion_lint.base.diagnostics import Span
@@ -204,6 +204,20 @@ class FailSite:
 RaiseKind = Literal["fail", "mcp_error", "factory", "tool_error", "call", "name", "reraise", "other"]
 
 
+def compact_reduce(fact: object) -> tuple:
+    """Pickle a fact as its class and its field values, positionally, without the trailing ones
+    that hold their defaults: a file's facts hold hundreds of raises and returns, most fields at
+    their defaults, and the cache stores them (field names would be written for every one)."""
+    values = []
+    trailing = 0
+    for item in fields(fact):  # type: ignore[arg-type]
+        value = getattr(fact, item.name)
+        values.append(value)
+        default = item.default if item.default is not MISSING else MISSING
+        trailing = trailing + 1 if default is not MISSING and value == default else 0
+    return type(fact), tuple(values[: len(values) - trailing])
+
+
 @dataclass(slots=True)
 class Raise:
     """One ``raise`` statement and what it raises.
@@ -229,10 +243,14 @@ class Raise:
     data: Uses | None = None  # what its data argument is built from
     assumes: Assumptions = ()  # the factory/``McpError``/code came through a project module
     text: str | None = None  # the message's literal text (an f-string's up to its first placeholder)
-    sentence: str | None = None  # the message's whole text, placeholders as ``<name>`` (expressions.sentence)
+    #: For ``raise Exc(<one positional argument>)`` (what FL208's fix makes ``fail(reason, <it>)``),
+    #: the message's whole text, placeholders as ``<name>`` (expressions.sentence), when it is text.
+    sentence: str | None = None
     #: The literal integer code a raised call carries: its ``code`` (first argument or keyword), or the
     #: ``code`` of the ``ErrorData(...)`` it wraps (the SDK's ``McpError(ErrorData(code=..., ...))``).
     wire_code: int | None = None
+
+    __reduce__ = compact_reduce
 
 
 @dataclass(slots=True)
@@ -299,9 +317,18 @@ class Return:
     value: Shape
     uses: Uses  # what the value is built from (recorded inside an except clause only)
     clauses: tuple[Except, ...] = ()  # the except clauses around it, innermost first
-    value_span: Span | None = None  # the returned expression
-    sentence: str | None = None  # the returned text, placeholders as ``<name>``, when it is text (expressions.sentence)
-    tries: tuple[Try, ...] = ()  # the try bodies around it, innermost first
+    text: ReturnedText | None = None  # when what it returns is text
+
+    __reduce__ = compact_reduce
+
+
+@dataclass(slots=True)
+class ReturnedText:
+    """A returned text (FL208's fix raises it instead): where it is, its sentence, the tries around it."""
+
+    span: Span  # the returned expression
+    sentence: str  # placeholders as ``<name>`` (expressions.sentence)
+    tries: tuple[Try, ...] = ()  # the try bodies around the return, innermost first
 
 
 @dataclass(slots=True)

@@ -114,7 +114,10 @@ def _merged_names(names: list[cst.ImportAlias], added: list[cst.ImportAlias]) ->
         if keys == sorted(keys):  # type: ignore[type-var]  # each style's keys compare among themselves
             merged.sort(key=lambda alias: order(alias.evaluated_name))  # type: ignore[arg-type,return-value]
             break
-    separator = next((alias.comma for alias in names if isinstance(alias.comma, cst.Comma)), cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    separator = next(
+        (alias.comma for alias in names if isinstance(alias.comma, cst.Comma)),
+        cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
+    )
     last_comma = names[-1].comma  # a trailing comma stays a trailing comma, or no comma stays none
     return [
         alias.with_changes(comma=last_comma if index == len(merged) - 1 else separator)
@@ -153,7 +156,9 @@ class _Target:
         return self.start <= start and end <= self.end
 
     def encloses(self, other: _Target) -> bool:
-        return other is not self and self.holds(other.start, other.end) and (self.size, id(self)) > (other.size, id(other))
+        return (
+            other is not self and self.holds(other.start, other.end) and (self.size, id(self)) > (other.size, id(other))
+        )
 
 
 class _Collect(cst.CSTVisitor):
@@ -191,7 +196,11 @@ class _Collect(cst.CSTVisitor):
             self.targets.append(_Target(node, self.offset(where.start), self.offset(where.end), kind, self.indents[-1]))
         elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             def_line = self.starts[self.get_metadata(PositionProvider, node.name).start.line - 1]
-            first = self.starts[self.get_metadata(PositionProvider, node.decorators[0]).start.line - 1] if node.decorators else def_line
+            first = (
+                self.starts[self.get_metadata(PositionProvider, node.decorators[0]).start.line - 1]
+                if node.decorators
+                else def_line
+            )
             self.targets.append(_Target(node, first, def_line, "decorators", self.indents[-1]))
         return super().on_visit(node)
 
@@ -208,7 +217,9 @@ def _rewrite_nodes(text: str, module: cst.Module, edits: Sequence[Edit]) -> cst.
     for edit in edits:
         target = next((t for t in targets if t.holds(edit.start, edit.end)), None)
         if target is None:
-            raise NotApplicable(f"the edit at offset {edit.start} is not inside one expression, statement or decorator list")
+            raise NotApplicable(
+                f"the edit at offset {edit.start} is not inside one expression, statement or decorator list"
+            )
         if target not in chosen:
             chosen.append(target)
         target.edits.append(edit)
@@ -309,5 +320,7 @@ class _Replace(cst.CSTTransformer):
         if new is None:
             return updated_node
         if isinstance(new, cst.FunctionDef):  # a decorator list: the rest of the (updated) definition stays
-            return updated_node.with_changes(decorators=new.decorators, lines_after_decorators=new.lines_after_decorators)
+            return updated_node.with_changes(
+                decorators=new.decorators, lines_after_decorators=new.lines_after_decorators
+            )
         return new

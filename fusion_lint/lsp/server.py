@@ -167,7 +167,9 @@ def quick_fix_buffer(path: str, text: str, diagnostic: Diagnostic) -> str | None
         kept_walk.walks_kept_in(PROJECT_WALKS),
     ):
         report = lint(options)
-        found = next((d for d in report.diagnostics if d.sort_key() == diagnostic.sort_key() and d.fix is not None), None)
+        found = next(
+            (d for d in report.diagnostics if d.sort_key() == diagnostic.sort_key() and d.fix is not None), None
+        )
         fixed = fixed_by_one(report, options, found) if found is not None else None
     for message in messages.getvalue().splitlines():
         log.warning("%s: %s", path, message)
@@ -547,7 +549,9 @@ class FusionLintServer(LanguageServer):
             await asyncio.wait([self.scheduled[uri]], timeout=deadline - time.monotonic())
         return self.current(uri)
 
-    async def quick_fix(self, uri: str, linted: Linted, item: lsp.Diagnostic, found: Diagnostic) -> lsp.CodeAction | None:
+    async def quick_fix(
+        self, uri: str, linted: Linted, item: lsp.Diagnostic, found: Diagnostic
+    ) -> lsp.CodeAction | None:
         """The fix of one diagnostic as ``--fix`` would make it (a libcst codemod, re-linted): not
         offered when it cannot be made or would introduce a diagnostic the buffer did not have."""
         fix = found.fix

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from functools import partial
 
 from fusion_lint.base.diagnostics import Edit, Fix, Span
-from fusion_lint.facts.model import CallLayout, FileFacts, Raise
+from fusion_lint.facts.model import FileFacts, Raise
 from fusion_lint.project.view import ProjectView, ResolvedDefinition
 from fusion_lint.rules import Example, Finding, Rule, register
-from fusion_lint.rules._edits import CallText, line_start, newline_of, python_string, valid_span
+from fusion_lint.rules._edits import line_start, newline_of, python_string, valid_span
 from fusion_lint.rules._returned import ERROR_RESULTS, built_from_caught, error_text, failure, is_error_result
 from fusion_lint.rules._shared import caught_by, escapes_to, snake_case
 from mcp_fusion import FACTORY_CODES
@@ -43,13 +43,25 @@ CONFIGURATION = re.compile(
 WORD_CODES = (
     (CONFIGURATION, "CONFIGURATION_ERROR"),
     (re.compile(r"not.?found|no such|does not exist|doesn't exist|\bunknown\b|no \w+ (found|with)", re.I), "NOT_FOUND"),
-    (re.compile(r"unauthori[sz]ed|unauthenticated|not authenticated|authentication|invalid (api.?key|token|credentials)", re.I), "UNAUTHORIZED"),
+    (
+        re.compile(
+            r"unauthori[sz]ed|unauthenticated|not authenticated|authentication|invalid (api.?key|token|credentials)",
+            re.I,
+        ),
+        "UNAUTHORIZED",
+    ),
     (re.compile(r"forbidden|permission|access denied|not allowed|not permitted", re.I), "FORBIDDEN"),
     (re.compile(r"timed? ?out|timeout", re.I), "TIMEOUT"),
     (re.compile(r"rate.?limit|too many requests|throttl", re.I), "RATE_LIMITED"),
     (re.compile(r"conflict|already exists|duplicate|\blocked\b", re.I), "CONFLICT"),
-    (re.compile(r"\binvalid\b|must be|must not|required|\bprovide\b|malformed|validation|cannot be empty|"
-                r"should be|expected|out of range|not supported|unsupported|missing", re.I), "INVALID_PARAMS"),
+    (
+        re.compile(
+            r"\binvalid\b|must be|must not|required|\bprovide\b|malformed|validation|cannot be empty|"
+            r"should be|expected|out of range|not supported|unsupported|missing",
+            re.I,
+        ),
+        "INVALID_PARAMS",
+    ),
     (re.compile(r"unavailable|connection|connect\b|network|unreachable", re.I), "SERVICE_UNAVAILABLE"),
 )
 DRAFT_NAMES = ("ErrorContract", "JsonRpcErrorCode", "contract")  # the names a draft needs
@@ -66,7 +78,9 @@ GENERIC = frozenset(
     "missing operation runtime internal exception os client value_error".split()
 )
 # Exceptions whose name says nothing of what failed: their reason comes from the message or the tool.
-PLAIN_EXCEPTIONS = frozenset({"Exception", "RuntimeError", "McpError", "MCPError", "ToolError", "ValueError", "BaseException"})
+PLAIN_EXCEPTIONS = frozenset(
+    {"Exception", "RuntimeError", "McpError", "MCPError", "ToolError", "ValueError", "BaseException"}
+)
 
 
 @dataclass(frozen=True)
@@ -80,7 +94,6 @@ class Site:
 
     kind: str
     where: str
-    call: CallLayout | None = None
     span: Span | None = None
     value_span: Span | None = None
     cause: str | None = None
@@ -96,11 +109,15 @@ class Draft:
     site: Site | None = None
 
 
+# A message about what an upstream service answered is no argument guard, whatever words it uses.
+UPSTREAM = re.compile(r"\b(response|returned|result|server said|status code)\b", re.I)
+
+
 def _code_from_words(*texts: str | None) -> str | None:
     for text in texts:
         for pattern, code in WORD_CODES if text else ():
             if pattern.search(text):  # type: ignore[arg-type]
-                return code
+                return "INTERNAL_ERROR" if code == "INVALID_PARAMS" and UPSTREAM.search(text) else code  # type: ignore[arg-type]
     return None
 
 
@@ -127,32 +144,63 @@ _WORD = r"[A-Za-z][A-Za-z0-9_]*"
 _REASON_FORMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.I), form)
     for pattern, form in (
-        (rf"(?:no|missing|provide|specify)\s+(?:an?\s+|the\s+)?((?:{_WORD}\s*){{1,2}}?)(?:\s+(?:is|was|for|to|in|provided|specified|given|found)\b|[.,:;!]|$)", "missing_{}"),
-        (rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:is|are)?\s*(?:required|mandatory|must be (?:provided|specified|set|given))", "missing_{}"),
-        (rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:environment variable\s+)?(?:is\s+|are\s+)?(?:not set|not configured)", "{}_not_configured"),
+        (rf"\bno\s+(?:such\s+)?((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:was\s+|were\s+)?found", "{}_not_found"),
+        (
+            rf"(?:no|missing|provide|specify)\s+(?:an?\s+|the\s+)?((?:{_WORD}\s*){{1,2}}?)(?:\s+(?:is|was|for|to|in|provided|specified|given|found)\b|[.,:;!]|$)",
+            "missing_{}",
+        ),
+        (
+            rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:is|are)?\s*(?:required|mandatory|must be (?:provided|specified|set|given))",
+            "missing_{}",
+        ),
+        (
+            rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:environment variable\s+)?(?:is\s+|are\s+)?(?:not set|not configured)",
+            "{}_not_configured",
+        ),
         (rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:is\s+|was\s+)?not found", "{}_not_found"),
         (rf"(?:unknown|unsupported)\s+((?:{_WORD}\s*){{1,2}})", "unknown_{}"),
         (rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:does not|doesn't) exist", "{}_not_found"),
         (rf"invalid\s+((?:{_WORD}\s*){{1,2}})", "invalid_{}"),
-        (rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:is |are )?(?:invalid|must be|must not|should be|cannot be|has to be)", "invalid_{}"),
+        (
+            rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:is |are )?(?:invalid|must be|must not|should be|cannot be|has to be)",
+            "invalid_{}",
+        ),
         (rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:is |are )?not (?:allowed|permitted|supported)", "{}_not_allowed"),
-        (rf"(?:failed|unable|could not|couldn't|cannot|can't|error)\s+(?:to\s+|while\s+|when\s+)?((?:{_WORD}\s*){{1,3}})", "{}_failed"),
+        (
+            rf"(?:failed|unable|could not|couldn't|cannot|can't|error)\s+(?:to\s+|while\s+|when\s+|in\s+|during\s+)?((?:{_WORD}\s*){{1,4}})",
+            "{}_failed",
+        ),
     )
 )
 
 
-def reason_from_text(text: str) -> str:
-    """A snake_case name of the failure a message describes (``url is required`` is
-    ``missing_url``), or "" when the message names nothing."""
+def reason_from_form(text: str) -> str:
+    """The reason a message's form names (``url is required`` is ``missing_url``, ``Failed to
+    fetch logs`` ``fetch_logs_failed``), or ""."""
     flat = _flat(text).strip()
     for pattern, form in _REASON_FORMS:
         match = pattern.search(flat)
         if match is None:
             continue
-        words = _tidy(_content(re.findall(_WORD, match.group(1))))[: REASON_WORDS - 1]
+        words = _tidy(_content(re.findall(_WORD, match.group(1))))
+        if form == "{}_failed":  # what failed: the words up to the first that starts a phrase
+            cut = next((i for i, w in enumerate(words) if w.lower() in DANGLING), len(words))
+            words = words[:cut]
+            if len(words) > 3 and words[0].lower().endswith("ing"):
+                words = words[1:]  # "Error getting model import job": the job failed, not the getting
+        words = _tidy(words[: REASON_WORDS - 1])
         if words and not (len(words) == 1 and words[0].lower() in GENERIC):
             return snake_case(form.format(" ".join(words)))
-    words = _tidy(_content(re.findall(_WORD, flat)))
+    return ""
+
+
+def reason_from_text(text: str) -> str:
+    """A snake_case name of the failure a message describes: by its form, else its first content
+    words; "" when the message names nothing."""
+    by_form = reason_from_form(text)
+    if by_form:
+        return by_form
+    words = _tidy(_content(re.findall(_WORD, _flat(text).strip())))
     if not words or (len(words) == 1 and words[0].lower() in GENERIC):
         return ""
     return snake_case(" ".join(words))
@@ -210,7 +258,13 @@ def draft_for_raise(site: Raise, function: str, in_handler: bool) -> Draft:
         code = site.code
     else:
         code = _code_for(exception, message, guard=in_handler)
-    reason = _class_reason(exception) or site.data_reason or reason_from_text(message) or f"{snake_case(_humane(function))}_failed"
+    reason = (
+        reason_from_form(message)  # what the message says failed is more precise than the exception's class
+        or _class_reason(exception)
+        or site.data_reason
+        or reason_from_text(message)
+        or f"{snake_case(_humane(function))}_failed"
+    )
     fallback = f"{_humane(function).capitalize()} fails" + (f" ({exception})" if exception else "")
     return Draft(reason, code, _when(message, fallback), _raise_site(site, function, in_handler))
 
@@ -218,28 +272,25 @@ def draft_for_raise(site: Raise, function: str, in_handler: bool) -> Draft:
 def _raise_site(site: Raise, function: str, in_handler: bool) -> Site:
     exception = (site.exception or "").rpartition(".")[2] or "an exception"
     where = f"{exception} raised in {function} (line {site.span.line})"
-    call = site.call
     clause = site.clauses[0] if site.clauses else None
     rewritable = (
         in_handler
         and site.kind == "call"
-        and call is not None
-        and len(call.arguments) == 1
-        and call.arguments[0].keyword is None
-        and not call.arguments[0].star
-        and site.sentence is not None
+        and site.sentence is not None  # ``Exc(<one text argument>)``
         and not caught_by(site.tries, "McpError")  # a try around it would catch fail()'s error
         and (clause is None or site.has_cause or bool(clause.name))  # in an except clause: ``from`` what it caught
     )
     if not rewritable:
         return Site("left", where)
     cause = clause.name if clause is not None and not site.has_cause else None
-    return Site("call", where, call=call, span=site.span, cause=cause)
+    return Site("call", where, span=site.span, cause=cause)
 
 
 def draft_for_text(text: str, function: str, site: Site | None = None) -> Draft:
     reason = reason_from_text(text) or f"{snake_case(_humane(function))}_failed"
-    return Draft(reason, _code_from_words(text) or "INTERNAL_ERROR", _when(text, f"{_humane(function).capitalize()} fails"), site)
+    return Draft(
+        reason, _code_from_words(text) or "INTERNAL_ERROR", _when(text, f"{_humane(function).capitalize()} fails"), site
+    )
 
 
 def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[Draft]:
@@ -286,16 +337,21 @@ def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[D
         elif callee in ERROR_RESULTS:
             pass  # a plain ToolResult is a success
         elif failure(value) is not None:
-            text = returned.sentence or next((t for s in _texts(value) if (t := error_text(s))), "")
+            text = (
+                returned.text.sentence
+                if returned.text
+                else next((t for s in _texts(value) if (t := error_text(s))), "")
+            )
             yield draft_for_text(text, handler.qualname, _return_site(returned, where))
         elif built_from_caught(returned) is not None:  # FL306's other form: the caught exception returned
             exception = _caught(returned.clauses)
             function = handler.qualname
+            said = returned.text.sentence if returned.text else None
             yield Draft(
                 _class_reason(exception) or f"{snake_case(_humane(function))}_failed",
-                _code_for(exception, returned.sentence or ""),
+                _code_for(exception, said or ""),
                 _when(
-                    returned.sentence if returned.sentence and _flat(returned.sentence).strip(" .:") else None,
+                    said if said and _flat(said).strip(" .:") else None,
                     f"{_humane(function).capitalize()} fails ({exception})",
                 ),
                 _return_site(returned, where),
@@ -304,10 +360,11 @@ def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[D
 
 def _return_site(returned, where: str) -> Site:
     """A returned error text becomes ``raise fail(reason, <the text>)``, ``from`` the caught exception."""
-    if returned.sentence is None or returned.value_span is None or caught_by(returned.tries, "McpError"):
+    text = returned.text
+    if text is None or caught_by(text.tries, "McpError"):
         return Site("left", where)  # not text, or a try around it would catch the failure raised instead
     clause = returned.clauses[0] if returned.clauses else None
-    return Site("return", where, span=returned.span, value_span=returned.value_span, cause=clause.name if clause else None)
+    return Site("return", where, span=returned.span, value_span=text.span, cause=clause.name if clause else None)
 
 
 def _caught(clauses: tuple) -> str:
@@ -396,18 +453,29 @@ def draft_contract(
     return Fix(message, edits, "unsafe", leaves=("FL111", "FL112"))
 
 
+_RAISED_CALL = re.compile(r"raise\s+(?P<callee>[A-Za-z_][\w.]*)\s*\(")
+
+
 def _rewrite(text: str, site: Site, reason: str) -> list[Edit] | None:
     """The edits that make ``site`` ``raise fail(reason, <its text>)``, or None."""
     literal = python_string(reason)
     cause = f" from {site.cause}" if site.cause else ""
-    if site.kind == "call" and site.span is not None:
-        call = CallText.of(text, site.call)
-        edit = call.replace_func("fail").prepend_argument(literal).edit() if call is not None else None
-        if edit is None or not valid_span(text, site.span):
+    if site.kind == "call" and site.span is not None and valid_span(text, site.span):
+        # ``raise Exc(<message>)``: the callee becomes ``fail`` and the reason comes first, laid out
+        # like the message (on its own line when the message is). The codemod re-parses the result.
+        match = _RAISED_CALL.match(text, site.span.start, site.span.end)
+        if match is None:
             return None
-        return [edit, Edit(site.span.end, site.span.end, cause)] if cause else [edit]
+        after = match.end()
+        newline = re.match(r"[ \t]*(\r\n|\r|\n)([ \t]*)", text[after : site.span.end])
+        argument = f"{literal},{newline.group(1)}{newline.group(2)}" if newline else f"{literal}, "
+        at = after + newline.end() if newline else after
+        edits = [Edit(match.start("callee"), match.end("callee"), "fail"), Edit(at, at, argument)]
+        return [*edits, Edit(site.span.end, site.span.end, cause)] if cause else edits
     if site.kind == "reraise" and site.span is not None and valid_span(text, site.span):
-        return [Edit(site.span.start, site.span.end, f"raise fail({literal}, str({site.cause})){cause}")]
+        # The declared ``when`` is the message: the caught exception's own text is a library's (FL307),
+        # and stays chained as the cause, for the log.
+        return [Edit(site.span.start, site.span.end, f"raise fail({literal}){cause}")]
     if site.kind == "return" and site.span is not None and site.value_span is not None:
         if not valid_span(text, site.span) or not valid_span(text, site.value_span):
             return None
@@ -432,8 +500,9 @@ class ToolWithoutContract(Rule):
     fix = (
         "One edit per tool, made with libcst: a `@contract(errors=[...])` draft just above the handler's `def` "
         "(below the registration decorator), and each failure it declares raised where the handler makes it "
-        "as `raise fail(\"<reason>\", <the original text>)` (`raise ValueError(msg)`, a bare re-raise in "
-        "`except ... as e` as `str(e)` `from e`, a returned error text), so the model gets the same text plus "
+        'as `raise fail("<reason>", <the original text>)` (`raise ValueError(msg)`, a returned error text; '
+        'a bare re-raise in `except ... as e` becomes `raise fail("<reason>") from e`, the declared `when` '
+        "its message), so the model gets the same text plus "
         "a code, a reason and a recovery slot. Reasons name the failure in 1-4 snake_case words "
         "(`url is required` is `missing_url`); codes follow the message (argument guards `INVALID_PARAMS`, "
         "a missing setting or environment variable `CONFIGURATION_ERROR`, not-found, permission, "

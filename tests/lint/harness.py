@@ -14,7 +14,7 @@ from fusion_lint.base.diagnostics import Diagnostic
 from fusion_lint.check.engine import Options, Selection, lint
 from fusion_lint.check.report import Report
 from fusion_lint.config.settings import Settings
-from fusion_lint.fix.apply import apply_edits
+from fusion_lint.fix.codemod import rewrite
 from fusion_lint.rules import Example, Rule
 
 ROOT = "/memory/project"
@@ -56,9 +56,10 @@ class Linted:
         return sorted(d.span.line - self.offset for d in self.of(code))
 
     def fixed(self) -> str:
-        """The snippet after applying every fix of the rule (safe and unsafe), one pass."""
+        """The snippet after applying every fix of the rule (safe and unsafe), one pass, as ``--fix``
+        applies them: a libcst codemod."""
         edits = [edit for d in self.of(self.rule.code) if d.fix is not None for edit in d.fix.edits]
-        return apply_edits(self.source, edits)[len(self.rule.prelude) :]
+        return rewrite(self.source, edits)[len(self.rule.prelude) :]
 
 
 def lint_example(rule: type[Rule], example: Example) -> Linted:

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 from harness import ROOT, lint_sources
 
-from fusion_lint.fix.apply import apply_edits
+from fusion_lint.fix.codemod import rewrite
 from fusion_lint.output.common import summary
 
 FASTMCP1 = "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('billing')\n"
@@ -172,19 +172,23 @@ def test_fl208_draft_is_a_contract_the_linter_then_reads() -> None:
     report = lint_sources({"app.py": DRAFTABLE}, extend_select=("FL208",))
     [finding] = [d for d in report.diagnostics if d.code == "FL208"]
     assert finding.fix is not None and finding.fix.applicability == "unsafe"
-    fixed = apply_edits(DRAFTABLE, finding.fix.edits)
-    assert "from mcp_fusion import ErrorContract, JsonRpcErrorCode, contract\n" in fixed
+    fixed = rewrite(DRAFTABLE, finding.fix.edits)
+    assert "from mcp_fusion import ErrorContract, JsonRpcErrorCode, contract, fail\n" in fixed
     assert (
-        '@mcp.tool()\n@contract(errors=[\n    ErrorContract(reason="invoice_id_is_required", code=JsonRpcErrorCode.INVALID_PARAMS'
+        '@mcp.tool()\n@contract(errors=[\n    ErrorContract(reason="missing_invoice_id", code=JsonRpcErrorCode.INVALID_PARAMS'
         in fixed
     )
-    assert 'reason="invoice_locked", code=JsonRpcErrorCode.CONFLICT' in fixed
-    assert 'reason="invoice_not_found", code=JsonRpcErrorCode.NOT_FOUND, when="Error: invoice not found"' in fixed
+    assert 'raise fail("missing_invoice_id", "Invoice id is required")' in fixed
+    assert 'reason="invoice_not_found", code=JsonRpcErrorCode.NOT_FOUND, when="Invoice not found"' in fixed
+    assert 'raise fail("invoice_not_found", "Error: invoice not found")' in fixed
+    # The callee's exception cannot be raised with fail() by the draft: not declared (it would read
+    # as declared while still masked), and named in the fix's message.
+    assert "invoice_locked" not in fixed and "InvoiceLocked raised in load" in finding.fix.message
     compile(fixed, "app.py", "exec")
     after = lint_sources({"app.py": fixed}, extend_select=("FL208",))
     codes = [d.code for d in after.diagnostics]
     assert "FL208" not in codes  # the tool has a contract now
-    assert codes.count("FL111") == 3  # every empty recovery is pointed at, for the author to write
+    assert codes.count("FL111") == 2  # every empty recovery is pointed at, for the author to write
 
 
 def test_fl208_not_with_fail_nor_when_the_handler_catches_everything() -> None:
