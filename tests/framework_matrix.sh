@@ -21,7 +21,9 @@ ADAPTER_TESTS=(tests/runtime/test_runtime_frameworks.py tests/runtime/test_runti
   tests/runtime/test_runtime_tool_failure_meta.py tests/runtime/test_runtime_wire_clients.py
   tests/runtime/test_runtime_inspector_cli.py
   # Issue 31: every public import path of the installed frameworks' server classes is recognised.
-  tests/lint/test_framework_import_paths.py)
+  tests/lint/test_framework_import_paths.py
+  # Issue 30: FL208's fix keeps every message and adds the declared code and reason, on each framework.
+  tests/runtime/test_runtime_fl208_fix.py)
 
 status=0
 for combination in "${COMBINATIONS[@]}"; do

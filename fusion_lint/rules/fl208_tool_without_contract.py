@@ -35,7 +35,7 @@ BUILTIN_CODES = {
 CONFIGURATION = re.compile(
     r"environment variable|\benv(ironment)?\b|not (been )?configured|\bconfigur|no credentials|credentials? (not|are not|is not|missing)|"
     r"\b(api[_ ]?key|token|secret|password)s? (is |are )?(not set|missing|required|not configured|not provided)|"
-    r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b.{0,40}\b(not set|missing|required|must be set)|not initiali[sz]ed|\bnot installed\b|"
+    r"(?-i:\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b).{0,40}\b(not set|missing|required|must be set)|not initiali[sz]ed|\bnot installed\b|"
     r"please (set|configure|install)",
     re.I,
 )
