@@ -10,9 +10,10 @@ and each edit becomes the rewrite of one syntax node:
   call's expression statement into a raise statement; a rename inside a string rewrites the string);
 * an edit among a function's or class's decorators, or just above its ``def``, rewrites its list of
   decorators, parsed again from the edited lines;
-* an edit that adds an import (``Edit.adds_imports``) goes through libcst's ``AddImportsVisitor``:
-  into the leading import block, after a docstring and ``from __future__``, merged into a
-  ``from module import ...`` already there — never after an import at the bottom of the module;
+* an edit that adds an import (``Edit.adds_imports``) is placed the way libcst's
+  ``AddImportsVisitor`` places one, kept to the leading import block: after a docstring and
+  ``from __future__``, merged into a ``from module import ...`` already there — never after an
+  import at the bottom of the module (``_with_imports`` says why it is not that visitor);
 * anything else (an edit across statements or into a comment, a result that does not parse as the
   node it rewrites) is not applicable: ``NotApplicable`` says why, and nothing changes.
 
@@ -27,9 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
-from libcst.helpers import get_absolute_module_from_package_for_import
+from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from fusion_lint.base.diagnostics import Edit
@@ -54,55 +53,71 @@ def rewrite(text: str, edits: Sequence[Edit]) -> str:
     imports = sorted({pair for edit in edits for pair in edit.adds_imports})
     if splices:
         module = _rewrite_nodes(text, module, splices)
+        if module.code != _spliced_text(text, splices):  # libcst rendered the new nodes otherwise
+            raise NotApplicable("the rewritten nodes do not render as the edits' text")
     if imports:
-        context = CodemodContext()
-        for module_name, name in imports:
-            AddImportsVisitor.add_needed_import(context, module_name, name)
-        module = _LeadingImports(context).transform_module(module)
+        module = _with_imports(module, imports)
     return module.code
 
 
-class _LeadingImports(AddImportsVisitor):
-    """libcst's ``AddImportsVisitor``, kept to the module's leading import block: libcst's own adds
-    after the *last* top-level import and merges into any ``from module import``, so an import at
-    the bottom of a module would take the new name and a decorator above it would raise
-    ``NameError`` at import time. The blank lines around the block are left as they are."""
+def _with_imports(module: cst.Module, imports: Sequence[tuple[str, str]]) -> cst.Module:
+    """``module`` importing ``from M import N`` for each pair, where ruff's isort and libcst's
+    ``AddImportsVisitor`` would, but kept to the leading import block: libcst's own visitor adds
+    after the *last* top-level import and merges into any ``from M import``, so an import at the
+    bottom of a module would take the new name and a decorator above it would raise ``NameError``
+    at import time. A name the module already imports from M at the top level is not added again;
+    new names join a ``from M import ...`` of the leading block, else a new statement ends it. Only
+    the module's top-level statements are read (libcst's visitor walks the whole tree, twice)."""
+    body = list(module.body)
+    leading_end = 0
+    present: set[tuple[str, str]] = set()
+    starred: set[str] = set()
+    for statement in body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None:
+                source = get_full_name_for_node(small.module) or ""
+                if isinstance(small.names, cst.ImportStar):
+                    starred.add(source)
+                else:
+                    present.update((source, alias.evaluated_alias or alias.evaluated_name) for alias in small.names)
+    for index, statement in enumerate(body):
+        if index == 0 and _is_docstring(statement):
+            leading_end = 1
+        elif isinstance(statement, cst.SimpleStatementLine) and all(
+            isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body
+        ):
+            leading_end = index + 1
+        else:
+            break
+    wanted: dict[str, list[str]] = {}
+    for source, name in imports:
+        if (source, name) not in present and source not in starred and name not in wanted.get(source, []):
+            wanted.setdefault(source, []).append(name)
+    for index in range(leading_end):
+        statement = body[index]
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            continue
+        small = statement.body[0]
+        if not isinstance(small, cst.ImportFrom) or small.relative or isinstance(small.names, cst.ImportStar):
+            continue
+        source = get_full_name_for_node(small.module) if small.module is not None else None
+        if source in wanted:
+            added = [cst.ImportAlias(name=cst.Name(name)) for name in wanted.pop(source)]
+            body[index] = statement.with_changes(
+                body=[small.with_changes(names=_merged_names(list(small.names), added, small.lpar))]
+            )
+    new = [
+        cst.parse_statement(f"from {source} import {', '.join(names)}", config=module.config_for_parsing)
+        for source, names in wanted.items()
+    ]
+    return module.with_changes(body=[*body[:leading_end], *new, *body[leading_end:]])
 
-    def visit_Module(self, node: cst.Module) -> None:
-        super().visit_Module(node)
-        self.leading: set[cst.CSTNode] = set()
-        self.leading_end = 0
-        for index, statement in enumerate(node.body):
-            if index == 0 and _is_docstring(statement):
-                self.leading_end = 1
-                continue
-            if not isinstance(statement, cst.SimpleStatementLine):
-                break
-            if not all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body):
-                break
-            self.leading.update(statement.body)
-            self.leading_end = index + 1
 
-    def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> cst.ImportFrom:
-        if original_node not in self.leading or isinstance(updated_node.names, cst.ImportStar):
-            return updated_node
-        module = get_absolute_module_from_package_for_import(self.context.full_package_name, updated_node)
-        if module is None or module not in self.module_mapping or module in self.alias_mapping:
-            return super().leave_ImportFrom(original_node, updated_node)
-        names = list(updated_node.names)
-        added = [cst.ImportAlias(name=cst.Name(name)) for name in self.module_mapping.pop(module)]
-        return updated_node.with_changes(names=_merged_names(names, added))
-
-    def _split_module(self, orig_module: cst.Module, updated_module: cst.Module):  # type: ignore[override]
-        body = list(updated_module.body)
-        docstring = 1 if body and _is_docstring(orig_module.body[0]) else 0
-        return body[:docstring], body[docstring : self.leading_end], body[self.leading_end :]
-
-    def _insert_empty_line(self, statements):  # type: ignore[override]
-        return statements
-
-
-def _merged_names(names: list[cst.ImportAlias], added: list[cst.ImportAlias]) -> list[cst.ImportAlias]:
+def _merged_names(
+    names: list[cst.ImportAlias], added: list[cst.ImportAlias], lpar: cst.LeftParen | None = None
+) -> list[cst.ImportAlias]:
     """``names`` with ``added`` in sorted place when ``names`` are sorted (else at the end), each
     separated the way the statement already separates its names (one per line stays one per line)."""
     if not names:
@@ -114,10 +129,13 @@ def _merged_names(names: list[cst.ImportAlias], added: list[cst.ImportAlias]) ->
         if keys == sorted(keys):  # type: ignore[type-var]  # each style's keys compare among themselves
             merged.sort(key=lambda alias: order(alias.evaluated_name))  # type: ignore[arg-type,return-value]
             break
-    separator = next(
-        (alias.comma for alias in names if isinstance(alias.comma, cst.Comma)),
-        cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
-    )
+    between = [alias.comma for alias in names[:-1] if isinstance(alias.comma, cst.Comma)]
+    if between:
+        separator = between[0]
+    elif lpar is not None and isinstance(lpar.whitespace_after, cst.ParenthesizedWhitespace):
+        separator = cst.Comma(whitespace_after=lpar.whitespace_after)  # one name per line after the "("
+    else:
+        separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     last_comma = names[-1].comma  # a trailing comma stays a trailing comma, or no comma stays none
     return [
         alias.with_changes(comma=last_comma if index == len(merged) - 1 else separator)
@@ -166,11 +184,11 @@ class _Collect(cst.CSTVisitor):
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, text: str, module: cst.Module):
+    def __init__(self, text: str, module: cst.Module, base: int):
         super().__init__()
-        self.text = text
         self.default_indent = module.default_indent
-        self.starts = [0, *(match.end() for match in _LINE_END.finditer(text))]
+        # ``text`` is one top-level statement's, which starts at ``base`` in the file's.
+        self.starts = [base, *(base + match.end() for match in _LINE_END.finditer(text))]
         self.indents = [""]  # the absolute indentation of each block entered
         self.targets: list[_Target] = []
 
@@ -205,14 +223,39 @@ class _Collect(cst.CSTVisitor):
         return super().on_visit(node)
 
 
-def _targets(text: str, module: cst.Module) -> list[_Target]:
-    collect = _Collect(text, module)
-    MetadataWrapper(module, unsafe_skip_copy=True).visit(collect)
-    return sorted(collect.targets, key=lambda target: target.size)
+def _statements(module: cst.Module) -> list[tuple[int, int]]:
+    """Where each top-level statement's code is in the module's (blank lines and comments above
+    it included): a codegen of each, which costs a fraction of the positions of the whole tree."""
+    at = sum(len(module.code_for_node(line)) for line in module.header)  # comments above the first statement
+    ranges = []
+    for statement in module.body:
+        end = at + len(module.code_for_node(statement))
+        ranges.append((at, end))
+        at = end
+    # A file without a final newline: the last statement's code has one the text lacks. Any other
+    # difference shows in the rewrite's check against the edits' text.
+    return ranges
+
+
+def _targets(text: str, module: cst.Module, statements: list[int], ranges: list[tuple[int, int]]) -> list[_Target]:
+    """The nodes an edit may rewrite in the top-level statements ``statements``, smallest first.
+    Positions are computed for those statements only, each as a module of its own."""
+    targets: list[_Target] = []
+    for index in statements:
+        start, end = ranges[index]
+        alone = module.with_changes(header=(), body=(module.body[index],), footer=())
+        collect = _Collect(text[start:end], module, start)
+        MetadataWrapper(alone, unsafe_skip_copy=True).visit(collect)
+        targets.extend(collect.targets)
+    return sorted(targets, key=lambda target: target.size)
 
 
 def _rewrite_nodes(text: str, module: cst.Module, edits: Sequence[Edit]) -> cst.Module:
-    targets = _targets(text, module)
+    ranges = _statements(module)
+    if not ranges:
+        raise NotApplicable("the file has no statement to rewrite")
+    touched = sorted({i for e in edits for i, (start, end) in enumerate(ranges) if start <= e.end and e.start <= end})
+    targets = _targets(text, module, touched, ranges)
     chosen: list[_Target] = []
     for edit in edits:
         target = next((t for t in targets if t.holds(edit.start, edit.end)), None)
@@ -228,7 +271,11 @@ def _rewrite_nodes(text: str, module: cst.Module, edits: Sequence[Edit]) -> cst.
         rewritten = {target.node: _parsed(text, target, module.default_newline) for target in chosen}
         failed = next((t for t in chosen if rewritten[t.node] is None), None)
         if failed is None:
-            return module.visit(_Replace(rewritten))  # type: ignore[return-value]  # a Module visits to a Module
+            replace = _Replace(rewritten)  # type: ignore[arg-type]  # every value is a node here
+            body = list(module.body)
+            for index in touched:
+                body[index] = body[index].visit(replace)  # type: ignore[assignment]  # a statement visits to one
+            return module.with_changes(body=body)
         wider = next((t for t in targets if t.encloses(failed)), None)
         if wider is None:
             break
@@ -249,6 +296,12 @@ def _merged(chosen: list[_Target]) -> list[_Target]:
             outer.edits.extend(e for e in target.edits if e not in outer.edits)
             target.edits = []
     return kept
+
+
+def _spliced_text(text: str, edits: Sequence[Edit]) -> str:
+    for start, end, content in sorted({(e.start, e.end, e.content) for e in edits}, reverse=True):
+        text = text[:start] + content + text[end:]
+    return text
 
 
 def _spliced(text: str, target: _Target) -> str:
@@ -281,6 +334,8 @@ def _parsed(text: str, target: _Target, newline: str) -> cst.CSTNode | None:
                 return None
             value = new.value  # the stand-in's parentheses are its outermost pair; the node's own are outside its range
             old = target.node
+            if isinstance(value, cst.Tuple) and len(value.lpar) == 1 and not isinstance(old, cst.Tuple):
+                return None  # ``"reason", message`` is two arguments of the call around it, not a tuple
             return value.with_changes(lpar=[*old.lpar, *value.lpar[1:]], rpar=[*value.rpar[:-1], *old.rpar])  # type: ignore[attr-defined]
         semicolon = getattr(target.node, "semicolon", None)
         return new.with_changes(semicolon=semicolon) if semicolon is not None else new

@@ -301,3 +301,12 @@ def test_fixes_keep_comments_parentheses_and_continuations(code, source, wanted,
     compile(fixed, "app.py", "exec")
     assert wanted.replace("\n", newline) in fixed, fixed
     assert fixed.count("#") == text.count("#")  # every comment kept
+
+
+def test_an_argument_put_before_another_rewrites_the_call_not_a_tuple() -> None:
+    # Found on the corpus: '"reason", ' inserted before an f-string parses as a tuple in the
+    # f-string's place; the rewrite widens to the call instead (libcst could not render the tuple).
+    text = 'def f():\n    try:\n        pass\n    except Exception as e:\n        raise Exception(f"Failed {x}: {e}") from e\n'
+    callee, message = text.index("Exception(f"), text.index('f"Failed')
+    edits = [Edit(callee, callee + len("Exception"), "fail"), Edit(message, message, '"get_failed", ')]
+    assert rewrite(text, edits) == text.replace('Exception(f"', 'fail("get_failed", f"')
