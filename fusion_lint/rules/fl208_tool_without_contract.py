@@ -50,7 +50,7 @@ WORD_CODES = (
         ),
         "UNAUTHORIZED",
     ),
-    (re.compile(r"forbidden|permission|access denied|not allowed|not permitted", re.I), "FORBIDDEN"),
+    (re.compile(r"forbidden|permission|access denied|not allowed|not permitted|read.only mode", re.I), "FORBIDDEN"),
     (re.compile(r"timed? ?out|timeout", re.I), "TIMEOUT"),
     (re.compile(r"rate.?limit|too many requests|throttl", re.I), "RATE_LIMITED"),
     (re.compile(r"conflict|already exists|duplicate|\blocked\b", re.I), "CONFLICT"),
@@ -72,6 +72,8 @@ FILLER = frozenset(
     "it its your you our we has have had does do did occurred occur during while".split()
 )
 DANGLING = frozenset("to of for with and or in on at by from as if when than into via non not no per".split())
+# Words naming where a value goes rather than which: a quoted name near them says more.
+CONTAINERS = frozenset("list field parameter argument value input string array dict key option".split())
 # A reason of one of these words alone says nothing about what failed.
 GENERIC = frozenset(
     "failure error failed invalid value data request response tool result input issue problem unknown "
@@ -145,6 +147,13 @@ _REASON_FORMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.I), form)
     for pattern, form in (
         (rf"\bno\s+(?:such\s+)?((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:was\s+|were\s+)?found", "{}_not_found"),
+        (rf"\bno\s+((?:{_WORD}\s+){{0,1}}{_WORD}\s+(?:generated|returned|available|created|produced))", "no_{}"),
+        (
+            rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:is |are )?(?:required and )?(?:cannot|must not|should not) be empty|"
+            rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:is|are) empty",
+            "empty_{}",
+        ),
+        (rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:cannot exceed|exceeds|is too long|is too large)", "{}_too_long"),
         (
             rf"(?:no|missing|provide|specify)\s+(?:an?\s+|the\s+)?((?:{_WORD}\s*){{1,2}}?)(?:\s+(?:is|was|for|to|in|provided|specified|given|found)\b|[.,:;!]|$)",
             "missing_{}",
@@ -174,6 +183,14 @@ _REASON_FORMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 
+def _reason(words: str) -> str:
+    """``words`` as a snake_case reason of at most ``REASON_WORDS`` parts (``Hyper3D`` stays one
+    word; of a longer one, ``update_instance_vector_optimization_failed``, the last parts)."""
+    reason = snake_case(re.sub(r"([0-9])([A-Z])", lambda m: m.group(1) + m.group(2).lower(), words))
+    parts = reason.split("_")
+    return "_".join(parts[-REASON_WORDS:]) if len(parts) > REASON_WORDS else reason
+
+
 def reason_from_form(text: str) -> str:
     """The reason a message's form names (``url is required`` is ``missing_url``, ``Failed to
     fetch logs`` ``fetch_logs_failed``), or ""."""
@@ -182,7 +199,11 @@ def reason_from_form(text: str) -> str:
         match = pattern.search(flat)
         if match is None:
             continue
-        words = _tidy(_content(re.findall(_WORD, match.group(1))))
+        subject = _content(re.findall(_WORD, next(group for group in match.groups() if group is not None)))
+        quoted = re.search(r"['\"`]([A-Za-z_][A-Za-z0-9_]*)['\"`]", flat)
+        if quoted is not None and subject and subject[-1].lower() in CONTAINERS:
+            subject = [quoted.group(1)]  # "The 'ids' list is required": the ids, not a list
+        words = _tidy(subject)
         if form == "{}_failed":  # what failed: the words up to the first that starts a phrase
             cut = next((i for i, w in enumerate(words) if w.lower() in DANGLING), len(words))
             words = words[:cut]
@@ -190,7 +211,7 @@ def reason_from_form(text: str) -> str:
                 words = words[1:]  # "Error getting model import job": the job failed, not the getting
         words = _tidy(words[: REASON_WORDS - 1])
         if words and not (len(words) == 1 and words[0].lower() in GENERIC):
-            return snake_case(form.format(" ".join(words)))
+            return _reason(form.format(" ".join(words)))
     return ""
 
 
@@ -203,7 +224,7 @@ def reason_from_text(text: str) -> str:
     words = _tidy(_content(re.findall(_WORD, _flat(text).strip())))
     if not words or (len(words) == 1 and words[0].lower() in GENERIC):
         return ""
-    return snake_case(" ".join(words))
+    return _reason(" ".join(words))
 
 
 def _first_sentence(text: str) -> str:
@@ -215,7 +236,8 @@ def _first_sentence(text: str) -> str:
 
 def _when(text: str | None, fallback: str) -> str:
     text = _first_sentence(text or "").rstrip(" :-,")
-    return (text[:1].upper() + text[1:]) if text.strip(" .<>") else fallback
+    said = _flat(text).strip(" .:;,-")  # a text of placeholders only (``<e>``) says nothing
+    return (text[:1].upper() + text[1:]) if said else fallback
 
 
 def _class_base(exception: str) -> str:
