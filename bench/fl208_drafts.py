@@ -189,6 +189,7 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "corpus")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--sample", type=int, default=0, help="print this many drafts, seeded, to judge")
+    parser.add_argument("--seed", type=int, default=30, help="the sample's seed")
     parser.add_argument("--units", nargs="*", help="only these units")
     args = parser.parse_args()
     if not (args.corpus / "README.md").is_file():
@@ -226,7 +227,7 @@ def main() -> None:
         for e in bad:
             print(f"  {label}: {e.get('reason')!r} {e.get('code')} {e.get('when')!r}")
     if args.sample:
-        for e in random.Random(30).sample(entries, min(args.sample, len(entries))):
+        for e in random.Random(args.seed).sample(entries, min(args.sample, len(entries))):
             print(
                 f"- {e['path']}:{e['line']} reason={e.get('reason')!r} code={e.get('code')} when={e.get('when')!r} rewritten={e['rewritten']}"
             )

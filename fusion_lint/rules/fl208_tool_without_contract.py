@@ -154,6 +154,8 @@ _REASON_FORMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "empty_{}",
         ),
         (rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:cannot exceed|exceeds|is too long|is too large)", "{}_too_long"),
+        (rf"more than\s+\d+\s+((?:{_WORD}\s*){{1,2}})", "too_many_{}"),
+        (rf"(?:length|number|count) of\s+(?:the\s+)?((?:['\"`]?{_WORD}['\"`]?\s*){{1,2}}).*?must (?:match|equal|be equal)", "{}_count_mismatch"),
         (
             rf"(?:no|missing|provide|specify)\s+(?:an?\s+|the\s+)?((?:{_WORD}\s*){{1,2}}?)(?:\s+(?:is|was|for|to|in|provided|specified|given|found)\b|[.,:;!]|$)",
             "missing_{}",
@@ -206,7 +208,8 @@ def reason_from_form(text: str) -> str:
         words = _tidy(subject)
         if form == "{}_failed":  # what failed: the words up to the first that starts a phrase
             cut = next((i for i, w in enumerate(words) if w.lower() in DANGLING), len(words))
-            words = words[:cut]
+            # "Error adding to stream": what was added to, when the verb alone would be all
+            words = words[:cut] if cut > 1 else [w for w in words if w.lower() not in DANGLING][:3]
             if len(words) > 3 and words[0].lower().endswith("ing"):
                 words = words[1:]  # "Error getting model import job": the job failed, not the getting
         words = _tidy(words[: REASON_WORDS - 1])
@@ -279,7 +282,7 @@ def draft_for_raise(site: Raise, function: str, in_handler: bool) -> Draft:
     elif site.kind == "mcp_error" and site.code:
         code = site.code
     else:
-        code = _code_for(exception, message, guard=in_handler)
+        code = _code_for(exception, message, guard=in_handler and not site.clauses)  # in an except: no guard
     reason = (
         reason_from_form(message)  # what the message says failed is more precise than the exception's class
         or _class_reason(exception)
