@@ -85,14 +85,18 @@ def main() -> None:
         print(f"{args.modules} modules, one FL301 fix each, median of {args.repeat}:")
         for label, seconds in medians.items():
             print(f"  {label:<14} {seconds:6.2f} s")
-        print(f"  --fix / lint, cold: {medians['fix'] / medians['lint']:.2f}x; with the cache: "
-              f"{medians['fix (cache)'] / medians['lint (cache)']:.2f}x")
+        print(
+            f"  --fix / lint, cold: {medians['fix'] / medians['lint']:.2f}x; with the cache: "
+            f"{medians['fix (cache)'] / medians['lint (cache)']:.2f}x"
+        )
         probe = (
             "import sys; from fusion_lint.cli.main import main\n"
             "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
             "print('libcst' in sys.modules, file=sys.stderr)"
         )
-        done = subprocess.run([sys.executable, "-c", probe, str(Path(work) / "lint"), "--no-cache"], capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-c", probe, str(Path(work) / "lint"), "--no-cache"], capture_output=True, text=True
+        )
         print(f"  a run without fixes imports libcst: {done.stderr.strip().splitlines()[-1]}")
 
 

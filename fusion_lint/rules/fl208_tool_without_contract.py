@@ -45,7 +45,8 @@ WORD_CODES = (
     (re.compile(r"not.?found|no such|does not exist|doesn't exist|\bunknown\b|no \w+ (found|with)", re.I), "NOT_FOUND"),
     (
         re.compile(
-            r"unauthori[sz]ed|unauthenticated|not authenticated|authentication|invalid (api.?key|token|credentials)",
+            r"unauthori[sz]ed|unauthenticated|not authenticated|authentication|invalid (api.?key|token|credentials)|"
+            r"\b(sign|log)\s?in\b",
             re.I,
         ),
         "UNAUTHORIZED",
@@ -153,9 +154,16 @@ _REASON_FORMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:is|are) empty",
             "empty_{}",
         ),
-        (rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:cannot exceed|exceeds|is too long|is too large)", "{}_too_long"),
+        (
+            rf"((?:{_WORD}\s+){{0,1}}{_WORD})\s+(?:cannot exceed|exceeds|(?:is\s+)?too long|(?:is\s+)?too large)",
+            "{}_too_long",
+        ),
+        (r"\b(?:sign|log)\s?in\b", "sign_in_required"),
         (rf"more than\s+\d+\s+((?:{_WORD}\s*){{1,2}})", "too_many_{}"),
-        (rf"(?:length|number|count) of\s+(?:the\s+)?((?:['\"`]?{_WORD}['\"`]?\s*){{1,2}}).*?must (?:match|equal|be equal)", "{}_count_mismatch"),
+        (
+            rf"(?:length|number|count) of\s+(?:the\s+)?((?:['\"`]?{_WORD}['\"`]?\s*){{1,2}}).*?must (?:match|equal|be equal)",
+            "{}_count_mismatch",
+        ),
         (
             rf"(?:no|missing|provide|specify)\s+(?:an?\s+|the\s+)?((?:{_WORD}\s*){{1,2}}?)(?:\s+(?:is|was|for|to|in|provided|specified|given|found)\b|[.,:;!]|$)",
             "missing_{}",
@@ -201,6 +209,8 @@ def reason_from_form(text: str) -> str:
         match = pattern.search(flat)
         if match is None:
             continue
+        if "{}" not in form:
+            return form  # the form alone names the failure ("Please sign in": sign_in_required)
         subject = _content(re.findall(_WORD, next(group for group in match.groups() if group is not None)))
         quoted = re.search(r"['\"`]([A-Za-z_][A-Za-z0-9_]*)['\"`]", flat)
         if quoted is not None and subject and subject[-1].lower() in CONTAINERS:
@@ -408,21 +418,16 @@ def _texts(shape) -> Iterator:
 
 
 def distinct(drafts: Iterable[Draft]) -> list[tuple[Draft, list[Site]]]:
-    """One entry per distinct failure, each with its own reason, and the sites that make it."""
-    found: dict[tuple[str, str], tuple[Draft, list[Site]]] = {}
+    """One entry per reason, with the sites that make it: drafts of one reason are one failure
+    (the code the most precise of theirs, an ``INTERNAL_ERROR`` only when none says more)."""
+    found: dict[str, tuple[Draft, list[Site]]] = {}
     for draft in drafts:
-        entry = found.setdefault((draft.reason, draft.code), (draft, []))
-        if draft.site is not None and draft.site not in entry[1]:
-            entry[1].append(draft.site)
-    reasons: set[str] = set()
-    unique = []
-    for draft, sites in found.values():
-        reason, n = draft.reason, 2
-        while reason in reasons:
-            reason, n = f"{draft.reason}_{n}", n + 1
-        reasons.add(reason)
-        unique.append((Draft(reason, draft.code, draft.when), sites))
-    return unique
+        kept, sites = found.setdefault(draft.reason, (draft, []))
+        if kept.code == "INTERNAL_ERROR" and draft.code != "INTERNAL_ERROR":
+            found[draft.reason] = (Draft(kept.reason, draft.code, kept.when), sites)
+        if draft.site is not None and draft.site not in sites:
+            sites.append(draft.site)
+    return [(Draft(draft.reason, draft.code, draft.when), sites) for draft, sites in found.values()]
 
 
 def draft_contract(
