@@ -40,24 +40,14 @@ CONFIGURATION = re.compile(
 )
 
 
-def lint_json(root: Path, *extra: str) -> list[dict]:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fusion_lint",
-            str(root),
-            "--extend-select",
-            "FL208",
-            "--no-cache",
-            "--output-format",
-            "json",
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-    )
-    return json.loads(done.stdout or "[]")
+def run_linter(root: Path, *flags: str) -> subprocess.CompletedProcess:
+    """``fusion-lint ROOT --extend-select FL208 --no-cache FLAGS`` in a subprocess."""
+    command = [sys.executable, "-m", "fusion_lint", str(root), "--extend-select", "FL208", "--no-cache", *flags]
+    return subprocess.run(command, capture_output=True, text=True)
+
+
+def lint_json(root: Path) -> list[dict]:
+    return json.loads(run_linter(root, "--output-format", "json").stdout or "[]")
 
 
 def drafted_entries(source: str) -> list[dict]:
@@ -121,21 +111,7 @@ def measure_unit(unit: dict, corpus: Path, work: Path) -> dict:
     shutil.copytree(source, root, copy_function=shutil.copyfile)  # writable copies: the corpus is read-only
     originals = {p: p.read_text(encoding="utf-8", errors="replace") for p in root.rglob("*.py")}
     before = Counter((d["filename"], d["code"]) for d in lint_json(root))
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fusion_lint",
-            str(root),
-            "--extend-select",
-            "FL208",
-            "--fix",
-            "--unsafe-fixes",
-            "--no-cache",
-        ],
-        capture_output=True,
-        text=True,
-    )
+    done = run_linter(root, "--fix", "--unsafe-fixes")
     after = Counter((d["filename"], d["code"]) for d in lint_json(root))
     result = {
         "unit": unit["unit"],

@@ -42,6 +42,7 @@ import os
 import threading
 import time
 import tokenize
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from urllib.parse import unquote
@@ -155,10 +156,10 @@ def lint_freeing_later(garbage: list, path: str, text: str, superseded: threadin
         return lint_unless_superseded(path, text, superseded)
 
 
-def quick_fix_buffer(path: str, text: str, diagnostic: Diagnostic) -> str | None:
-    """What the buffer becomes with ``diagnostic``'s fix alone (None: it cannot be made, or it would
-    introduce a diagnostic): ``--fix``'s codemod and checks, on the buffer."""
-    options = buffer_options(path, text)
+@contextlib.contextmanager
+def fixing_a_buffer(path: str) -> Iterator[None]:
+    """What fixing a buffer runs under: parsing isolated under ``BUFFER_DEADLINE_S``, the project's
+    kept facts and walks, and the CLI's messages (a fix not applied) sent to the log, not stderr."""
     messages = io.StringIO()
     with (
         contextlib.redirect_stderr(messages),
@@ -166,32 +167,29 @@ def quick_fix_buffer(path: str, text: str, diagnostic: Diagnostic) -> str | None
         facts_kept_in(PROJECT_FACTS),
         kept_walk.walks_kept_in(PROJECT_WALKS),
     ):
-        report = lint(options)
-        found = next(
-            (d for d in report.diagnostics if d.sort_key() == diagnostic.sort_key() and d.fix is not None), None
-        )
-        fixed = fixed_by_one(report, options, found) if found is not None else None
+        yield
     for message in messages.getvalue().splitlines():
-        log.warning("%s: %s", path, message)
-    return fixed
+        if message.startswith(SOURCE + ":"):  # a fix that was not applied (the summary line is not)
+            log.warning("%s: %s", path, message)
+
+
+def quick_fix_buffer(path: str, text: str, diagnostic: Diagnostic) -> str | None:
+    """What the buffer becomes with ``diagnostic``'s fix alone (None: it cannot be made, or it would
+    introduce a diagnostic): ``--fix``'s codemod and checks, on the buffer."""
+    options = buffer_options(path, text)
+    with fixing_a_buffer(path):
+        report = lint(options)
+        key = diagnostic.sort_key()
+        found = next((d for d in report.diagnostics if d.sort_key() == key and d.fix is not None), None)
+        return fixed_by_one(report, options, found) if found is not None else None
 
 
 def fix_buffer(path: str, text: str) -> str:
     """The text ``fusion-lint --fix --stdin-filename PATH -`` prints for this buffer: every safe fix,
     applied in rounds with the same checks (a fix that breaks the parse is dropped)."""
     options = buffer_options(path, text)
-    messages = io.StringIO()
-    # The CLI's messages go into the log, not stray on stderr.
-    with (
-        contextlib.redirect_stderr(messages),
-        always_isolated(BUFFER_DEADLINE_S),
-        facts_kept_in(PROJECT_FACTS),
-        kept_walk.walks_kept_in(PROJECT_WALKS),
-    ):
+    with fixing_a_buffer(path):
         _, fixed = apply_fixes(lint(options), options, write=True, stdin=True)
-    for message in messages.getvalue().splitlines():
-        if message.startswith(SOURCE + ":"):  # a fix that was not applied (the summary line is not)
-            log.warning("%s: %s", path, message)
     decoded = decode(fixed if isinstance(fixed, bytes) else fixed.encode("utf-8"))
     if not isinstance(decoded, Decoded):
         return text
