@@ -132,14 +132,16 @@ class CallText:
             before = self.text[opening : removed.span.start]
             return self.replace(opening, self._close_paren(), before if "#" in before else "")
         if index == len(arguments) - 1:  # the last one went: the one before it now ends the list
+            if "#" in self.text[arguments[index - 1].span.end : removed.span.start]:
+                return self.replace(removed.span.start, removed.span.end, "")  # the comment before it stays
             return self.replace(arguments[index - 1].span.end, removed.span.end, "")
         following = arguments[index + 1]
-        if index == 0:
-            comma = _comma_after(self.text, removed.span.end, following.span.start)
-            if comma is not None:
-                after = self.text[comma + 1 : following.span.start]
-                if "#" in after and "#" not in self.text[opening : removed.span.start]:
-                    return self.replace(opening, comma + 1, "")
+        comma = _comma_after(self.text, removed.span.end, following.span.start)
+        if comma is not None and "#" in self.text[comma + 1 : following.span.start]:
+            # A comment after its comma stays (with the line break before the next argument).
+            if index == 0 and "#" not in self.text[opening : removed.span.start]:
+                return self.replace(opening, comma + 1, "")
+            return self.replace(removed.span.start, comma + 1, "")
         return self.replace(removed.span.start, following.span.start, "")
 
     def prepend_argument(self, value: str) -> CallText:

@@ -310,3 +310,83 @@ def test_an_argument_put_before_another_rewrites_the_call_not_a_tuple() -> None:
     callee, message = text.index("Exception(f"), text.index('f"Failed')
     edits = [Edit(callee, callee + len("Exception"), "fail"), Edit(message, message, '"get_failed", ')]
     assert rewrite(text, edits) == text.replace('Exception(f"', 'fail("get_failed", f"')
+
+
+# ----- 200 mutants: comments and odd layout around every fixable construct ---------------------------
+
+MUTANTS_PER_EXAMPLE = 200 // max(1, len(FIXED_EXAMPLES)) + 1
+
+
+def _commented(source: str, seed: int) -> str | None:
+    """``source`` with comments (``# m<k>``) and line breaks put after some ``(``, ``[`` and ``,``
+    inside brackets, and at the end of some lines: legal everywhere, and what a fix must keep."""
+    import io
+    import random
+    import tokenize
+
+    chooser = random.Random(seed)
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    lines = source.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    inserts: list[tuple[int, str]] = []
+    depth = 0
+    for index, token in enumerate(tokens):
+        if token.type == tokenize.OP and token.string in "([{":
+            depth += 1
+        elif token.type == tokenize.OP and token.string in ")]}":
+            depth -= 1
+        following = tokens[index + 1] if index + 1 < len(tokens) else None
+        at = starts[token.end[0] - 1] + token.end[1]
+        if depth > 0 and token.type == tokenize.OP and token.string in "([{," and chooser.random() < 0.35:
+            if following is not None and following.type not in (tokenize.NL, tokenize.COMMENT, tokenize.NEWLINE):
+                inserts.append((at, f"  # m{len(inserts)}\n" + " " * (4 * depth + 4)))
+        elif token.type == tokenize.NEWLINE and token.string and chooser.random() < 0.3:
+            previous = tokens[index - 1]
+            if previous.type != tokenize.COMMENT:
+                inserts.append((starts[token.start[0] - 1] + token.start[1], f"  # m{len(inserts)}"))
+    if not inserts:
+        return None
+    for at, text in sorted(inserts, reverse=True):
+        source = source[:at] + text + source[at:]
+    try:
+        ast.parse(source)
+    except SyntaxError:
+        return None
+    return source
+
+
+MUTANTS = [
+    pytest.param(rule, example, seed, id=f"{rule.code}-{index}-{seed}")
+    for rule in all_rules()
+    for index, example in enumerate(rule.invalid_examples())
+    if example.fixed is not None and not example.files
+    for seed in range(MUTANTS_PER_EXAMPLE)
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("rule", "example", "seed"), MUTANTS)
+def test_fixes_on_commented_mutants_keep_every_comment_and_converge(rule, example, seed, tmp_path: Path) -> None:
+    import re
+
+    source = _commented(rule.prelude + example.snippet, seed)
+    if source is None:
+        pytest.skip("no place for a comment in this example")
+    (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
+    path = tmp_path / "app.py"
+    path.write_text(source)
+    options = Options(paths=[str(tmp_path)], selection=Selection(select=[rule.code]), use_cache=False, jobs=1)
+    apply_fixes(lint(options), options, write=True, unsafe=True)
+    fixed = path.read_text()
+    compile(fixed, "app.py", "exec")
+    kept = set(re.findall(r"# m\d+", fixed))
+    wanted = set(re.findall(r"# m\d+", source))
+    if rule.code != "FL101":  # FL101 drops an `errors=[]` argument, and a comment inside it with it
+        assert kept == wanted, sorted(wanted - kept)
+    apply_fixes(lint(options), options, write=True, unsafe=True)
+    assert path.read_text() == fixed  # a second --fix changes nothing
