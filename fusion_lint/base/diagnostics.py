@@ -77,8 +77,8 @@ class Edit:
     end: int
     content: str
     #: ``(module, name)`` pairs when the edit adds ``from module import name, ...``: the codemod
-    #: places them with libcst's ``AddImportsVisitor`` (the leading import block, merged into a
-    #: ``from module import ...`` already there) rather than splicing ``content`` at ``start``.
+    #: places them in the leading import block (merged into a ``from module import ...`` already
+    #: there) rather than splicing ``content`` at ``start``.
     adds_imports: tuple[tuple[str, str], ...] = ()
 
 

@@ -213,8 +213,7 @@ def compact_reduce(fact: object) -> tuple:
     for item in fields(fact):  # type: ignore[arg-type]
         value = getattr(fact, item.name)
         values.append(value)
-        default = item.default if item.default is not MISSING else MISSING
-        trailing = trailing + 1 if default is not MISSING and value == default else 0
+        trailing = trailing + 1 if item.default is not MISSING and value == item.default else 0
     return type(fact), tuple(values[: len(values) - trailing])
 
 

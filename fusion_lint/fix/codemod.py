@@ -32,7 +32,8 @@ from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from fusion_lint.base.diagnostics import Edit
-from fusion_lint.rules._edits import import_order_key
+from fusion_lint.fix.apply import apply_edits
+from fusion_lint.rules._edits import order_of
 
 #: Rewrites of a target that does not parse move up to the node around it, at most this often.
 MAX_WIDENINGS = 8
@@ -53,7 +54,7 @@ def rewrite(text: str, edits: Sequence[Edit]) -> str:
     imports = sorted({pair for edit in edits for pair in edit.adds_imports})
     if splices:
         module = _rewrite_nodes(text, module, splices)
-        if module.code != _spliced_text(text, splices):  # libcst rendered the new nodes otherwise
+        if module.code != apply_edits(text, splices):  # libcst rendered the new nodes otherwise
             raise NotApplicable("the rewritten nodes do not render as the edits' text")
     if imports:
         module = _with_imports(module, imports)
@@ -123,12 +124,9 @@ def _merged_names(
     if not names:
         return added
     merged = names + added
-    for style in ("isort", "plain", "lower"):  # the first order the names are already in
-        order = import_order_key(style)
-        keys = [order(alias.evaluated_name) for alias in names]
-        if keys == sorted(keys):  # type: ignore[type-var]  # each style's keys compare among themselves
-            merged.sort(key=lambda alias: order(alias.evaluated_name))  # type: ignore[arg-type,return-value]
-            break
+    order = order_of([alias.evaluated_name for alias in names])
+    if order is not None:
+        merged.sort(key=lambda alias: order(alias.evaluated_name))  # type: ignore[arg-type,return-value]
     between = [alias.comma for alias in names[:-1] if isinstance(alias.comma, cst.Comma)]
     if between:
         separator = between[0]
@@ -163,7 +161,7 @@ class _Target:
     start: int
     end: int
     kind: str  # "expression", "statement" (a simple one) or "decorators" (of a def or class)
-    indent: str = ""  # decorators: the indentation of the ``def`` line
+    indent: str = ""  # the indentation of the block the node is in (its edited text is parsed there)
     edits: list[Edit] = field(default_factory=list)
 
     @property
@@ -298,17 +296,12 @@ def _merged(chosen: list[_Target]) -> list[_Target]:
     return kept
 
 
-def _spliced_text(text: str, edits: Sequence[Edit]) -> str:
-    for start, end, content in sorted({(e.start, e.end, e.content) for e in edits}, reverse=True):
-        text = text[:start] + content + text[end:]
-    return text
-
-
 def _spliced(text: str, target: _Target) -> str:
-    piece = text[target.start : target.end]
-    for start, end, content in sorted({(e.start, e.end, e.content) for e in target.edits}, reverse=True):
-        piece = piece[: start - target.start] + content + piece[end - target.start :]
-    return piece
+    """``target``'s text with its edits made."""
+    shift = target.start
+    return apply_edits(
+        text[shift : target.end], [Edit(e.start - shift, e.end - shift, e.content) for e in target.edits]
+    )
 
 
 class _NotThisKind(Exception):

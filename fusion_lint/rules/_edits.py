@@ -206,6 +206,17 @@ def import_order_key(style: str) -> Callable[[str], object]:
     return lambda name: name
 
 
+def order_of(names: list[str]) -> Callable[[str], object] | None:
+    """The sort key of the first order ``names`` are already in (isort's, plain, case-insensitive),
+    or None when they are in none: a new name then goes last."""
+    for style in ("isort", "plain", "lower"):
+        key = import_order_key(style)
+        keys = [key(n) for n in names]
+        if keys == sorted(keys):  # type: ignore[type-var]  # each style's keys compare among themselves
+            return key
+    return None
+
+
 def add_import_name(text: str, statement: FromImport, name: str) -> Edit | None:
     """Add ``name`` to an existing ``from M import ...``: in sorted position when the names are
     sorted (isort's order, or plain), else last; one name per line when the statement is written so."""
@@ -215,13 +226,8 @@ def add_import_name(text: str, statement: FromImport, name: str) -> Edit | None:
     imports = ((statement.module, name),) if statement.module and not statement.level else ()
     if statement.star or not aliases:
         return None
-    position = len(names)
-    for style in ("isort", "plain", "lower"):
-        key = import_order_key(style)
-        keys = [key(n) for n in names]
-        if keys == sorted(keys):  # type: ignore[type-var]
-            position = sum(1 for k in keys if k < key(name))  # type: ignore[operator]
-            break
+    key = order_of(names)
+    position = len(names) if key is None else sum(1 for n in names if key(n) < key(name))  # type: ignore[operator]
     newline = newline_of(text)
 
     def vertical(start: int) -> bool:  # the alias is the first thing on its line

@@ -272,6 +272,16 @@ def _humane(function: str) -> str:
     return function.rpartition(".")[2].replace("_", " ").strip()
 
 
+def _failed(function: str) -> str:
+    """The reason of last resort: what the tool did, failed (``get_connection_failed``)."""
+    return f"{snake_case(_humane(function))}_failed"
+
+
+def _fails(function: str, exception: str = "") -> str:
+    """The ``when`` of last resort: ``Get connection fails (RedisError)``."""
+    return f"{_humane(function).capitalize()} fails" + (f" ({exception})" if exception else "")
+
+
 def _code_for(exception: str, text: str = "", guard: bool = False) -> str:
     """The code a failure is by what its message (first) or its exception's name says; a
     ``ValueError`` with nothing more precise is an argument guard (``INVALID_PARAMS``) where the
@@ -298,10 +308,9 @@ def draft_for_raise(site: Raise, function: str, in_handler: bool) -> Draft:
         or _class_reason(exception)
         or site.data_reason
         or reason_from_text(message)
-        or f"{snake_case(_humane(function))}_failed"
+        or _failed(function)
     )
-    fallback = f"{_humane(function).capitalize()} fails" + (f" ({exception})" if exception else "")
-    return Draft(reason, code, _when(message, fallback), _raise_site(site, function, in_handler))
+    return Draft(reason, code, _when(message, _fails(function, exception)), _raise_site(site, function, in_handler))
 
 
 def _raise_site(site: Raise, function: str, in_handler: bool) -> Site:
@@ -322,10 +331,8 @@ def _raise_site(site: Raise, function: str, in_handler: bool) -> Site:
 
 
 def draft_for_text(text: str, function: str, site: Site | None = None) -> Draft:
-    reason = reason_from_text(text) or f"{snake_case(_humane(function))}_failed"
-    return Draft(
-        reason, _code_from_words(text) or "INTERNAL_ERROR", _when(text, f"{_humane(function).capitalize()} fails"), site
-    )
+    reason = reason_from_text(text) or _failed(function)
+    return Draft(reason, _code_from_words(text) or "INTERNAL_ERROR", _when(text, _fails(function)), site)
 
 
 def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[Draft]:
@@ -353,9 +360,9 @@ def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[D
                 where = f"{exception} re-raised in {function} (line {site.span.line})"
                 rewritable = in_handler and clause is not None and clause.name and not caught_by(site.tries, "McpError")
                 yield Draft(
-                    _class_reason(exception) or f"{snake_case(_humane(function))}_failed",
+                    _class_reason(exception) or _failed(function),
                     _code_for(exception),
-                    f"{_humane(function).capitalize()} fails" + (f" ({exception})" if exception != "Exception" else ""),
+                    _fails(function, exception if exception != "Exception" else ""),
                     Site("reraise", where, span=site.span, cause=clause.name) if rewritable else Site("left", where),  # type: ignore[union-attr]
                 )
             else:
@@ -383,12 +390,9 @@ def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[D
             function = handler.qualname
             said = returned.text.sentence if returned.text else None
             yield Draft(
-                _class_reason(exception) or f"{snake_case(_humane(function))}_failed",
+                _class_reason(exception) or _failed(function),
                 _code_for(exception, said or ""),
-                _when(
-                    said if said and _flat(said).strip(" .:") else None,
-                    f"{_humane(function).capitalize()} fails ({exception})",
-                ),
+                _when(said, _fails(function, exception)),  # a text of placeholders only falls back
                 _return_site(returned, where),
             )
 

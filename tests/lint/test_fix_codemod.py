@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from harness import lint_example
+from test_fix import write_project
 
 from fusion_lint.base.diagnostics import Diagnostic, Edit, Fix, Span
 from fusion_lint.check.engine import Options, Selection, lint
@@ -25,13 +26,6 @@ else:  # pragma: no cover (3.10)
     import tomli as tomllib
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def _project(root: Path, files: dict[str, str], newline: str = "\n", bom: bool = False) -> None:
-    (root / "pyproject.toml").write_text("[tool.fusion-lint]\n")
-    for name, source in files.items():
-        data = textwrap.dedent(source).replace("\n", newline).encode()
-        (root / name).write_bytes((b"\xef\xbb\xbf" if bom else b"") + data)
 
 
 def _fix(root: Path, *, unsafe: bool = True, select: list[str] | None = None, extend: list[str] | None = None):
@@ -113,7 +107,7 @@ LATE_IMPORT = """\
 
 
 def test_fl208s_import_goes_into_the_leading_block_not_after_a_late_import(tmp_path: Path) -> None:
-    _project(tmp_path, {"server.py": LATE_IMPORT, "helpers.py": "def helper(url):\n    return url\n"})
+    write_project(tmp_path, {"server.py": LATE_IMPORT, "helpers.py": "def helper(url):\n    return url\n"})
     before = _codes(tmp_path, ["FL208"])
     _fix(tmp_path, extend=["FL208"])
     fixed = (tmp_path / "server.py").read_text()
@@ -144,7 +138,7 @@ CONTRACTED = """\
 
 
 def test_fl107_and_fl201_together_introduce_no_fl203(tmp_path: Path) -> None:
-    _project(tmp_path, {"app.py": CONTRACTED})
+    write_project(tmp_path, {"app.py": CONTRACTED})
     assert "FL203" not in _codes(tmp_path)
     _fix(tmp_path)
     fixed = (tmp_path / "app.py").read_text()
@@ -154,7 +148,7 @@ def test_fl107_and_fl201_together_introduce_no_fl203(tmp_path: Path) -> None:
 
 
 def test_a_fix_that_would_comment_out_a_closing_parenthesis_is_never_offered(tmp_path: Path) -> None:
-    _project(tmp_path, {"app.py": CONTRACTED})
+    write_project(tmp_path, {"app.py": CONTRACTED})
     options = Options(paths=[str(tmp_path)], use_cache=False, jobs=1)
     report = lint(options)
     found = next(d for d in report.diagnostics if d.code == "FL301" or d.fix is not None)
@@ -168,7 +162,7 @@ def test_a_fix_that_would_comment_out_a_closing_parenthesis_is_never_offered(tmp
 
 def test_a_fix_that_introduces_a_diagnostic_is_skipped_and_said(tmp_path: Path, capsys) -> None:
     # FL204's fix (raise the error) on a fail() whose reason the contract lacks would surface FL203.
-    _project(
+    write_project(
         tmp_path,
         {
             "app.py": """\
