@@ -4,6 +4,7 @@ whole result is ``check.report.Report``)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -80,6 +81,16 @@ class Edit:
     #: places them in the leading import block (merged into a ``from module import ...`` already
     #: there) rather than splicing ``content`` at ``start``.
     adds_imports: tuple[tuple[str, str], ...] = ()
+
+
+def apply_edits(text: str, edits: Iterable[Edit]) -> str:
+    """Splice non-conflicting edits into ``text`` (identical ones once), from the end of the text
+    backwards so that each offset still means what it meant in the original: what a report's fix
+    reads as text, and what the codemod's result must equal."""
+    unique = sorted({(e.start, e.end, e.content) for e in edits}, reverse=True)
+    for start, end, content in unique:
+        text = text[:start] + content + text[end:]
+    return text
 
 
 @dataclass(slots=True)

@@ -27,12 +27,12 @@ import os
 import re
 import tokenize
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import click
 
-from fusion_lint.base.diagnostics import Diagnostic, Edit, Fix
+from fusion_lint.base.diagnostics import Diagnostic, Edit, Fix, apply_edits
 from fusion_lint.base.files import Snapshot, read_snapshot, write_back
 from fusion_lint.check.engine import Options, lint
 from fusion_lint.check.report import Report
@@ -406,15 +406,6 @@ def _conflict(edit: Edit, other: Edit) -> bool:
     if (edit.start, edit.end, edit.content) == (other.start, other.end, other.content):
         return False
     return edit.start <= other.end and other.start <= edit.end
-
-
-def apply_edits(text: str, edits: Iterable[Edit]) -> str:
-    """Apply non-conflicting edits (identical ones once), from the end of the text backwards so
-    that each offset still means what it meant in the original."""
-    unique = sorted({(e.start, e.end, e.content) for e in edits}, reverse=True)
-    for start, end, content in unique:
-        text = text[:start] + content + text[end:]
-    return text
 
 
 def comments_only(old: str, new: str) -> bool:

@@ -31,8 +31,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from fusion_lint.base.diagnostics import Edit
-from fusion_lint.fix.apply import apply_edits
+from fusion_lint.base.diagnostics import Edit, apply_edits
 from fusion_lint.rules._edits import order_of
 
 #: Rewrites of a target that does not parse move up to the node around it, at most this often.
