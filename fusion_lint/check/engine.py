@@ -7,10 +7,11 @@ This module owns every file read of a lint; the rules see the resolved project o
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 # Submodules bound by ``import pkg.mod as mod``, not ``from . import mod``: the latter takes the
 # package's attribute when it has one, which is stale once the module was dropped from sys.modules
@@ -18,6 +19,9 @@ from typing import Any
 import fusion_lint.check.facts_partial as facts_partial
 import fusion_lint.check.partial_run as partial_run
 import fusion_lint.check.snapshot_run as snapshot_run
+import fusion_lint.discovery.kept_walk as kept_walk
+import fusion_lint.project.kept_resolution as kept_resolution
+import fusion_lint.source.runner as runner
 import fusion_lint.source.second_look as second_look
 from fusion_lint.base.diagnostics import Diagnostic, Span
 from fusion_lint.base.memory import gc_paused
@@ -32,7 +36,7 @@ from fusion_lint.check.snapshot import Recorder, places
 from fusion_lint.check.snapshot_run import Plan as SnapshotPlan
 from fusion_lint.check.snapshot_run import snapshot_allowed
 from fusion_lint.check.suppression import Reported, suppress, unknown_directives, unused_suppressions
-from fusion_lint.config.settings import DEFAULTS, LoadedConfig, Settings
+from fusion_lint.config.settings import DEFAULTS, ConfigError, LoadedConfig, Settings
 from fusion_lint.config.tree import ConfigTree, FlagSettings, common_folder
 from fusion_lint.discovery.walk import Discovery, Walker
 from fusion_lint.facts.model import FileFacts
@@ -397,11 +401,50 @@ def _stop_if_superseded(analysis: Analysis) -> None:
     stop_if_superseded(analysis.kept.close if analysis.kept is not None else None)  # (``resolved`` would end it)
 
 
+def lint(options: Options, configured: tuple[ConfigTree, LoadedConfig, Settings] | None = None) -> Report:
+    """The run's report. ``configured``: ``configure_tree(options)``, when the caller made it
+    already (the language server)."""
+    return never_costed_by_the_cache(lambda chosen: _lint(chosen, configured), options)
+
+
+Computed = TypeVar("Computed")
+
+
+def never_costed_by_the_cache(compute: Callable[[Options], Computed], options: Options) -> Computed:
+    """``compute(options)``: the cache may make it faster, never fail it (DESIGN §13.1). Whatever a
+    computation that reuses work raises — loading, validating or replaying the per-file entries, the
+    rules' results, the run's snapshot, what the language server kept — that reuse is dropped and
+    the computation runs afresh, as ``--no-cache`` runs it. Only what it is asked to stop for goes
+    through: a superseded lint, bad paths or flags, a bad config (a fresh run would raise them again)."""
+    if not options.use_cache:
+        return compute(options)
+    try:
+        return compute(options)
+    except (Superseded, UsageError, ConfigError):
+        raise
+    except Exception:  # noqa: BLE001 (a bug in reuse costs the reuse, never the run)
+        with _afresh():
+            return compute(replace(options, use_cache=False))
+
+
+@contextmanager
+def _afresh() -> Iterator[None]:
+    """What a run computed afresh runs under: nothing kept between the language server's lints
+    serves it, and what was kept is dropped (the failure may have come from it)."""
+    lease, walks = runner.current_lease(), kept_walk.current()
+    if lease is not None:
+        kept_resolution.forget(lease.kept)
+        lease.kept.clear()
+    if walks is not None:
+        walks.kept.clear()
+    with runner.facts_not_kept(), kept_walk.walks_not_kept():
+        yield
+
+
 # Rules allocate plenty and free it all by reference counting, while collections would scan every
 # file's facts again and again: measured ~20% of the rules' time on the dense benchmark corpus.
 @gc_paused()
-def lint(options: Options, configured: tuple[ConfigTree, LoadedConfig, Settings] | None = None) -> Report:
-    """``configured``: ``configure_tree(options)``, when the caller made it already (the language server)."""
+def _lint(options: Options, configured: tuple[ConfigTree, LoadedConfig, Settings] | None) -> Report:
     LAST_CHECK.ran = LAST_CHECK.replayed = 0
     LAST_CHECK.paths.clear()
     snapshot_run.reset_counts()

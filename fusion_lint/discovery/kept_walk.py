@@ -69,6 +69,10 @@ class KeptWalk:
     def forget_unused(self, used: set[str]) -> None:
         self.used.forget_unused(self.listings, used)
 
+    def clear(self) -> None:
+        """Keep nothing: what a run raised while reusing may have come from here."""
+        self.listings.clear()
+
 
 @dataclass
 class WalkLease:
@@ -111,6 +115,17 @@ _walk_lease: ContextVar[WalkLease | None] = ContextVar("fusion_lint_walk_lease",
 
 def current() -> WalkLease | None:
     return _walk_lease.get()
+
+
+@contextmanager
+def walks_not_kept() -> Iterator[None]:
+    """Within this block (this thread or task only), no ``KeptWalk`` serves or keeps a listing,
+    whatever an outer ``walks_kept_in`` lent: a run computed afresh (``engine.lint``)."""
+    token = _walk_lease.set(None)
+    try:
+        yield
+    finally:
+        _walk_lease.reset(token)
 
 
 @contextmanager

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from fusion_lint.base.diagnostics import Span
-from fusion_lint.check.engine import Analysis, Options, analyse, configure
+from fusion_lint.check.engine import Analysis, Options, analyse, configure, never_costed_by_the_cache
 from fusion_lint.config.settings import LoadedConfig, find_config
 from fusion_lint.facts.model import Value
 from fusion_lint.output.common import display_path
@@ -148,7 +148,7 @@ def build_static_lock(options: Options, lockfile: str | None = None) -> StaticLo
     ``ConfigError`` as ``lint`` does.
     """
     config, settings = configure(options)
-    records, problems, skipped = _records(analyse(options, config, settings))
+    records, problems, skipped = never_costed_by_the_cache(lambda o: _records(analyse(o, config, settings)), options)
     if problems:
         raise LockRefused(problems)
     return StaticLock(build_lock(records), lockfile_location(config, options.paths, lockfile), skipped)
@@ -174,7 +174,7 @@ def project_contracts(paths: Sequence[str] = (), *, start: str = ".", use_cache:
     chosen = list(paths) or default_paths(find_config(Path(start)))
     options = Options(paths=chosen, use_cache=use_cache)
     config, settings = configure(options)
-    records, problems, skipped = _records(analyse(options, config, settings))
+    records, problems, skipped = never_costed_by_the_cache(lambda o: _records(analyse(o, config, settings)), options)
     return ProjectContracts(build_lock(records), sorted(problems + skipped, key=_place), chosen)
 
 

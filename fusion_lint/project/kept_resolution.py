@@ -296,6 +296,12 @@ _KEPT: weakref.WeakKeyDictionary[runner.KeptFacts, KeptResolution] = weakref.Wea
 _KEPT_LOCK = threading.Lock()
 
 
+def forget(kept: runner.KeptFacts) -> None:
+    """Drop the resolution kept beside ``kept``: what a run raised while reusing may have come from it."""
+    with _KEPT_LOCK:
+        _KEPT.pop(kept, None)
+
+
 def current() -> KeptResolution | None:
     """The kept resolution of the language server's kept facts this lint uses (None: the CLI)."""
     lease = runner.current_lease()

@@ -147,6 +147,10 @@ class KeptFacts:
     def forget_unused(self, used: set[str]) -> None:
         self.used.forget_unused(self.results, used)
 
+    def clear(self) -> None:
+        """Keep nothing: what a run raised while reusing may have come from here."""
+        self.results.clear()
+
 
 @dataclass
 class FactsLease:
@@ -203,6 +207,17 @@ _facts_lease: ContextVar[FactsLease | None] = ContextVar("fusion_lint_facts_leas
 def current_lease() -> FactsLease | None:
     """This thread's or task's use of ``KeptFacts``, if any (the language server's lints)."""
     return _facts_lease.get()
+
+
+@contextmanager
+def facts_not_kept() -> Iterator[None]:
+    """Within this block (this thread or task only), no ``KeptFacts`` serves or keeps anything,
+    whatever an outer ``facts_kept_in`` lent: a run computed afresh (``engine.lint``)."""
+    token = _facts_lease.set(None)
+    try:
+        yield
+    finally:
+        _facts_lease.reset(token)
 
 
 @contextmanager
