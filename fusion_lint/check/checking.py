@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fusion_lint.base.diagnostics import Diagnostic, Span
+from fusion_lint.check.reads import SHARED_SCOPES, Reads, neighbour_files
 from fusion_lint.check.rule_cache import RuleMemo
 from fusion_lint.check.suppression import Reported
 from fusion_lint.project.view import ProjectView, ResolvedDefinition
@@ -51,6 +52,7 @@ def check(
     views: Callable[[str], ProjectView] | None = None,
     memo: RuleMemo | None = None,
     observe: Observer | None = None,
+    reads: Reads | None = None,
 ) -> list[Reported]:
     """Run ``rules`` over the resolved project: definition rules once per definition, entry rules
     once per contract entry, function rules once per function. Only what can report into a
@@ -60,7 +62,8 @@ def check(
     project as the rule sees it from the file of what it checks (that file's settings). ``memo``:
     the findings of earlier runs for items whose inputs did not change, replayed in place of
     running the rule (``rule_cache``), in the same order. ``observe``: sees every item's findings
-    (the run's snapshot records them, ``snapshot``)."""
+    (the run's snapshot records them, ``snapshot``). ``reads``: records what the rules of each
+    shared item read (``reads``); those items run, never replayed, so that every one is recorded."""
     view = views or (lambda path: project)
     order = dict(zip(map(id, project.definitions), itertools.count()))
     candidates = project.definitions if project.touch_candidates is None else project.touch_candidates
@@ -79,16 +82,24 @@ def check(
         "entry": [(e, e.holders, e.entry.span, e.path, view(e.path)) for e in entries],
         "function": [(f, f.handler_of, f.function.span, f.path, view(f.path)) for f in functions],
     }
+    shared: dict[str, set[int]] = {scope: set() for scope in items}
+    if reads is not None:
+        for scope in SHARED_SCOPES:
+            shared[scope] = {index for index, scoped in enumerate(items[scope]) if neighbour_files(scoped[0])}
     for rule_class in rules:
         rule, code = rule_class(), rule_class.code
         for scope in rule_class.checks():
-            check_one, scoped = getattr(rule, f"check_{scope}"), items[scope]
+            check_one, scoped, recorded = getattr(rule, f"check_{scope}"), items[scope], shared[scope]
             plan = memo.plan(rule_class, scope, scoped) if memo is not None else None
             visit: Sequence[int] = range(len(scoped)) if plan is None else plan.visit(code)
-            LAST_CHECK.replayed += len(scoped) - (len(plan.misses) if plan is not None else len(scoped))
+            ran = len(scoped)
+            if plan is not None:
+                ran = len(plan.misses) + len(recorded.difference(plan.misses))
+                visit = sorted(set(visit) | recorded) if recorded else visit
+            LAST_CHECK.replayed += len(scoped) - ran
             for index in visit:
                 item, subjects, span, path, item_view = scoped[index]
-                record = plan.found[index] if plan is not None else None
+                record = plan.found[index] if plan is not None and index not in recorded else None
                 findings: list[Finding] | None = None
                 if record is not None:
                     findings = record.get(code, [])
@@ -96,7 +107,11 @@ def check(
                     LAST_CHECK.ran += 1
                     LAST_CHECK.paths.add(path)
                     try:
-                        findings = list(check_one(item, item_view))
+                        if index in recorded:
+                            with reads.recording(scope, item, item_view):  # type: ignore[union-attr]  # (``recorded`` is empty without ``reads``)
+                                findings = list(check_one(item, item_view))
+                        else:
+                            findings = list(check_one(item, item_view))
                     except Exception as exc:  # a bug in a rule must not hide the others (FL999)
                         internal.append(Reported(_internal_error(rule_class, _labels(subjects), exc, path, span)))
                     if plan is not None:

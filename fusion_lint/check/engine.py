@@ -28,6 +28,7 @@ from fusion_lint.base.memory import gc_paused
 from fusion_lint.base.modules import import_roots, module_of
 from fusion_lint.check.abandon import Superseded, abandoned_when, free, free_later, freed_later, stop_if_superseded  # noqa: F401 (LSP API)
 from fusion_lint.check.checking import LAST_CHECK, CheckCounts, all_rules_by_code, check  # noqa: F401 (the engine's API)
+from fusion_lint.check.reads import Reads
 from fusion_lint.check.report import Report
 from fusion_lint.check.rule_cache import RuleMemo
 from fusion_lint.check.scopes import FileScopes
@@ -489,14 +490,19 @@ def _lint(options: Options, configured: tuple[ConfigTree, LoadedConfig, Settings
                 analysis.text,
                 [settings.model_dump_json(), ",".join(rule.code for rule in active)],
             )
-        recorder = None
+        recorder, reads = None, None
         if memo is not None and snapshot_allowed(enabled) and report_set == {r.path for r in analysis.results}:
-            recorder = Recorder(places(view.definitions), analysis.text)
-        found = check(view, active, report_set, scopes.views(view), rule_memo, recorder)
+            recorder, reads = Recorder(places(view.definitions), analysis.text), Reads()
+        found = check(view, active, report_set, scopes.views(view), rule_memo, recorder, reads)
         if rule_memo is not None:
             rule_memo.save()
-        if recorder is not None and memo is not None and not any(r.diagnostic.code == "FL999" for r in found):
-            snapshot_run.record(analysis, view, recorder, memo.frame, memo.cache.directory)
+        if (
+            recorder is not None
+            and reads is not None
+            and memo is not None
+            and not any(r.diagnostic.code == "FL999" for r in found)
+        ):
+            snapshot_run.record(analysis, view, recorder, reads, memo.frame, memo.cache.directory)
         counts = definition_counts(view, report_set)
         report = _finish(options, analysis, found, analysis.files, analysis.files, counts, rules)
     except BaseException:

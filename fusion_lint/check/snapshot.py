@@ -14,12 +14,12 @@ directory, enough to answer the next run without the facts of the files an edit 
 * what the project-wide parts need: each file's contribution to the tool vocabulary, the labels
   and kinds of its definitions (the summary's counts), its suppression comments, and what the
   second look of the pre-scan learns from it;
-* for an entry or a function some other file's definitions hold or reach (a shared contract, a
-  service), what its rules read of each such file's definitions, per file (``parts``): a holder's
-  label, place and reasons; a reaching definition's contract, framework and wrappers; a caller's
-  guards around the call — never the content key, so a body edit of a tool that changes none of
-  that leaves the shared items replayed. What the rules read is frozen by
-  ``tests/lint/test_rule_cache.py``; ``link_parts`` must cover it.
+* for an entry or a function some other file's definitions hold, serve, reach or call (a shared
+  contract, a service), a digest per such file of what its rules read through that file's objects
+  (``parts``), by the paths the rules were seen reading as they ran (``schema``, ``reads``) —
+  never the content key, so a body edit of a tool that changes nothing they read leaves the
+  shared items replayed, and never a list kept by hand, so a rule reading something new is
+  covered the moment it reads it.
 """
 
 from __future__ import annotations
@@ -31,16 +31,16 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from fusion_lint.base.diagnostics import Fix
+from fusion_lint.check.reads import digests
 from fusion_lint.facts.model import FileFacts
 from fusion_lint.memo.cache import code_fingerprint
 from fusion_lint.memo.store import load_entry, store_entry, user_key
 from fusion_lint.project.resolve import VocabularyShare, combined, vocabulary, vocabulary_from
-from fusion_lint.project.view import FunctionView, ProjectView, ResolvedDefinition, ResolvedEntry, Vocabulary
+from fusion_lint.project.view import ProjectView, ResolvedDefinition, Vocabulary
 from fusion_lint.rules import Finding
-from fusion_lint.rules._shared import REASON_FORMAT
 
 #: Bumped when the layout of the record changes (the code fingerprint covers everything else).
-SNAPSHOT_FORMAT = "1"
+SNAPSHOT_FORMAT = "2"
 DefId = tuple  # (path, place among the definitions resolved from that file)
 
 
@@ -86,6 +86,7 @@ def load_snapshot(directory: Path) -> dict | None:
     for slot, items in delta["findings"].items():
         base["findings"].setdefault(slot, items)
     base["reached"] = delta["reached"]
+    base["schema"] = delta["schema"]
     base["delta"] = set(files)
     return base
 
@@ -106,6 +107,7 @@ def store_snapshot(directory: Path, snapshot: dict, changed: set[str]) -> None:
         "files": records,
         "findings": {slot: items for slot, items in findings.items() if items},
         "reached": snapshot["reached"],
+        "schema": snapshot["schema"],
     }
     store_entry(directory, snapshot_name("delta"), delta, key)
 
@@ -227,135 +229,24 @@ def definition_kind(definition: ResolvedDefinition) -> str:
     return "dispatcher" if definition.definition.dispatcher else definition.kind
 
 
-# ----- what the rules of a shared item read of other files' definitions ----------------------------
+# ----- what the rules of a shared item read of other files -----------------------------------------
 
 
-def _holder(holder: ResolvedDefinition, entry: ResolvedEntry, place: DefId) -> tuple:
-    """What the entry rules read of a definition holding the entry: its label and place (the
-    finding names it; ``entry #2`` counts in the first holder's contract), its reasons and, for a
-    reason FL107 renames, the fail sites and raises of its reach naming it (the rename's fix)."""
-    raw = entry.entry.get("reason")
-    old = str(raw.value.value) if raw is not None and raw.value.kind == "str" else None
-    position = next((i for i, held in enumerate(holder.contract.entries) if held is entry), 0)
-    uses: tuple = ()
-    if old is not None and not REASON_FORMAT.match(old):
-        uses = tuple(
-            (r.path, repr(site.reason_span))
-            for r in holder.reach
-            for site in r.function.fail_sites
-            if site.reason == old
-        )
-        uses += tuple(r.path for r in holder.reach if any(raised.data_reason == old for raised in r.function.raises))
-    return (place, holder.label, position, tuple(e.reason for e in holder.contract.entries), uses)
-
-
-def guards(tries_lists: Iterable[Iterable[object]]) -> tuple:
-    """Try statements as ``caught_by`` reads them: each clause's types and whether it re-raises
-    (not where they are: a body edit above them moves them, and changes nothing a rule reads)."""
-    return tuple(
-        tuple(
-            tuple((clause.types, clause.rethrows) for clause in statement.handlers)  # type: ignore[attr-defined]
-            for statement in tries
-        )
-        for tries in tries_lists
-    )
-
-
-def _serving(definition: ResolvedDefinition, place: DefId) -> tuple:
-    """What the function rules read of a definition a function serves or is reached by (labels,
-    the framework and its masking, the contract as ``handler_checkable``/``contracted`` see it,
-    the wrappers around the handler)."""
-    contract = definition.contract
-    return (
-        place,
-        definition.label,
-        definition.kind,
-        definition.definition.framework,
-        repr(definition.definition.server),
-        definition.definition.name,
-        definition.handler is not None,
-        contract.declared,
-        contract.inert,
-        contract.complete,
-        contract.checkable,
-        tuple((e.reason, e.code, e.thrown_by) for e in contract.entries),
-        # each wrapper: the try statements around each of its calls of the handler (one level deeper
-        # than a caller's guards: walking it as those crashed every warm run, issue 29)
-        tuple(guards(calls) for calls in definition.wrappers),
-    )
-
-
-def _above(view: FunctionView) -> list[FunctionView]:
-    """The function and every function above it in the call graph, each once."""
-    order, seen, stack = [], set(), [view]
-    while stack:
-        current = stack.pop()
-        if id(current) not in seen:
-            seen.add(id(current))
-            order.append(current)
-            stack.extend(caller for caller, _ in current.callers)
-    return order
+def shared_items(view: ProjectView) -> Iterator[tuple[str, tuple, object]]:
+    """Every entry and function of the view, as ``reads.digests`` takes them."""
+    for entry in view.entries:
+        yield "entry", ("E", entry.path, entry.entry.span.start, entry.entry.span.end), entry
+    for function in view.functions:
+        yield "function", ("F", function.path, function.function.qualname), function
 
 
 def link_parts(
-    view: ProjectView, place: dict[int, DefId], paths: set[str] | None = None
+    view: ProjectView, schema: dict[str, Iterable[tuple]], paths: set[str] | None = None
 ) -> dict[str, dict[tuple, bytes]]:
-    """For each file (of ``paths``, else every file), per entry or function of ANOTHER file whose
-    rules read the file's definitions or functions: a digest of what they read of them."""
-    found: dict[str, dict[tuple, list]] = {}
-
-    def add(path: str, item: tuple, what: tuple) -> None:
-        if paths is None or path in paths:
-            found.setdefault(path, {}).setdefault(item, []).append(what)
-
-    for entry in view.entries:
-        key = ("E", entry.path, entry.entry.span.start, entry.entry.span.end)
-        for holder in entry.holders:
-            if holder.path != entry.path:
-                add(holder.path, key, _holder(holder, entry, place[id(holder)]))
-    for function in view.functions:
-        key = ("F", function.path, function.function.qualname)
-        for current in _above(function):
-            for definition in current.handler_of:
-                if definition.path != function.path:
-                    add(
-                        definition.path,
-                        key,
-                        ("h", current.path, current.function.qualname, _serving(definition, place[id(definition)])),
-                    )
-            for definition, depth in current.reached_by:
-                if definition.path != function.path:
-                    add(
-                        definition.path,
-                        key,
-                        (
-                            "r",
-                            current.path,
-                            current.function.qualname,
-                            depth,
-                            _serving(definition, place[id(definition)]),
-                        ),
-                    )
-            for caller, name in current.callers:
-                if caller.path != function.path:
-                    facts = caller.function
-                    add(
-                        caller.path,
-                        key,
-                        (
-                            "c",
-                            current.path,
-                            current.function.qualname,
-                            facts.qualname,
-                            name,
-                            guards(facts.guarded_calls.get(name, ())),
-                            name in facts.unguarded_calls,
-                        ),
-                    )
-    return {
-        path: {item: _digest(*sorted(map(repr, whats))) for item, whats in items.items()}
-        for path, items in found.items()
-    }
+    """For each file (of ``paths``, else every file), per entry or function of ANOTHER file with
+    neighbours in it: a digest of those neighbours and of what the rules read through them, as the
+    run's schema records it (``reads``)."""
+    return digests(shared_items(view), schema, paths)
 
 
 # ----- findings, by item -----------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from typing import Any
 import fusion_lint.memo.stat_index as stat_index
 from fusion_lint.base.diagnostics import Fix, Span
 from fusion_lint.check.checking import LAST_CHECK, check, merged
+from fusion_lint.check.reads import Reads
 from fusion_lint.check.rule_cache import StoredFix
 from fusion_lint.check.snapshot import (
     Recorder,
@@ -91,10 +92,13 @@ def snapshot_allowed(enabled: Iterable[str]) -> bool:
 # ----- recording --------------------------------------------------------------------------------
 
 
-def record(analysis: Analysis, view: ProjectView, recorder: Recorder, frame: str, directory: Path) -> None:
-    """The snapshot of a whole-tree run that checked every item (``engine.lint``); none when a
-    file could not be analysed (the next run tries it again)."""
-    if any(r.problem is not None for r in analysis.results):
+def record(
+    analysis: Analysis, view: ProjectView, recorder: Recorder, reads: Reads, frame: str, directory: Path
+) -> None:
+    """The snapshot of a whole-tree run that checked every item (``engine.lint``), ``reads`` what
+    the rules of its shared items read; none when a file could not be analysed (the next run tries
+    it again), or when those rules read the project beyond what the snapshot checks itself."""
+    if any(r.problem is not None for r in analysis.results) or reads.opaque:
         return
     files = analysis.index.files
     analysed = {r.path: r for r in analysis.results if r.facts is not None}
@@ -103,7 +107,6 @@ def record(analysis: Analysis, view: ProjectView, recorder: Recorder, frame: str
     combined = combined_vocabulary(parts.values(), listings.values())
     if not recorder.ok or not same_vocabulary(combined, view.vocabulary):
         return
-    place = recorder.place
     labels: dict[str, list[tuple[str, str]]] = {path: [] for path in analysed}
     for definition in view.definitions:
         labels.setdefault(definition.path, []).append((definition.label, definition_kind(definition)))
@@ -130,7 +133,8 @@ def record(analysis: Analysis, view: ProjectView, recorder: Recorder, frame: str
             if path in analysed and (f.suppressions or f.file_suppressions or f.unknown_directives)
         },
         "findings": recorder.findings,
-        "parts": link_parts(view, place),
+        "schema": reads.frozen(),
+        "parts": link_parts(view, reads.schema),
         "reached": {path: frozenset(names) for path, names in reached.items()},
         "items": item_counts(view),
     }
@@ -287,7 +291,8 @@ def _answer(
     ):
         return _fallback("the tool vocabulary changed")
     view.vocabulary = vocabulary
-    links = link_parts(view, place, reached)
+    schema = snapshot["schema"]
+    links = link_parts(view, schema, reached)
     for path in reached:
         stored = {item: d for item, d in snapshot["parts"].get(path, {}).items() if item[1] not in reached}
         now = {item: d for item, d in links.get(path, {}).items() if item[1] not in reached}
@@ -300,9 +305,15 @@ def _answer(
                 return _fallback("a call into a function the partial view does not hold")
     recorder = Recorder(place, analysis.text)
     assert analysis.scopes is not None
-    ran = check(view, active, reached, analysis.scopes.views(view), None, observe=recorder)
+    reads = Reads(schema)
+    ran = check(view, active, reached, analysis.scopes.views(view), None, observe=recorder, reads=reads)
     if not recorder.ok or any(r.diagnostic.code == "FL999" for r in ran):
         return _fallback("a rule raised, or a finding cannot be recorded")
+    if reads.frozen() != schema:  # the re-checked shared items read something new: the schema grows
+        # (the digests of the files not re-checked were made with fewer paths: the next run reaching
+        # one of them finds another digest and takes the ordinary path, never a stale replay)
+        schema = reads.frozen()
+        links = link_parts(view, schema, reached)
     labels = dict(snapshot["labels"])
     for path in reached:
         labels[path] = tuple((d.label, _kind(d)) for d in view.definitions if d.path == path)
@@ -323,6 +334,7 @@ def _answer(
         findings,
     )
     updated["parts"] = {**snapshot["parts"], **{path: links.get(path, {}) for path in reached}}
+    updated["schema"] = schema
     new_reached = {path: set(names) for path, names in snapshot["reached"].items()}
     for function in view.functions:
         new_reached.setdefault(function.path, set()).add(function.function.qualname)
