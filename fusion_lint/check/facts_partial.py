@@ -63,7 +63,9 @@ def resolved(
     rules = settings.recovery_min_words, tuple(settings.runtime_modules)
     graph = _graph(index, report_set, read)
     LAST_FULL_PATHS = chosen = graph.chosen if graph is not None else None
-    known = set(walked) | set(LAST_LOOKED_AT)  # (files the graph took the facts of may be loaded)
+    # (files the graph took the facts of may be loaded: this lint's graph, never a module global
+    # another editor lint running at the same time may have rewritten meanwhile)
+    known = set(walked) | (set(graph.nodes) if graph is not None else set())
     kept = kept_resolution.current() if chosen is not None else None
     view = None
     if kept is not None and graph is not None and chosen is not None:

@@ -38,7 +38,10 @@ ALL = "*"  # a path's step into every element of a sequence
 PROJECT = "<project>"  # a path's first step when a rule reads the project, not the item
 #: What a rule may read of the project while checking a shared item: what the snapshot compares on
 #: its own (the vocabulary by its words, the settings by the run's frame).
-COVERED_BY_THE_SNAPSHOT = frozenset({"vocabulary", "recovery_min_words", "runtime_modules"})
+COVERED_BY_THE_SNAPSHOT = frozenset({("vocabulary",), ("recovery_min_words",), ("runtime_modules",)})
+#: ``project.files[item.path]``: the facts of the item's own file (a fix's imports), which an edit
+#: of another file leaves as they are.
+OWN_FACTS = ("files", "[home]")
 #: The scopes whose items can be shared (a definition's rules read what its file imports, which an
 #: edit reaches through the import graph: ``snapshot.reached_from``).
 SHARED_SCOPES = ("entry", "function")
@@ -113,12 +116,13 @@ class Reads:
         self._keys: dict[int, tuple] = {}  # id of an object swapped while recording -> its path
         self._swapped: list[tuple[object, type]] = []
         self._paths: set[tuple] | None = None  # the schema of the scope being recorded
+        self._home = ""  # the file of the item being recorded
 
     @property
     def opaque(self) -> bool:
         """Whether a shared item's rules read the project beyond what the snapshot checks itself."""
         return any(
-            path[0] == PROJECT and (len(path) < 2 or path[1] not in COVERED_BY_THE_SNAPSHOT)
+            path[0] == PROJECT and path[1:2] not in COVERED_BY_THE_SNAPSHOT and path[1:3] != OWN_FACTS
             for paths in self.schema.values()
             for path in paths
         )
@@ -130,7 +134,7 @@ class Reads:
     @contextmanager
     def recording(self, scope: str, item: object, project: object) -> Iterator[None]:
         """While the block runs, what is read of ``item`` and ``project`` joins the scope's schema."""
-        self._paths = self.schema[scope]
+        self._paths, self._home = self.schema[scope], item.path  # type: ignore[attr-defined]  # (entries and functions have a path)
         try:
             self._adopt(item, ())
             self._adopt(project, (PROJECT,))
@@ -179,7 +183,8 @@ class Reads:
 
     def _key_read(self, path: tuple, key: object, found: object) -> None:
         if self._paths is not None:
-            keyed = path + (f"[{key!r}]",)
+            own = path == (PROJECT, OWN_FACTS[0]) and key == self._home
+            keyed = path + (OWN_FACTS[1] if own else f"[{key!r}]",)
             self._paths.add(keyed)
             self._adopt_value(found, keyed)
 

@@ -1,0 +1,57 @@
+"""The differential harness's long run (issue 29, DESIGN §13.1): many seeded random edit sequences,
+each step checked three ways (the warm CLI in every format, ``--no-cache``, the language server's
+lint of a buffer); the test suite runs a bounded few (tests/lint/test_differential.py).
+
+    python bench/differential.py                       # seeds 1-20, 100 steps each (~2 h on 2 cores)
+    python bench/differential.py --seeds 1 2 3 --steps 30
+    python bench/differential.py --linter /tmp/old-src # an older checkout, to see what it catches
+
+Prints each sequence's steps and differences, then the totals. A difference stops its sequence
+(later steps rest on it); keep its seed as a regression case in tests/lint/test_differential.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "lint"))
+
+from differential import CHECKOUT, Runner  # noqa: E402
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(range(1, 21)))
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--modules", type=int, default=4)
+    parser.add_argument("--linter", type=Path, default=CHECKOUT, help="the checkout whose linter runs")
+    args = parser.parse_args(list(argv) or None)
+    import tempfile
+
+    steps = differing = 0
+    began = time.perf_counter()
+    for seed in args.seeds:
+        with tempfile.TemporaryDirectory(prefix="fusion-differential-") as work:
+            runner = Runner(Path(work), seed, args.modules, args.linter)
+            try:
+                found = runner.run(args.steps)
+            finally:
+                runner.close()
+        steps += runner.steps
+        differing += bool(found)
+        print(f"seed {seed}: {runner.steps} steps, {len(found)} differences", flush=True)
+        for difference in found:
+            print(f"  {difference}", flush=True)
+    print(
+        f"\n{steps} edit steps over {len(args.seeds)} seeds: {differing} sequences with a difference "
+        f"({time.perf_counter() - began:.0f} s)"
+    )
+    return 1 if differing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
