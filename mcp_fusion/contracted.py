@@ -190,7 +190,7 @@ def contract(errors: ContractEntries | None = None, *, name: str | None = None) 
         else:
 
             @functools.wraps(handler)
-            def contracted(*args: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
+            def contracted(*args: Any, **kwargs: Any) -> Any:
                 token = active_contract.set(target.context)
                 try:
                     result = handler(*args, **kwargs)

@@ -385,7 +385,7 @@ def _mcp1_result_class() -> type:
 
     if not getattr(original, "__fusion_patched__", False):
         convert_result.__fusion_patched__ = True  # type: ignore[attr-defined]
-        FuncMetadata.convert_result = convert_result  # type: ignore[method-assign]
+        FuncMetadata.convert_result = convert_result
     return CallToolResult
 
 
@@ -401,9 +401,9 @@ def _fastmcp_result_class() -> type:
     if sdk_major() == 2:
         from mcp_types import CallToolResult
     else:
-        from mcp.types import CallToolResult  # type: ignore[no-redef,assignment]
+        from mcp.types import CallToolResult
 
-    class FusionToolResult(ToolResult):  # type: ignore[misc,valid-type]
+    class FusionToolResult(ToolResult):  # type: ignore[misc]
         """fastmcp 2.x's and 3.0-3.3's ``ToolResult`` has no ``is_error``: its MCP result carries it here."""
 
         def __init__(self, *, content: Any, structured_content: Any, meta: Any, is_error: bool) -> None:

@@ -94,7 +94,7 @@ def analyze_handler(fn: Callable[..., Any], owner: str, model_name: str) -> Hand
             fields[parameter.name] = (field_annotation, default)
 
     try:
-        arguments_model = create_model(  # type: ignore[call-overload]
+        arguments_model = create_model(
             model_name,
             __config__=ConfigDict(extra="forbid", populate_by_name=True),
             **fields,

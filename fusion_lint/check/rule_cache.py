@@ -131,7 +131,7 @@ class Inputs:
                 repr(function.span),
                 _settled(function, written),
             ]
-        )  # type: ignore[attr-defined]
+        )
 
     def entry(self, entry: ResolvedEntry) -> Digest | None:
         """The entry as written is its file's; a field's value resolved elsewhere, by value."""

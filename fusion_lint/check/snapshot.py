@@ -379,7 +379,7 @@ class Recorder:
             "definition": lambda: [item],
             "entry": lambda: item.holders,  # type: ignore[attr-defined]
             "function": lambda: item.handler_of,
-        }[scope]  # type: ignore[attr-defined]
+        }[scope]
         encoded = []
         for finding in findings:
             concerned = finding.subjects if finding.subjects is not None else defaults()

@@ -373,6 +373,6 @@ def _findings(
         for _, encoded in items:
             for span, message, path, concerned, fix in encoded:
                 builder: Callable[[str], Fix | None] | None = StoredFix(fix[1]) if fix is not None else None
-                finding = Finding(Span(*span), message, path, builder, [subject(p) for p in concerned])  # type: ignore[arg-type]
+                finding = Finding(Span(*span), message, path, builder, [subject(p) for p in concerned])
                 stream.append((rule, finding, []))
     return merged(stream, lambda s: s.key)

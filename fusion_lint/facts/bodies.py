@@ -159,7 +159,7 @@ class FunctionWalker(ParameterReading):
             self.block(stmt.body, here)  # type: ignore[attr-defined]
             self.block(stmt.orelse, here)  # type: ignore[attr-defined]
         elif kind is ast.For or kind is ast.AsyncFor:
-            with self.ex.definitions.looping(stmt):  # type: ignore[arg-type]
+            with self.ex.definitions.looping(stmt):
                 self.expression(stmt.target, here)  # type: ignore[attr-defined]
                 self.expression(stmt.iter, here)  # type: ignore[attr-defined]
                 self.block(stmt.body, here)  # type: ignore[attr-defined]
@@ -181,8 +181,8 @@ class FunctionWalker(ParameterReading):
         the awaits counted meanwhile) whether cancellation can arrive inside it."""
         for item in stmt.items:
             call = item.context_expr
-            if type(call) is ast.Call and self.names.qualify(call.func, self.scope) == "contextlib.suppress":  # type: ignore[attr-defined]
-                types = tuple(self.names.qualify(arg.value, self.scope) or "" for arg in args_of(call))  # type: ignore[arg-type]
+            if type(call) is ast.Call and self.names.qualify(call.func, self.scope) == "contextlib.suppress":
+                types = tuple(self.names.qualify(arg.value, self.scope) or "" for arg in args_of(call))
                 fact = Suppressing(self.spans.at(call, at), types, awaits=type(stmt) is ast.AsyncWith)
                 before = self.awaits
                 self.block(stmt.body, at)
@@ -221,7 +221,7 @@ class FunctionWalker(ParameterReading):
     def _except_clause(self, handler: ast.ExceptHandler, here: Cursor) -> Except:
         types: tuple[str, ...] = ()
         if handler.type is not None:
-            elements = handler.type.elts if type(handler.type) is ast.Tuple else [handler.type]  # type: ignore[attr-defined]
+            elements = handler.type.elts if type(handler.type) is ast.Tuple else [handler.type]
             types = tuple(self.names.qualify(element, self.scope) or "" for element in elements)
         name = handler.name or ""
         return Except(
@@ -263,7 +263,7 @@ class FunctionWalker(ParameterReading):
     def _assignment(self, small: ast.Assign | ast.AnnAssign, at: Cursor) -> None:
         value = small.value
         targets = small.targets if type(small) is ast.Assign else [small.target]  # type: ignore[union-attr]
-        names = [t.id for t in targets if type(t) is ast.Name]  # type: ignore[attr-defined]
+        names = [t.id for t in targets if type(t) is ast.Name]
         if value is not None and names:
             method = self._fail_method(value)
             if method is not None:  # ``fail = ctx.fail``
@@ -271,13 +271,13 @@ class FunctionWalker(ParameterReading):
                     self.fail_aliases[name] = method
                 return
             if type(value) is ast.Call:
-                server = self.names.server_of_call(value, self.scope)  # type: ignore[arg-type]
+                server = self.names.server_of_call(value, self.scope)
                 for name in names:  # ``server = Server("name")`` inside a function
                     if server is not None:
                         self.servers[name] = server
                     else:
                         self.servers.pop(name, None)
-                raised = self.classify(value, at)  # type: ignore[arg-type]
+                raised = self.classify(value, at)
                 for name in names:  # ``err = not_found(...); raise err``
                     self.bound_errors[name] = raised
                 if raised.kind == "call":
@@ -301,7 +301,7 @@ class FunctionWalker(ParameterReading):
     def raise_statement(self, node: ast.Raise, at: Cursor) -> None:
         if type(node.exc) is ast.IfExp:  # ``raise (a(...) if c else b(...))``: each branch is a raise
             self.expression(node.exc.test, at)
-            for branch in if_branches(node.exc):  # type: ignore[arg-type]
+            for branch in if_branches(node.exc):
                 self._raise(node, branch, at)
             return
         self._raise(node, node.exc, at)
@@ -314,10 +314,10 @@ class FunctionWalker(ParameterReading):
         if exc is None:
             raised = Raised("reraise")
         elif type(exc) is ast.Call:
-            raised = self.classify(exc, at)  # type: ignore[arg-type]
+            raised = self.classify(exc, at)
             if raised.kind in RUNTIME_RAISES:
                 call = self.ex.values.call_layout(exc, at)
-            self.call(exc, at, usage="raised")  # type: ignore[arg-type]
+            self.call(exc, at, usage="raised")
         elif name_value(exc) is not None and name_value(exc) in self.bound_errors:
             raised = self.bound_errors[name_value(exc)]  # type: ignore[index]
         elif name_value(exc) is not None and in_except and name_value(exc) in caught:
@@ -410,7 +410,7 @@ class FunctionWalker(ParameterReading):
                 return self.fail_aliases[name]
         root = func
         while type(root) is ast.Attribute:
-            root = root.value  # type: ignore[attr-defined]
+            root = root.value
         # The runtime's module-level ``fail``/``recovery_for``, read from an import (``c.fail`` on
         # a parameter ``c`` is someone else's method).
         root_name = name_value(root)
@@ -445,8 +445,8 @@ class FunctionWalker(ParameterReading):
                 data=argument_value(call, 2, "data"),
             )
         root = call
-        while type(root.func) is ast.Attribute and type(root.func.value) is ast.Call:  # type: ignore[attr-defined]
-            root = root.func.value  # type: ignore[attr-defined]  # ``tool_error(...).suggest(...)`` chains
+        while type(root.func) is ast.Attribute and type(root.func.value) is ast.Call:
+            root = root.func.value  # ``tool_error(...).suggest(...)`` chains
         qname = self.names.qualify(root.func, self.scope)
         api, assumes = self.names.api_of(qname)
         if api == "McpError":
@@ -524,7 +524,7 @@ class FunctionWalker(ParameterReading):
         for arg in args_of(node):
             self.expression(arg.value, at)
         if name_value(node.func) is None:
-            inner = node.func.value if type(node.func) is ast.Attribute else node.func  # type: ignore[attr-defined]
+            inner = node.func.value if type(node.func) is ast.Attribute else node.func
             if name_value(inner) is None:
                 self.expression(inner, at)
 
@@ -540,14 +540,14 @@ class FunctionWalker(ParameterReading):
         """``Lookup(ctx).find``: the method ``find`` of the class instantiated (followed like ``x.find``
         after ``x = Lookup(ctx)``); ``super().find`` in a method: ``find`` of the class's first base
         (looked up through that base's MRO; exact for single inheritance)."""
-        if type(func) is not ast.Attribute or type(func.value) is not ast.Call:  # type: ignore[attr-defined]
+        if type(func) is not ast.Attribute or type(func.value) is not ast.Call:
             return None
-        if name_value(func.value.func) == "super":  # type: ignore[attr-defined]
+        if name_value(func.value.func) == "super":
             owner = self.facts_stack[-1].qualname.rpartition(".")[0]
             cls = self.ex.facts.classes.get(owner)
-            return f"{cls.bases[0]}.{func.attr}" if cls is not None and cls.bases and cls.bases[0] else None  # type: ignore[attr-defined]
-        cls_name = self.names.instance_class(func.value, self.scope)  # type: ignore[attr-defined]
-        return f"{cls_name}.{func.attr}" if cls_name is not None else None  # type: ignore[attr-defined]
+            return f"{cls.bases[0]}.{func.attr}" if cls is not None and cls.bases and cls.bases[0] else None
+        cls_name = self.names.instance_class(func.value, self.scope)
+        return f"{cls_name}.{func.attr}" if cls_name is not None else None
 
     def _construction(self, node: ast.Call, at: Cursor, assumes: Assumptions) -> None:
         """``McpError(<code>, ...)`` whose code (a member, its int value, its name) has a factory (FL301)."""
@@ -566,9 +566,9 @@ def _one_argument(exc: ast.expr | None) -> bool:
     """``Exc(<one positional argument>)``: what FL208's fix can make ``fail(reason, <it>)``."""
     return (
         type(exc) is ast.Call
-        and len(exc.args) == 1  # type: ignore[attr-defined]
-        and not exc.keywords  # type: ignore[attr-defined]
-        and type(exc.args[0]) is not ast.Starred  # type: ignore[attr-defined]
+        and len(exc.args) == 1
+        and not exc.keywords
+        and type(exc.args[0]) is not ast.Starred
     )
 
 

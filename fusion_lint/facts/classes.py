@@ -36,7 +36,7 @@ def class_facts(
     """The facts of a module-level class; ``known`` are the classes of the module read before it,
     whose stored context a subclass inherits."""
     bases = tuple(
-        names.qualify(base.value if type(base) is ast.Subscript else base) or ""  # type: ignore[attr-defined]
+        names.qualify(base.value if type(base) is ast.Subscript else base) or ""
         for base in node.bases
         if type(base) is not ast.Starred
     )

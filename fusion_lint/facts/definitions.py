@@ -94,7 +94,7 @@ class Definitions:
         if type(stmt.target) is not ast.Name:
             yield
             return
-        name, iterated = stmt.target.id, stmt.iter  # type: ignore[attr-defined]
+        name, iterated = stmt.target.id, stmt.iter
         elements = None
         if type(iterated) in (ast.List, ast.Tuple) and not any(type(e) is ast.Starred for e in iterated.elts):  # type: ignore[attr-defined]
             elements = tuple(iterated.elts)  # type: ignore[attr-defined]
@@ -110,7 +110,7 @@ class Definitions:
 
     def _literal(self, node: ast.AST) -> bool:
         """A string literal other than a lone f-string (what a tool's name may be written as)."""
-        return is_string(node) and (type(node) is not ast.JoinedStr or is_concatenated(node, self.values.spans))  # type: ignore[arg-type]
+        return is_string(node) and (type(node) is not ast.JoinedStr or is_concatenated(node, self.values.spans))
 
     # ----- the runtime's definers -----------------------------------------------------------------
 
@@ -184,16 +184,16 @@ class Definitions:
             return Registration(
                 standalone, ServerRef("fastmcp"), node, call, name_node=name.value if name is not None else first
             )
-        if type(func) is not ast.Attribute or func.attr not in ("tool", "resource", "prompt", "call_tool"):  # type: ignore[union-attr]
+        if type(func) is not ast.Attribute or func.attr not in ("tool", "resource", "prompt", "call_tool"):
             return None
-        server = self.receiver(func.value, walker)  # type: ignore[union-attr]
-        extra: dict = {"receiver": func.value}  # type: ignore[union-attr]
+        server = self.receiver(func.value, walker)
+        extra: dict = {"receiver": func.value}
         if server is None:
-            if walker is None or name_value(func.value) not in walker.param_names:  # type: ignore[union-attr]
+            if walker is None or name_value(func.value) not in walker.param_names:
                 return None
             # A parameter of any name: a server if a caller hands one to this registration helper.
             server, extra["param_only"] = ServerRef("unknown"), True
-        method = func.attr  # type: ignore[union-attr]
+        method = func.attr
         if method == "call_tool":  # the 1.x low-level dispatcher: ``@server.call_tool()``
             if call is None or args_of(call):
                 return None
@@ -305,7 +305,7 @@ class Definitions:
             else target.attr
             if type(target) is ast.Attribute
             else None
-        )  # type: ignore[attr-defined]
+        )
         return handler, handler_ref, shown
 
     def _nested_def(self, target: ast.AST, scope: Scope | None, walker: Enclosing | None) -> str | None:
@@ -328,7 +328,7 @@ class Definitions:
         session``): then it names another module's function, even where its qualified name starts
         with this package's (a package ``__init__`` importing its submodules)."""
         while type(target) is ast.Attribute:
-            target = target.value  # type: ignore[attr-defined]
+            target = target.value
         return name_value(target) in self.names.import_bound
 
     def call_form(self, node: ast.Call, at: Cursor, scope: Scope | None, walker: Enclosing | None = None) -> bool:
@@ -399,14 +399,14 @@ class Definitions:
                 if self._register(registration, found[0].value, at, scope, node, walker):
                     return True
             elif len(found) == 1 and found[0].keyword is None and not found[0].star:
-                self.helper_call(func, found[0].value, at, scope, walker)  # type: ignore[arg-type]
+                self.helper_call(func, found[0].value, at, scope, walker)
         if type(func) is ast.Attribute:
-            method = func.attr  # type: ignore[attr-defined]
+            method = func.attr
             # ``server.tool(fn)``, ``server.add_tool(fn)``, ``server.prompt(fn)`` (fastmcp's bare forms)
             if method in ("tool", "add_tool", "prompt") and found and found[0].keyword is None:
                 target = found[0].value
                 if not self._literal(target):
-                    server = self.receiver(func.value, walker)  # type: ignore[attr-defined]
+                    server = self.receiver(func.value, walker)
                     if server is not None:
                         if self._tool_object(target, scope) is not None:
                             return False  # ``add_tool(Tool.from_function(...))``: the inner call is the definition
@@ -426,7 +426,7 @@ class Definitions:
                         )
                         return True
             if method == "from_function" and self._tool_object(node, scope) is not None and found:
-                framework = framework_of_tool(self.names.qualify(func.value, scope))  # type: ignore[attr-defined]
+                framework = framework_of_tool(self.names.qualify(func.value, scope))
                 name = keyword_argument(node, "name")
                 registration = Registration(
                     "tool", ServerRef(framework), node, node, name_node=name.value if name else None
@@ -455,8 +455,8 @@ class Definitions:
 
     def _tool_object(self, node: ast.AST, scope: Scope | None) -> str | None:
         """The Tool class when ``node`` is ``Tool.from_function(...)``."""
-        if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "from_function":  # type: ignore[attr-defined]
-            owner = self.names.qualify(node.func.value, scope)  # type: ignore[attr-defined]
+        if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "from_function":
+            owner = self.names.qualify(node.func.value, scope)
             return owner if owner in TOOL_CLASSES else None
         return None
 
@@ -472,11 +472,11 @@ class Definitions:
         """A framework registration of ``target`` (the handler, maybe wrapped by ``contract(...)``);
         False when it is none after all (a parameter's ``.tool`` that no helper template explains)."""
         contract = None
-        if type(target) is ast.Call and self.contract_call(target.func, scope) is not None and args_of(target):  # type: ignore[attr-defined,arg-type]
-            contract = target.func  # type: ignore[attr-defined]  # ``server.tool()(contract(errors=...)(fn))``
-            target = args_of(target)[0].value  # type: ignore[arg-type]
-        if type(target) is ast.Name and target.id in self.loop_elements:  # type: ignore[attr-defined]
-            elements = self.loop_elements[target.id]  # type: ignore[attr-defined]
+        if type(target) is ast.Call and self.contract_call(target.func, scope) is not None and args_of(target):
+            contract = target.func  # ``server.tool()(contract(errors=...)(fn))``
+            target = args_of(target)[0].value
+        if type(target) is ast.Name and target.id in self.loop_elements:
+            elements = self.loop_elements[target.id]
             if elements is not None:  # ``for fn in [a, b]: server.add_tool(fn)``: one definition each
                 for element in elements:
                     if self._tool_object(element, scope) is None:  # a ``Tool.from_function`` is one already
@@ -486,12 +486,12 @@ class Definitions:
         template = helpers.template(self, registration, target, handler, walker)
         if template is None and registration.extra.get("param_only"):
             return False
-        if type(target) is ast.Name and target.id in self.loop_elements:  # type: ignore[attr-defined]
+        if type(target) is ast.Name and target.id in self.loop_elements:
             shown = None  # a dynamic loop's variable: the tool's name is not its name
         contract_at = None
         if contract is None and handler in self.contracted:  # ``@contract`` on the def, registered by a call
             contract, contract_at = self.contracted[handler]
-        if type(target) is ast.Name and walker is not None and target.id in walker.param_names:  # type: ignore[attr-defined]
+        if type(target) is ast.Name and walker is not None and target.id in walker.param_names:
             shown = None  # ``Tool.from_function(fn)`` on a parameter: the tool's name is fn's, unknown here
         self.record(
             registration.kind,

@@ -29,12 +29,12 @@ TEXT_LIMIT = 200  # characters of a string's text kept as a fact
 def data_reason(node: ast.AST | None) -> str | None:
     """The literal ``reason`` of a data argument: ``{"reason": "x", ...}`` or ``dict(reason="x")``."""
     if type(node) is ast.Dict:
-        for key, value in zip(node.keys, node.values):  # type: ignore[union-attr]
+        for key, value in zip(node.keys, node.values):
             if key is not None and string_value(key) == "reason":
                 text = string_value(value)
                 return text if isinstance(text, str) else None
-    if type(node) is ast.Call and dotted(node.func) == "dict":  # type: ignore[union-attr]
-        found = keyword_argument(node, "reason")  # type: ignore[arg-type]
+    if type(node) is ast.Call and dotted(node.func) == "dict":
+        found = keyword_argument(node, "reason")
         text = string_value(found.value) if found is not None else None
         return text if isinstance(text, str) else None
     return None
@@ -140,7 +140,7 @@ def literal_text(
 def shape(node: ast.expr, depth: int, names: Names, scope: Scope | None, spans: SpanRegistry | None = None) -> Shape:
     """``model.Shape`` of ``node``, ``depth`` levels deep."""
     while type(node) is ast.Await:
-        node = node.value  # type: ignore[attr-defined]
+        node = node.value
     text = string_value(node)
     if isinstance(text, str):
         return Shape("str", text=text[:TEXT_LIMIT])
@@ -169,7 +169,7 @@ def shape(node: ast.expr, depth: int, names: Names, scope: Scope | None, spans: 
             items=tuple(
                 shape(e.value if type(e) is ast.Starred else e, depth - 1, names, scope, spans) for e in node.elts
             ),
-        )  # type: ignore[attr-defined]
+        )
     if kind is ast.Call:
         found = args_of(node)  # type: ignore[arg-type]
         positional = tuple(

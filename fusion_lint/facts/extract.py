@@ -57,7 +57,7 @@ class ModuleExtractor:
             if isinstance(stmt, _FUNCTIONS):
                 self.function(stmt, prefix="", outer=None, at=at)  # type: ignore[arg-type]
             elif type(stmt) is ast.ClassDef:
-                self._class(stmt, at)  # type: ignore[arg-type]
+                self._class(stmt, at)
             else:
                 self._module_statement(stmt, at)
         self.facts.runtime_names = self.names.runtime_exports()
@@ -143,7 +143,7 @@ class ModuleExtractor:
         helper_calls = []  # ``@helper(server, "x")``: maybe a registration helper (``facts.helpers``)
         contract = None
         if any(
-            type(d) is ast.Call and self.names.qualify(d.func, scope) == "functools.wraps"  # type: ignore[attr-defined]
+            type(d) is ast.Call and self.names.qualify(d.func, scope) == "functools.wraps"
             for d in node.decorator_list
         ):
             self.definitions.wraps_kept.add(qualname)
@@ -327,11 +327,11 @@ def _is_elif(spans: SpanRegistry, node: ast.If) -> bool:
 def _assigned_names(small: ast.stmt) -> Iterator[str]:
     """The plain names a small statement assigns a value to (``A = ...``, ``A: T = ...``)."""
     if type(small) is ast.Assign:
-        for target in small.targets:  # type: ignore[attr-defined]
+        for target in small.targets:
             if type(target) is ast.Name:
                 yield target.id
-    elif type(small) is ast.AnnAssign and small.value is not None and type(small.target) is ast.Name:  # type: ignore[attr-defined]
-        yield small.target.id  # type: ignore[attr-defined]
+    elif type(small) is ast.AnnAssign and small.value is not None and type(small.target) is ast.Name:
+        yield small.target.id
 
 
 # ----- the names a fix may add ---------------------------------------------------------------------
@@ -450,4 +450,4 @@ def extract(
 
 def _declares_errors(expression: ast.expr) -> bool:
     """Whether a decorator passes ``errors=``: the runtime's definers take it, no framework's ``tool`` does."""
-    return type(expression) is ast.Call and any(arg.keyword == "errors" for arg in args_of(expression))  # type: ignore[arg-type]
+    return type(expression) is ast.Call and any(arg.keyword == "errors" for arg in args_of(expression))

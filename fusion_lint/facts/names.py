@@ -154,7 +154,7 @@ class Names:
         self.instances.discard(name)
 
     def _bind_assigned(self, name: str, value: ast.expr) -> None:
-        server = self.server_of_call(value) if type(value) is ast.Call else None  # type: ignore[arg-type]
+        server = self.server_of_call(value) if type(value) is ast.Call else None
         if server is not None:
             self.servers[name] = server
         else:
@@ -183,12 +183,12 @@ class Names:
     def instance_class(self, value: ast.AST, scope: Scope | None = None) -> str | None:
         """The qualified class name when ``value`` instantiates a class (``NcbiClient(...)``): a
         class of this module, or an imported CapWords name that is not the runtime's."""
-        if type(value) is not ast.Call or not is_name_or_attribute(value.func):  # type: ignore[attr-defined]
+        if type(value) is not ast.Call or not is_name_or_attribute(value.func):
             return None
         qname = self.qualify(value.func, scope)
         if qname is None or self.runtime_api(qname) is not None or self.is_runtime(qname):
             return None
-        if name_value(value.func) in self.local_classes:  # type: ignore[attr-defined]
+        if name_value(value.func) in self.local_classes:
             return qname
         last = qname.rpartition(".")[2]
         if "." in qname and last[:1].isupper() and not last.isupper():
@@ -218,7 +218,7 @@ class Names:
         """The framework when ``node`` names a server class (``MCPServer[State]`` included), or a
         class of this module subclassing one."""
         if type(node) is ast.Subscript:
-            node = node.value  # type: ignore[attr-defined]
+            node = node.value
         name = name_value(node)
         if name is not None and name in self.server_classes and (scope is None or name not in scope):
             return self.server_classes[name]
@@ -229,7 +229,7 @@ class Names:
         body = function.body if not self.is_suite(function.body) else ()
         for stmt in body:
             if type(stmt) is ast.Return and type(stmt.value) is ast.Call:
-                made = self.server_of_call(stmt.value)  # type: ignore[arg-type]
+                made = self.server_of_call(stmt.value)
                 if made is not None:
                     return made
         return None
@@ -265,8 +265,8 @@ class Names:
 
     def qualify(self, node: ast.AST | None, scope: Scope | None = None) -> str | None:
         if type(node) is ast.Attribute:
-            base = self.qualify(node.value, scope)  # type: ignore[union-attr]
-            return f"{base}.{node.attr}" if base else None  # type: ignore[union-attr]
+            base = self.qualify(node.value, scope)
+            return f"{base}.{node.attr}" if base else None
         name = name_value(node)
         if name is not None:
             if scope is not None and name in scope:

@@ -99,7 +99,7 @@ class SpanRegistry:
                 continue
             break
         if type(node) is ast.GeneratorExp:
-            generator = node.generators[-1]  # type: ignore[attr-defined]
+            generator = node.generators[-1]
             elements = [generator.ifs[-1] if generator.ifs else generator.iter]
         else:
             elements = node.elts  # type: ignore[attr-defined]

@@ -202,7 +202,7 @@ LEAF_TYPES = (ast.Name, ast.Constant, ast.arg, _KeywordName, _AttrName)
 def identifier(node: ast.AST) -> str | None:
     """The identifier of a name-like child (a parameter, a keyword, an attribute's name)."""
     if type(node) is ast.arg:
-        return node.arg  # type: ignore[attr-defined]
+        return node.arg
     if type(node) in (_KeywordName, _AttrName):
         return node.id  # type: ignore[attr-defined]
     return None
@@ -229,24 +229,24 @@ def is_string(node: ast.AST | None) -> bool:
 
 def is_bytes(node: ast.AST) -> bool:
     """A bytes literal, plain or implicitly concatenated (``b"a" b"b"``)."""
-    return type(node) is ast.Constant and type(node.value) is bytes  # type: ignore[attr-defined]
+    return type(node) is ast.Constant and type(node.value) is bytes
 
 
 def is_number(node: ast.AST) -> bool:
-    return type(node) is ast.Constant and type(node.value) in (int, float, complex)  # type: ignore[attr-defined]
+    return type(node) is ast.Constant and type(node.value) in (int, float, complex)
 
 
 def int_value(node: ast.AST | None) -> int | None:
-    if type(node) is ast.Constant and type(node.value) is int:  # type: ignore[union-attr]
-        return node.value  # type: ignore[union-attr]
+    if type(node) is ast.Constant and type(node.value) is int:
+        return node.value
     return None
 
 
 def dotted(node: ast.AST | None) -> str | None:
     """``a.b.c`` for a name or an attribute chain of names; None for anything else."""
     if type(node) is ast.Attribute:
-        base = dotted(node.value)  # type: ignore[union-attr]
-        return f"{base}.{node.attr}" if base else None  # type: ignore[union-attr]
+        base = dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
     return name_value(node)
 
 
@@ -263,7 +263,7 @@ def describe(node: ast.AST) -> str:
         return "a number"
     name = name_value(node)
     if name in ("None", "True", "False"):
-        return name  # type: ignore[return-value]
+        return name
     if kind in (ast.List, ast.Tuple):
         return "a list"
     if kind is ast.Lambda:
@@ -341,6 +341,6 @@ def if_branches(node: ast.IfExp) -> Iterator[ast.expr]:
     """The values a conditional expression may take, nested conditionals included."""
     for branch in (node.body, node.orelse):
         if type(branch) is ast.IfExp:
-            yield from if_branches(branch)  # type: ignore[arg-type]
+            yield from if_branches(branch)
         else:
             yield branch

@@ -48,7 +48,7 @@ def _not_a_list(node: ast.AST) -> bool:
     if isinstance(node, _NOT_A_LIST):
         return True
     # Strings, bytes, ints, floats, ``None``/``True``/``False``; not an imaginary number, not ``...``.
-    return type(node) is ast.Constant and type(node.value) in (str, bytes, int, float, bool, type(None))  # type: ignore[attr-defined]
+    return type(node) is ast.Constant and type(node.value) in (str, bytes, int, float, bool, type(None))
 
 
 class Values:
@@ -74,8 +74,8 @@ class Values:
         number = _int_literal(node)
         if number is not None:
             return Value("int", number, span)
-        if type(node) is ast.Constant and type(node.value) is float:  # type: ignore[attr-defined]
-            return Value("float", node.value, span)  # type: ignore[attr-defined]
+        if type(node) is ast.Constant and type(node.value) is float:
+            return Value("float", node.value, span)
         if is_constant_name(node):
             if name_value(node) == "None":
                 return Value("none", None, span)
@@ -207,13 +207,13 @@ class Values:
 
     def contract_item(self, node: ast.expr, at: Cursor) -> Item:
         if type(node) is ast.Starred:
-            return SpreadItem(self.contract_expr(node.value, at), self.spans.at(node, at))  # type: ignore[attr-defined]
+            return SpreadItem(self.contract_expr(node.value, at), self.spans.at(node, at))
         value = node
         assumes = self.contract_call_assumptions(value)
         if assumes is not None:
             return EntryItem(self.entry_from_call(value, at, assumes))  # type: ignore[arg-type]
         if type(value) is ast.Dict:
-            return EntryItem(self.entry_from_dict(value, at))  # type: ignore[arg-type]
+            return EntryItem(self.entry_from_dict(value, at))
         if is_name_or_attribute(value) and not is_constant_name(value):
             qname = self._qualify(value)
             if qname is not None:
@@ -280,10 +280,10 @@ class Values:
             type(node) is ast.Call
             and args_of(node)
             and not args_of(node)[0].keyword
-            and not args_of(node)[0].star  # type: ignore[arg-type]
-            and self.names.qualify(node.func, scope) == "functools.partial"  # type: ignore[attr-defined]
+            and not args_of(node)[0].star
+            and self.names.qualify(node.func, scope) == "functools.partial"
         ):
-            node = args_of(node)[0].value  # type: ignore[arg-type]
+            node = args_of(node)[0].value
         return node
 
 
@@ -292,7 +292,7 @@ def _int_literal(node: ast.AST | None) -> int | None:
     value = int_value(node)
     if value is not None:
         return value
-    if type(node) is ast.UnaryOp and type(node.op) is ast.USub:  # type: ignore[union-attr]
-        value = int_value(node.operand)  # type: ignore[union-attr]
+    if type(node) is ast.UnaryOp and type(node.op) is ast.USub:
+        value = int_value(node.operand)
         return -value if value is not None else None
     return None

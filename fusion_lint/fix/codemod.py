@@ -344,9 +344,9 @@ def _in_block(code: str, indent: str, newline: str) -> cst.BaseStatement:
         return parsed.body[0]
     parsed = cst.parse_module(f"if 1:{newline}{indent}{code}{newline}")
     block = parsed.body[0]
-    if len(parsed.body) != 1 or not isinstance(block, cst.If) or len(block.body.body) != 1:  # type: ignore[attr-defined]
+    if len(parsed.body) != 1 or not isinstance(block, cst.If) or len(block.body.body) != 1:
         raise _NotThisKind
-    return block.body.body[0]  # type: ignore[attr-defined]
+    return block.body.body[0]
 
 
 def _decorated(code: str, indent: str, newline: str) -> cst.FunctionDef:
@@ -362,7 +362,7 @@ class _Replace(cst.CSTTransformer):
         super().__init__()
         self.replacements = replacements
 
-    def on_leave(self, original_node, updated_node):  # type: ignore[override]  # libcst's visitor protocol
+    def on_leave(self, original_node, updated_node):
         new = self.replacements.get(original_node)
         if new is None:
             return updated_node

@@ -196,14 +196,14 @@ async def flush_cache(name: str) -> dict:
                         ),
                     )
                 elif kind != "tool":
-                    sees = what_the_client_reads(framework, masked, kind)  # type: ignore[arg-type]
+                    sees = what_the_client_reads(framework, masked, kind)
                     advice = (
                         "declare the failure with @contract(errors=[...]) and raise fail(<reason>)"
                         if kind == "resource"
                         else "raise an error whose message says what to change (a prompt takes no contract)"
                     )
                 else:
-                    sees = what_the_model_sees(framework, masked, tool_name(subjects))  # type: ignore[arg-type]
+                    sees = what_the_model_sees(framework, masked, tool_name(subjects))
                     advice = "declare the failure with @contract(errors=[...]) and raise fail(<reason>)"
                     if framework == "mcp2" or (framework == "fastmcp" and masked):
                         # Only where the framework masks other exceptions does ToolError change what is sent.
