@@ -27,11 +27,12 @@ from __future__ import annotations
 import bisect
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any, TypeAlias
 
-from fusion_lint.base.diagnostics import Fix
-from fusion_lint.facts.model import FileFacts
+from fusion_lint.base.diagnostics import Fix, Span
+from fusion_lint.facts.model import FileFacts, Try
 from fusion_lint.memo.cache import code_fingerprint
 from fusion_lint.memo.store import load_entry, store_entry, user_key
 from fusion_lint.project.resolve import VocabularyShare, combined, vocabulary, vocabulary_from
@@ -41,7 +42,7 @@ from fusion_lint.rules._shared import REASON_FORMAT
 
 #: Bumped when the layout of the record changes (the code fingerprint covers everything else).
 SNAPSHOT_FORMAT = "1"
-DefId = tuple  # (path, place among the definitions resolved from that file)
+DefId: TypeAlias = tuple[str, int]  # (path, place among the definitions resolved from that file)
 
 
 def snapshot_name(part: str = "base") -> str:
@@ -62,7 +63,7 @@ PER_FILE = ("keys", "deps", "labels", "vocabulary", "listings", "suppressions", 
 DELTA_SHARE = 0.05
 
 
-def load_snapshot(directory: Path) -> dict | None:
+def load_snapshot(directory: Path) -> dict[str, Any] | None:
     """The base with its delta applied, or None."""
     key = user_key()
     base = load_entry(directory / snapshot_name(), key)
@@ -71,7 +72,7 @@ def load_snapshot(directory: Path) -> dict | None:
     delta = load_entry(directory / snapshot_name("delta"), key)
     if not isinstance(delta, dict) or delta.get("base") != base.get("id"):
         return base
-    files: dict[str, dict] = delta["files"]
+    files: dict[str, dict[str, Any]] = delta["files"]
     for name in PER_FILE:
         table = dict(base[name])
         for path, record in files.items():
@@ -90,7 +91,7 @@ def load_snapshot(directory: Path) -> dict | None:
     return base
 
 
-def store_snapshot(directory: Path, snapshot: dict, changed: set[str]) -> None:
+def store_snapshot(directory: Path, snapshot: dict[str, Any], changed: set[str]) -> None:
     """``snapshot`` whole as a new base (``changed`` empty), else the files changed since the base
     as its delta (folded into a new base once they are many)."""
     key = user_key()
@@ -126,13 +127,13 @@ def places(definitions: Iterable[ResolvedDefinition]) -> dict[int, DefId]:
     return found
 
 
-def item_id(scope: str, item: object, place: dict[int, DefId]) -> tuple:
+def item_id(scope: str, item: object, place: dict[int, DefId]) -> tuple[object, ...]:
     if scope == "definition":
         return ("D", *place[id(item)])
     if scope == "entry":
-        span = item.entry.span  # type: ignore[attr-defined]
-        return ("E", item.path, span.start, span.end)  # type: ignore[attr-defined]
-    return ("F", item.path, item.function.qualname)  # type: ignore[attr-defined]
+        span = item.entry.span  # type: ignore[attr-defined]  # scope "entry": item is a ResolvedEntry
+        return ("E", item.path, span.start, span.end)  # type: ignore[attr-defined]  # a ResolvedEntry, as above
+    return ("F", item.path, item.function.qualname)  # type: ignore[attr-defined]  # scope "function": a FunctionView
 
 
 # ----- what an edit reaches ------------------------------------------------------------------------
@@ -189,7 +190,7 @@ def reached_from(changed: Iterable[str], dependencies: dict[str, tuple[str, ...]
 # ----- the project-wide parts ----------------------------------------------------------------------
 
 
-def vocabulary_parts(view: ProjectView, paths: Iterable[str]) -> dict[str, tuple]:
+def vocabulary_parts(view: ProjectView, paths: Iterable[str]) -> dict[str, tuple[Any, ...]]:
     """Each file's contribution to the vocabulary from its definitions (``resolve.vocabulary`` of
     them alone: a union of these, then the mount prefixes, is the project's)."""
     by_path: dict[str, list[ResolvedDefinition]] = {path: [] for path in paths}
@@ -202,11 +203,11 @@ def vocabulary_parts(view: ProjectView, paths: Iterable[str]) -> dict[str, tuple
     return parts
 
 
-def listing_part(facts: FileFacts) -> tuple:
+def listing_part(facts: FileFacts) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return (tuple(facts.listed_tools), tuple(facts.mount_prefixes))
 
 
-def combined_vocabulary(parts: Iterable[tuple], listings: Iterable[tuple]) -> Vocabulary:
+def combined_vocabulary(parts: Iterable[tuple[Any, ...]], listings: Iterable[tuple[Any, ...]]) -> Vocabulary:
     """The project's vocabulary from its files' parts, as ``resolve.vocabulary`` builds it."""
     return vocabulary_from(combined(VocabularyShare(*part) for part in parts), listings)
 
@@ -215,7 +216,12 @@ def item_counts(view: ProjectView, paths: set[str] | None = None) -> dict[str, t
     """How many definitions, entries and functions each file (of ``paths``) holds: what the
     engine counts as checked (``LAST_CHECK``), ran or replayed."""
     counts: dict[str, list[int]] = {path: [0, 0, 0] for path in paths or ()}
-    for scope, items in enumerate((view.definitions, view.entries, view.functions)):
+    lists: tuple[Sequence[ResolvedDefinition | ResolvedEntry | FunctionView], ...] = (
+        view.definitions,
+        view.entries,
+        view.functions,
+    )
+    for scope, items in enumerate(lists):
         for item in items:
             if paths is None or item.path in paths:
                 counts.setdefault(item.path, [0, 0, 0])[scope] += 1
@@ -230,14 +236,14 @@ def definition_kind(definition: ResolvedDefinition) -> str:
 # ----- what the rules of a shared item read of other files' definitions ----------------------------
 
 
-def _holder(holder: ResolvedDefinition, entry: ResolvedEntry, place: DefId) -> tuple:
+def _holder(holder: ResolvedDefinition, entry: ResolvedEntry, place: DefId) -> tuple[object, ...]:
     """What the entry rules read of a definition holding the entry: its label and place (the
     finding names it; ``entry #2`` counts in the first holder's contract), its reasons and, for a
     reason FL107 renames, the fail sites and raises of its reach naming it (the rename's fix)."""
     raw = entry.entry.get("reason")
     old = str(raw.value.value) if raw is not None and raw.value.kind == "str" else None
     position = next((i for i, held in enumerate(holder.contract.entries) if held is entry), 0)
-    uses: tuple = ()
+    uses: tuple[object, ...] = ()
     if old is not None and not REASON_FORMAT.match(old):
         uses = tuple(
             (r.path, repr(site.reason_span))
@@ -249,19 +255,19 @@ def _holder(holder: ResolvedDefinition, entry: ResolvedEntry, place: DefId) -> t
     return (place, holder.label, position, tuple(e.reason for e in holder.contract.entries), uses)
 
 
-def guards(tries_lists: Iterable[Iterable[object]]) -> tuple:
+def guards(tries_lists: Iterable[Iterable[Try]]) -> tuple[tuple[tuple[tuple[object, bool], ...], ...], ...]:
     """Try statements as ``caught_by`` reads them: each clause's types and whether it re-raises
     (not where they are: a body edit above them moves them, and changes nothing a rule reads)."""
     return tuple(
         tuple(
-            tuple((clause.types, clause.rethrows) for clause in statement.handlers)  # type: ignore[attr-defined]
+            tuple((clause.types, clause.rethrows) for clause in statement.handlers)
             for statement in tries
         )
         for tries in tries_lists
     )
 
 
-def _serving(definition: ResolvedDefinition, place: DefId) -> tuple:
+def _serving(definition: ResolvedDefinition, place: DefId) -> tuple[object, ...]:
     """What the function rules read of a definition a function serves or is reached by (labels,
     the framework and its masking, the contract as ``handler_checkable``/``contracted`` see it,
     the wrappers around the handler)."""
@@ -299,17 +305,17 @@ def _above(view: FunctionView) -> list[FunctionView]:
 
 def link_parts(
     view: ProjectView, place: dict[int, DefId], paths: set[str] | None = None
-) -> dict[str, dict[tuple, bytes]]:
+) -> dict[str, dict[tuple[object, ...], bytes]]:
     """For each file (of ``paths``, else every file), per entry or function of ANOTHER file whose
     rules read the file's definitions or functions: a digest of what they read of them."""
-    found: dict[str, dict[tuple, list]] = {}
+    found: dict[str, dict[tuple[object, ...], list[tuple[object, ...]]]] = {}
 
-    def add(path: str, item: tuple, what: tuple) -> None:
+    def add(path: str, item: tuple[object, ...], what: tuple[object, ...]) -> None:
         if paths is None or path in paths:
             found.setdefault(path, {}).setdefault(item, []).append(what)
 
     for entry in view.entries:
-        key = ("E", entry.path, entry.entry.span.start, entry.entry.span.end)
+        key: tuple[object, ...] = ("E", entry.path, entry.entry.span.start, entry.entry.span.end)
         for holder in entry.holders:
             if holder.path != entry.path:
                 add(holder.path, key, _holder(holder, entry, place[id(holder)]))
@@ -369,16 +375,16 @@ class Recorder:
     def __init__(self, place: dict[int, DefId], text: Callable[[str], str | None]):
         self.place, self.text = place, text
         self.texts: dict[str, str | None] = {}
-        self.findings: dict[tuple[str, str], list[tuple]] = {}
+        self.findings: dict[tuple[str, str], list[tuple[object, ...]]] = {}
         self.ok = True
 
     def __call__(self, code: str, scope: str, item: object, findings: list[Finding]) -> None:
         if not findings:
             return
-        defaults = {
+        defaults: Callable[[], Iterable[object]] = {
             "definition": lambda: [item],
-            "entry": lambda: item.holders,  # type: ignore[attr-defined]
-            "function": lambda: item.handler_of,
+            "entry": lambda: item.holders,  # type: ignore[attr-defined]  # scope "entry": item is a ResolvedEntry
+            "function": lambda: item.handler_of,  # type: ignore[attr-defined]  # scope "function": a FunctionView
         }[scope]
         encoded = []
         for finding in findings:
@@ -402,5 +408,5 @@ class Recorder:
         return (True, finding.fix(text))
 
 
-def span_tuple(s: object) -> tuple:
-    return (s.line, s.col, s.end_line, s.end_col, s.start, s.end, s.stmt_line)  # type: ignore[attr-defined]
+def span_tuple(s: Span) -> tuple[int, int, int, int, int, int, int]:
+    return (s.line, s.col, s.end_line, s.end_col, s.start, s.end, s.stmt_line)
