@@ -83,9 +83,7 @@ class Module(Protocol):
     needs_names: bool
     facts: FileFacts
 
-    def function(
-        self, node: ast.FunctionDef, prefix: str, outer: FunctionWalker | None, at: Cursor, top: bool = False
-    ) -> None: ...
+    def function(self, node: ast.FunctionDef, prefix: str, outer: FunctionWalker | None, at: Cursor) -> None: ...
 
 
 class FunctionWalker(ParameterReading):
@@ -176,7 +174,7 @@ class FunctionWalker(ParameterReading):
                 if case.guard is not None:
                     self.expression(case.guard, here)
 
-    def _suppressing(self, stmt: ast.With, at: Cursor) -> bool:
+    def _suppressing(self, stmt: ast.With | ast.AsyncWith, at: Cursor) -> bool:
         """``with contextlib.suppress(<types>):``: what it silences, and (after its body is walked, by
         the awaits counted meanwhile) whether cancellation can arrive inside it."""
         for item in stmt.items:
@@ -402,8 +400,8 @@ class FunctionWalker(ParameterReading):
         """``fail``/``recovery_for`` when ``func`` is ``ctx.fail``, ``ctx.recovery_for`` or an alias."""
         kind = type(func)
         if kind is ast.Attribute:
-            if name_value(func.value) in self.ctx_names and func.attr in ("fail", "recovery_for"):  # type: ignore[attr-defined]
-                return func.attr  # type: ignore[attr-defined]
+            if name_value(func.value) in self.ctx_names and func.attr in ("fail", "recovery_for"):  # type: ignore[attr-defined,operator]
+                return func.attr  # type: ignore[attr-defined,no-any-return]
         else:
             name = name_value(func)
             if name is not None and name in self.fail_aliases:
@@ -422,9 +420,9 @@ class FunctionWalker(ParameterReading):
             self.ctx_attributes
             and kind is ast.Attribute
             and func.attr in ("fail", "recovery_for")  # type: ignore[attr-defined]
-            and dotted(func.value) in self.ctx_attributes  # type: ignore[attr-defined]
+            and dotted(func.value) in self.ctx_attributes  # type: ignore[attr-defined,operator]
         ):
-            return func.attr  # type: ignore[attr-defined]
+            return func.attr  # type: ignore[attr-defined,no-any-return]
         return None
 
     def classify(self, call: ast.Call, at: Cursor) -> Raised:
@@ -468,7 +466,7 @@ class FunctionWalker(ParameterReading):
             return Raised(
                 "factory",
                 exception=qname,
-                code=FACTORY_CODES[api].name,
+                code=FACTORY_CODES[api].name,  # type: ignore[index]  # a str: in FACTORY_CODES
                 factory=api,
                 data_reason=data_reason(data),
                 has_cause=cause,

@@ -10,7 +10,7 @@ import ast
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import fusion_lint.facts.helpers as helpers
 from fusion_lint.facts.expressions import is_concatenated
@@ -27,6 +27,7 @@ from fusion_lint.facts.model import (
 from fusion_lint.facts.names import DEFINERS, Names, Scope
 from fusion_lint.facts.positions import Cursor
 from fusion_lint.facts.syntax import (
+    Arg,
     args_of,
     argument_value,
     children,
@@ -72,7 +73,7 @@ class Registration:
     call: ast.Call | None  # its call, when it is one (``@server.tool`` is not)
     dispatcher: bool = False
     name_node: ast.expr | None = None
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class Definitions:
@@ -187,7 +188,7 @@ class Definitions:
         if type(func) is not ast.Attribute or func.attr not in ("tool", "resource", "prompt", "call_tool"):
             return None
         server = self.receiver(func.value, walker)
-        extra: dict = {"receiver": func.value}
+        extra: dict[str, Any] = {"receiver": func.value}
         if server is None:
             if walker is None or name_value(func.value) not in walker.param_names:
                 return None
@@ -348,7 +349,7 @@ class Definitions:
         return False
 
     def _middleware(
-        self, node: ast.Call, found: list, at: Cursor, scope: Scope | None, walker: Enclosing | None
+        self, node: ast.Call, found: list[Arg], at: Cursor, scope: Scope | None, walker: Enclosing | None
     ) -> None:
         """fastmcp middleware added to a server, in order (``FileFacts.middleware``, FL310): by
         ``server.add_middleware(M(...))``, the fusion integration's ``install(server)``, or the
@@ -427,9 +428,9 @@ class Definitions:
                         return True
             if method == "from_function" and self._tool_object(node, scope) is not None and found:
                 framework = framework_of_tool(self.names.qualify(func.value, scope))
-                name = keyword_argument(node, "name")
+                name_arg = keyword_argument(node, "name")
                 registration = Registration(
-                    "tool", ServerRef(framework), node, node, name_node=name.value if name else None
+                    "tool", ServerRef(framework), node, node, name_node=name_arg.value if name_arg else None
                 )
                 self._register(registration, found[0].value, at, scope, node, walker)
                 return True
@@ -471,9 +472,9 @@ class Definitions:
     ) -> bool:
         """A framework registration of ``target`` (the handler, maybe wrapped by ``contract(...)``);
         False when it is none after all (a parameter's ``.tool`` that no helper template explains)."""
-        contract = None
+        contract: ast.Call | None = None
         if type(target) is ast.Call and self.contract_call(target.func, scope) is not None and args_of(target):
-            contract = target.func  # ``server.tool()(contract(errors=...)(fn))``
+            contract = target.func  # type: ignore[assignment]  # a Call (contract_call() said so): ``server.tool()(contract(errors=...)(fn))``
             target = args_of(target)[0].value
         if type(target) is ast.Name and target.id in self.loop_elements:
             elements = self.loop_elements[target.id]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from fusion_lint.facts.model import Shape, Uses
 from fusion_lint.facts.names import Names, Scope
@@ -78,9 +78,9 @@ def _hole(node: ast.AST) -> str:
     while True:
         kind = type(node)
         if kind is ast.Name:
-            return node.id  # type: ignore[attr-defined]
+            return node.id  # type: ignore[attr-defined,no-any-return]
         if kind is ast.Attribute:
-            return node.attr  # type: ignore[attr-defined]
+            return node.attr  # type: ignore[attr-defined,no-any-return]
         if kind is ast.Subscript:
             key = string_value(node.slice)  # type: ignore[attr-defined]
             if isinstance(key, str) and key.isidentifier():
@@ -88,7 +88,7 @@ def _hole(node: ast.AST) -> str:
             node = node.value  # type: ignore[attr-defined]
         elif kind is ast.Call:
             # ``str(e)``, ``repr(e)``: what is turned into text, else what is called
-            simple = name_value(node.func) in ("str", "repr") and len(node.args) == 1  # type: ignore[attr-defined]
+            simple = name_value(node.func) in ("str", "repr") and len(node.args) == 1  # type: ignore[attr-defined,operator]
             node = node.args[0] if simple else node.func  # type: ignore[attr-defined]
         else:
             return "value"
@@ -96,7 +96,7 @@ def _hole(node: ast.AST) -> str:
 
 def uses(node: ast.AST, names: Names, scope: Scope | None) -> Uses:
     """What ``node`` is built from (``model.Uses``), met in a fixed order."""
-    parts: list = []
+    parts: list[tuple[Literal["call", "format", "name"], str, str | None]] = []
     stack = [node]
     while stack:
         current = stack.pop()
@@ -167,7 +167,7 @@ def shape(node: ast.expr, depth: int, names: Names, scope: Scope | None, spans: 
         return Shape(
             "list",
             items=tuple(
-                shape(e.value if type(e) is ast.Starred else e, depth - 1, names, scope, spans) for e in node.elts
+                shape(e.value if type(e) is ast.Starred else e, depth - 1, names, scope, spans) for e in node.elts  # type: ignore[attr-defined]  # kind is ast.List or ast.Tuple
             ),
         )
     if kind is ast.Call:

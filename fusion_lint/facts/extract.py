@@ -19,7 +19,7 @@ from fusion_lint.facts.classes import class_facts
 from fusion_lint.facts.definitions import LISTED_TOOL_CLASSES, Definitions
 from fusion_lint.facts.helpers import template
 from fusion_lint.facts.model import FileFacts, FileNames, FromImport, FunctionFacts, ImportedName
-from fusion_lint.facts.names import Names
+from fusion_lint.facts.names import Names, Scope
 from fusion_lint.facts.positions import Cursor, SpanRegistry
 from fusion_lint.facts.syntax import args_of, name_value
 from fusion_lint.facts.values import Values
@@ -89,7 +89,7 @@ class ModuleExtractor:
                     targets = list(_assigned_names(inner))
                     binding = self.values.binding(inner.value, line) if targets else None  # type: ignore[attr-defined]
                     for target in targets if binding is not None else ():
-                        self.facts.bindings[f"{name}.{target}"] = binding
+                        self.facts.bindings[f"{name}.{target}"] = binding  # type: ignore[assignment]  # not None: the loop runs only then
         finally:
             self.values.scope = None
 
@@ -204,7 +204,7 @@ class ModuleExtractor:
                 contract_above=contract is not None and contract[0] < index,
             )
 
-    def _wrappers(self, node: ast.FunctionDef, qualname: str, scope, registered_at: int) -> None:
+    def _wrappers(self, node: ast.FunctionDef, qualname: str, scope: Scope | None, registered_at: int) -> None:
         """The plain decorators (``@name``, ``@module.name``) below the registering one, or all of
         them when the function is registered elsewhere: what the framework calls wraps them."""
         facts = self.facts.functions[qualname]
@@ -379,7 +379,7 @@ def file_names(tree: ast.Module, source: str, wanted: set[str] | None = None) ->
     gate: no second parse). Every binding is a token spelling the name, so in an ASCII text where no
     wanted name stands as a word the counts are all 0 without walking the tree; elsewhere
     (non-ASCII identifiers are NFKC-normalized, so spelling proves nothing) the tree is walked."""
-    bound: Counter = Counter()
+    bound: Counter[str] = Counter()
     if (
         wanted is None
         or not source.isascii()
@@ -403,7 +403,7 @@ def file_names(tree: ast.Module, source: str, wanted: set[str] | None = None) ->
         if not isinstance(node, ast.ImportFrom):
             continue
         star = node.names[0].name == "*"
-        names = []
+        names: list[ImportedName] = []
         for alias in node.names:
             if getattr(alias, "lineno", None) is None:  # CPython before 3.10 gave aliases no position
                 names = []

@@ -12,14 +12,14 @@ helper is for the project view to find (``project.helpers``): the helper is usua
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import TYPE_CHECKING
 
 from fusion_lint.facts.model import HelperArgument, HelperTemplate, ServerRef
 from fusion_lint.facts.positions import Cursor
 from fusion_lint.facts.syntax import args_of, is_name_or_attribute, name_value, string_value
 
-# ``definitions.Definitions``, its ``Registration`` and ``Enclosing``: that module calls this one.
-Definitions = Registration = Enclosing = Any
+if TYPE_CHECKING:  # that module calls this one
+    from fusion_lint.facts.definitions import Definitions, Enclosing, Registration
 
 # Decorator factories that are never registration helpers (their arguments are no server).
 _NOT_HELPERS = ("functools.", "contextlib.", "typing.", "dataclasses.", "pytest.", "unittest.")

@@ -66,7 +66,7 @@ class Names:
         # another module's function.
         self.import_bound: set[str] = set()
         # Whether a block is a one-line suite (``def f(): return X()``): the extractor's text knows.
-        self.is_suite: Callable[[list], bool] = lambda body: False
+        self.is_suite: Callable[[list[ast.stmt]], bool] = lambda body: False
 
     # ----- imports ------------------------------------------------------------------------------
 
@@ -98,7 +98,7 @@ class Names:
                     table[head] = head
                     self.import_bound.add(head)
             return
-        module = self.absolute_module(node)
+        module = self.absolute_module(node)  # type: ignore[arg-type]  # not an Import: an ImportFrom
         if module is None:
             return
         self.imported.add(module)

@@ -19,7 +19,7 @@ def name_value(node: ast.AST | None) -> str | None:
     """The identifier of a name (``None``, ``True`` and ``False`` included), else None."""
     kind = type(node)
     if kind is ast.Name:
-        return node.id  # type: ignore[union-attr]
+        return node.id  # type: ignore[union-attr,no-any-return]
     if kind is ast.Constant:
         value = node.value  # type: ignore[union-attr]
         if value is None or value is True or value is False:
@@ -44,7 +44,7 @@ class Arg:
 
 def args_of(call: ast.Call) -> list[Arg]:
     """``call``'s arguments in source order (computed once per call)."""
-    found = call.__dict__.get("_fl_args")
+    found: list[Arg] | None = call.__dict__.get("_fl_args")
     if found is not None:
         return found
     items: list[tuple[ast.AST, str | None, str, ast.expr]] = []
@@ -204,7 +204,7 @@ def identifier(node: ast.AST) -> str | None:
     if type(node) is ast.arg:
         return node.arg
     if type(node) in (_KeywordName, _AttrName):
-        return node.id  # type: ignore[attr-defined]
+        return node.id  # type: ignore[attr-defined,no-any-return]
     return None
 
 

@@ -120,7 +120,7 @@ class Values:
             return (code_name(coerce_code(text)), ()) if is_valid_code(text) else (None, ())
         looked_up = self._member_lookup(node, scope)
         if looked_up is not None and isinstance(looked_up[0], str):
-            return looked_up
+            return looked_up  # type: ignore[return-value]  # its first item is a str: tested above
         return None, ()
 
     def _member_lookup(self, node: ast.AST, scope: Scope | None) -> tuple[str | int, Assumptions] | None:
@@ -234,7 +234,7 @@ class Values:
         if kind is ast.BinOp and type(node.op) is ast.Add:  # type: ignore[attr-defined]
             parts = [self.contract_expr(node.left, at), self.contract_expr(node.right, at)]  # type: ignore[attr-defined]
             return ConcatExpr(parts, self.spans.at(node, at))
-        if kind is ast.Call and dotted(node.func) in ("list", "tuple") and len(args_of(node)) == 1:  # type: ignore[attr-defined,arg-type]
+        if kind is ast.Call and dotted(node.func) in ("list", "tuple") and len(args_of(node)) == 1:  # type: ignore[attr-defined,arg-type,operator]
             return self.contract_expr(args_of(node)[0].value, at)  # type: ignore[arg-type]
         if is_name_or_attribute(node) and not is_constant_name(node):
             qname = self._qualify(node)
@@ -257,7 +257,7 @@ class Values:
         if kind is ast.Dict:
             return self.entry_from_dict(node, at)  # type: ignore[arg-type]
         if (
-            (is_string(node) and (kind is not ast.JoinedStr or is_concatenated(node, self.spans)))
+            (is_string(node) and (kind is not ast.JoinedStr or is_concatenated(node, self.spans)))  # type: ignore[arg-type]  # kind is ast.JoinedStr
             or kind is ast.UnaryOp
             or (
                 kind is ast.Constant and type(node.value) is int  # type: ignore[attr-defined]
