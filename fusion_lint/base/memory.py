@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
+from typing import Any
 
 #: Cyclic garbage is collected once per this many files while collection is paused.
 COLLECT_EVERY = 200
@@ -53,11 +54,11 @@ _resume_after = [False]  # whether collection ran when the first of them began
 #: language server keeps a whole project's facts in memory, and a file's facts hold hundreds of
 #: spans, most equal to one already loaded (the same position in a sibling module, one range named
 #: by a raise, its call and its argument). Spans are never changed in place, so sharing is unseen.
-shared_spans: ContextVar[dict | None] = ContextVar("fusion_lint_shared_spans", default=None)
+shared_spans: ContextVar[dict[str, Any] | None] = ContextVar("fusion_lint_shared_spans", default=None)
 
 
 @contextmanager
-def spans_shared(table: dict) -> Iterator[None]:
+def spans_shared(table: dict[str, Any]) -> Iterator[None]:
     """Within this block (this thread or task only), spans unpickled are looked up in ``table``
     (their seven fields -> the one ``Span``) and added to it."""
     token = shared_spans.set(table)
@@ -96,10 +97,10 @@ class RecentlyUsed:
     of every version of every file the session ever saw."""
 
     def __init__(self, runs: int) -> None:
-        self.recent: deque[set] = deque(maxlen=runs)
+        self.recent: deque[set[Any]] = deque(maxlen=runs)
         self.lock = threading.Lock()
 
-    def forget_unused(self, kept: dict, used: set) -> None:
+    def forget_unused(self, kept: dict[str, Any], used: set[Any]) -> None:
         """Record this run's ``used`` keys and drop from ``kept`` what no remembered run used."""
         with self.lock:
             self.recent.append(used)

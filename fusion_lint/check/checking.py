@@ -113,7 +113,7 @@ def merged(found: Iterable[tuple[type[Rule], Finding, Sequence[Any]]], order: Ca
     """Identical findings (a shared entry, a shared handler) as one diagnostic naming every
     definition they concern, once each, in the project's order (``order``: a subject's place).
     ``found``: (rule, finding, the item's default subjects), in the order the rules ran."""
-    grouped: dict[tuple, tuple[type[Rule], Finding, list[Any]]] = {}
+    grouped: dict[tuple[Any, ...], tuple[type[Rule], Finding, list[Any]]] = {}
     for rule_class, finding, subjects in found:
         concerned = finding.subjects if finding.subjects is not None else subjects
         if not concerned:
@@ -126,7 +126,7 @@ def merged(found: Iterable[tuple[type[Rule], Finding, Sequence[Any]]], order: Ca
             grouped[same] = (rule_class, finding, list(concerned))
     # One diagnostic per location and code: findings there whose messages differ (what a raise
     # becomes for the tools and for the resources reaching it) are one, each message after its labels.
-    located: dict[tuple, list[tuple[type[Rule], Finding, list[Any]]]] = {}
+    located: dict[tuple[Any, ...], list[tuple[type[Rule], Finding, list[Any]]]] = {}
     for rule_class, finding, subjects in grouped.values():
         at = finding.span
         located.setdefault((rule_class.code, finding.path, at.line, at.col, at.end_line, at.end_col), []).append(

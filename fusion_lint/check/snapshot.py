@@ -259,10 +259,7 @@ def guards(tries_lists: Iterable[Iterable[Try]]) -> tuple[tuple[tuple[tuple[obje
     """Try statements as ``caught_by`` reads them: each clause's types and whether it re-raises
     (not where they are: a body edit above them moves them, and changes nothing a rule reads)."""
     return tuple(
-        tuple(
-            tuple((clause.types, clause.rethrows) for clause in statement.handlers)
-            for statement in tries
-        )
+        tuple(tuple((clause.types, clause.rethrows) for clause in statement.handlers) for statement in tries)
         for tries in tries_lists
     )
 

@@ -20,7 +20,6 @@ import fusion_lint.memo.stat_index as stat_index
 from fusion_lint.base.diagnostics import Fix, Span
 from fusion_lint.check.checking import LAST_CHECK, check, merged
 from fusion_lint.check.rule_cache import StoredFix
-from fusion_lint.check.suppression import Reported
 from fusion_lint.check.snapshot import (
     Recorder,
     combined_vocabulary,
@@ -35,6 +34,7 @@ from fusion_lint.check.snapshot import (
     store_snapshot,
     vocabulary_parts,
 )
+from fusion_lint.check.suppression import Reported
 from fusion_lint.facts.model import FileFacts
 from fusion_lint.memo.stat_index import signature
 from fusion_lint.project.index import ProjectIndex

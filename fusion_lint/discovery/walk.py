@@ -15,6 +15,7 @@ from fnmatch import fnmatchcase, translate
 from functools import lru_cache
 from glob import escape
 from pathlib import Path
+from typing import Any
 
 import fusion_lint.discovery.kept_walk as kept_walk
 from fusion_lint.base.files import read_regular
@@ -478,7 +479,7 @@ class Walker:
             seen.add(key)
             result.files.append(key)
 
-    def judged_by(self, directory: Path) -> tuple:
+    def judged_by(self, directory: Path) -> tuple[Any, ...]:
         """What decides which entries of ``directory`` are walked: the exclude rules of its config
         and, when respected, its ``.gitignore`` chain (as they are now: read by this walk)."""
         chain = self._gitignore_chain(directory) if self.respect_gitignore else ()
@@ -546,7 +547,7 @@ class Walker:
             lease.record(str(directory), before if keepable else None, rules, tuple(kept))
 
 
-def _special(entry: os.DirEntry) -> bool:
+def _special(entry: os.DirEntry[str]) -> bool:
     """A FIFO, device or socket (through a symlink too); a dangling symlink is not listed."""
     try:
         return not stat.S_ISREG(entry.stat().st_mode) and not stat.S_ISDIR(entry.stat().st_mode)

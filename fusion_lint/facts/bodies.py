@@ -562,12 +562,7 @@ class FunctionWalker(ParameterReading):
 
 def _one_argument(exc: ast.expr | None) -> bool:
     """``Exc(<one positional argument>)``: what FL208's fix can make ``fail(reason, <it>)``."""
-    return (
-        type(exc) is ast.Call
-        and len(exc.args) == 1
-        and not exc.keywords
-        and type(exc.args[0]) is not ast.Starred
-    )
+    return type(exc) is ast.Call and len(exc.args) == 1 and not exc.keywords and type(exc.args[0]) is not ast.Starred
 
 
 def literal_wire_code(call: ast.Call) -> int | None:

@@ -167,7 +167,8 @@ def shape(node: ast.expr, depth: int, names: Names, scope: Scope | None, spans: 
         return Shape(
             "list",
             items=tuple(
-                shape(e.value if type(e) is ast.Starred else e, depth - 1, names, scope, spans) for e in node.elts  # type: ignore[attr-defined]  # kind is ast.List or ast.Tuple
+                shape(e.value if type(e) is ast.Starred else e, depth - 1, names, scope, spans)
+                for e in node.elts  # type: ignore[attr-defined]  # kind is ast.List or ast.Tuple
             ),
         )
     if kind is ast.Call:

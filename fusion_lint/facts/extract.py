@@ -143,8 +143,7 @@ class ModuleExtractor:
         helper_calls = []  # ``@helper(server, "x")``: maybe a registration helper (``facts.helpers``)
         contract = None
         if any(
-            type(d) is ast.Call and self.names.qualify(d.func, scope) == "functools.wraps"
-            for d in node.decorator_list
+            type(d) is ast.Call and self.names.qualify(d.func, scope) == "functools.wraps" for d in node.decorator_list
         ):
             self.definitions.wraps_kept.add(qualname)
         for index, expression in enumerate(node.decorator_list):

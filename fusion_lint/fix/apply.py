@@ -29,6 +29,7 @@ import tokenize
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import click
 
@@ -57,7 +58,9 @@ class Document:
     fixed: int = 0  # fixes applied
     fixed_rules: dict[tuple[str, str], int] = field(default_factory=dict)  # (code, name) -> fixes applied
     noqa: int = 0  # suppression comments added
-    rejected: set[tuple] = field(default_factory=set)  # fixes that broke the text or made it worse: never retried
+    rejected: set[tuple[Any, ...]] = field(
+        default_factory=set
+    )  # fixes that broke the text or made it worse: never retried
     one_at_a_time: bool = False  # a round of several fixes made it worse: each is tried alone
 
     def __post_init__(self) -> None:
@@ -389,7 +392,7 @@ def _introduced(before: Report, after: Report, path: str, allowed: set[str]) -> 
     return sorted(code for code, count in counts.items() if count < 0 and code not in allowed)
 
 
-def _fix_key(fix: Fix) -> tuple:
+def _fix_key(fix: Fix) -> tuple[Any, ...]:
     return tuple((e.start, e.end, e.content) for e in fix.edits)
 
 

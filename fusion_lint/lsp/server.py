@@ -45,6 +45,7 @@ import tokenize
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import unquote
 
 from lsprotocol import types as lsp
@@ -144,7 +145,7 @@ def lint_unless_superseded(path: str, text: str, superseded: threading.Event) ->
     return None
 
 
-def lint_freeing_later(garbage: list, path: str, text: str, superseded: threading.Event) -> Report | None:
+def lint_freeing_later(garbage: list[Any], path: str, text: str, superseded: threading.Event) -> Report | None:
     """``lint_unless_superseded``, leaving in ``garbage`` what is to be freed once its diagnostics
     are published (``engine.freed_later``): freeing a resolved project is no part of the answer. Cyclic
     collection stays paused until then too: resumed as the lint returns, its first allocation began a
@@ -270,8 +271,8 @@ class FusionLintServer(LanguageServer):
         self.debounce = debounce
         # Lints run off the event loop, each buffer parsed in its thread's worker process.
         self.linter = ThreadPoolExecutor(max_workers=LINT_THREADS, thread_name_prefix="fusion-lint")
-        self.in_flight: dict[str, tuple[Future, threading.Event]] = {}  # uri -> its lint, "superseded"
-        self.scheduled: dict[str, asyncio.Task] = {}
+        self.in_flight: dict[str, tuple[Future[Any], threading.Event]] = {}  # uri -> its lint, "superseded"
+        self.scheduled: dict[str, asyncio.Task[Any]] = {}
         self.last_edit: dict[str, float] = {}
         self.linted: dict[str, Linted] = {}
         self.shown_errors: set[str] = set()
@@ -309,7 +310,7 @@ class FusionLintServer(LanguageServer):
         self.schedule(uri, 0.0 if quiet else self.debounce)
 
     async def _lint_later(self, uri: str, delay: float) -> None:
-        garbage: list = []  # what the lint leaves, freed after the publish (not before it, not here)
+        garbage: list[Any] = []  # what the lint leaves, freed after the publish (not before it, not here)
         try:
             if delay:
                 await asyncio.sleep(delay)
@@ -429,7 +430,7 @@ class FusionLintServer(LanguageServer):
             return None
         return self.workspace_edit(uri, linted.version, to_text_edits([edit], linted.lines))
 
-    async def apply_autofix(self, arguments: list | None) -> None:
+    async def apply_autofix(self, arguments: list[Any] | None) -> None:
         """``fusion-lint.applyAutofix`` with ``[{"uri": ..., "version": ...}]`` (ruff's shape) or
         ``[uri]``: every safe fix of the document, sent back as ``workspace/applyEdit``."""
         for argument in arguments or []:
@@ -513,7 +514,7 @@ class FusionLintServer(LanguageServer):
         workspace = self.client_capabilities.workspace
         return bool(workspace and workspace.diagnostics and workspace.diagnostics.refresh_support)
 
-    async def _refresh_after(self, tasks: list[asyncio.Task]) -> None:
+    async def _refresh_after(self, tasks: list[asyncio.Task[Any]]) -> None:
         await asyncio.wait(tasks)
         with contextlib.suppress(Exception):
             await self.workspace_diagnostic_refresh_async(None)
@@ -575,7 +576,7 @@ class FusionLintServer(LanguageServer):
         ``--add-noqa`` would add (merged into a ``# noqa:`` list already there, other linters' codes
         kept; on the statement's first line when the diagnostic's line ends inside a string)."""
         actions: list[lsp.CodeAction] = []
-        offered: set[tuple] = set()
+        offered: set[tuple[Any, ...]] = set()
         for item, found in shown:
             if found.code in PER_FILE_RULES:
                 continue  # about the whole file: no line comment reaches it

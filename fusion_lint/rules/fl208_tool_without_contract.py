@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from fusion_lint.base.diagnostics import Edit, Fix, Span
 from fusion_lint.facts.model import FileFacts, Raise
@@ -406,13 +407,13 @@ def _return_site(returned, where: str) -> Site:
     return Site("return", where, span=returned.span, value_span=text.span, cause=clause.name if clause else None)
 
 
-def _caught(clauses: tuple) -> str:
+def _caught(clauses: tuple[Any, ...]) -> str:
     """The class the innermost except clause catches, when it names one (else ``Exception``)."""
     types = clauses[0].types if clauses else ()
     return types[0].rpartition(".")[2] if len(types) == 1 else "Exception"
 
 
-def _texts(shape) -> Iterator:
+def _texts(shape) -> Iterator[Any]:
     """The strings a returned value is made of, a level or two deep."""
     yield shape
     for _, inner in shape.keys:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from fusion_lint.facts.frameworks import what_the_client_reads, what_the_model_sees
 from fusion_lint.rules import Example, Finding, Rule, register
@@ -25,7 +26,7 @@ BUILTIN_EXCEPTIONS = frozenset(
 )
 
 
-def by_kind(groups: list) -> Iterator[tuple]:
+def by_kind(groups: list[Any]) -> Iterator[tuple[Any, ...]]:
     """Each framework group split into its tools and its resources or prompts, which the framework
     answers differently (a resource's or a prompt's failure is a JSON-RPC error, not a result)."""
     for framework, masked, guarded, subjects in groups:

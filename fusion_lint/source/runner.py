@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fusion_lint.base.memory import COLLECT_EVERY, RecentlyUsed, gc_paused, hand_back_freed_memory, spans_shared
 from fusion_lint.base.modules import module_of
@@ -157,7 +157,7 @@ class FactsLease:
     from_memory: int = 0  # results served from memory
     from_disk: list[str] = field(default_factory=list)  # paths whose cached result was unpickled
     analysed: list[str] = field(default_factory=list)  # paths parsed and their facts extracted
-    early: dict[str, Future] = field(default_factory=dict)  # key -> a buffer's analysis, begun early
+    early: dict[str, Future[Any]] = field(default_factory=dict)  # key -> a buffer's analysis, begun early
 
     def get(self, key: str | None, path: str) -> FileResult | None:
         if key is None:
