@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fusion_lint.project.view import ProjectView, ResolvedDefinition
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import HANDLER_PRELUDE, handler_checkable, named_reasons
 
@@ -46,7 +47,7 @@ def lookup():
 """),
     )
 
-    def check_definition(self, definition, project) -> Iterable[Finding]:
+    def check_definition(self, definition: ResolvedDefinition, project: ProjectView) -> Iterable[Finding]:
         if not handler_checkable(definition):
             return
         named = named_reasons(definition)

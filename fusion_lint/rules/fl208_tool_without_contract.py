@@ -682,7 +682,7 @@ def read_statement(path: str) -> str:
         ),
     )
 
-    def check_definition(self, definition, project) -> Iterable[Finding]:
+    def check_definition(self, definition: ResolvedDefinition, project: ProjectView) -> Iterable[Finding]:
         facts = definition.definition
         if definition.kind == "prompt" or definition.handler is None or definition.contract.declared:
             return

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from fusion_lint.facts.frameworks import what_the_client_reads, what_the_model_sees
+from fusion_lint.project.view import FunctionView, ProjectView
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import HANDLER_PRELUDE, by_framework, caught_by, escapes_to, tool_name
 
@@ -178,7 +179,7 @@ async def flush_cache(name: str) -> dict:
 """),
     )
 
-    def check_function(self, function, project) -> Iterable[Finding]:
+    def check_function(self, function: FunctionView, project: ProjectView) -> Iterable[Finding]:
         for site in function.function.raises:
             if site.kind not in ("call", "name") or site.exception not in BUILTIN_EXCEPTIONS:
                 continue

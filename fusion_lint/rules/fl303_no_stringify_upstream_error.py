@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from fusion_lint.facts.frameworks import TOOL_ERRORS, sends_exception_text
 from fusion_lint.facts.model import Raise
+from fusion_lint.project.view import FunctionView, ProjectView
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import HANDLER_PRELUDE, by_framework
 
@@ -122,7 +123,7 @@ def void_invoice(invoice_id: str) -> str:
 """),
     )
 
-    def check_function(self, function, project) -> Iterable[Finding]:
+    def check_function(self, function: FunctionView, project: ProjectView) -> Iterable[Finding]:
         if not function.handler_of:
             return
         for site in function.function.raises:
