@@ -6,11 +6,14 @@ import gc
 import sys
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # (diagnostics imports this module)
+    from fusion_lint.base.diagnostics import Span
 
 #: Cyclic garbage is collected once per this many files while collection is paused.
 COLLECT_EVERY = 200
@@ -54,11 +57,11 @@ _resume_after = [False]  # whether collection ran when the first of them began
 #: language server keeps a whole project's facts in memory, and a file's facts hold hundreds of
 #: spans, most equal to one already loaded (the same position in a sibling module, one range named
 #: by a raise, its call and its argument). Spans are never changed in place, so sharing is unseen.
-shared_spans: ContextVar[dict[str, Any] | None] = ContextVar("fusion_lint_shared_spans", default=None)
+shared_spans: ContextVar[dict[tuple[int, ...], Span] | None] = ContextVar("fusion_lint_shared_spans", default=None)
 
 
 @contextmanager
-def spans_shared(table: dict[str, Any]) -> Iterator[None]:
+def spans_shared(table: dict[tuple[int, ...], Span]) -> Iterator[None]:
     """Within this block (this thread or task only), spans unpickled are looked up in ``table``
     (their seven fields -> the one ``Span``) and added to it."""
     token = shared_spans.set(table)
@@ -80,7 +83,7 @@ def hand_back_freed_memory() -> None:
 
 
 @lru_cache(maxsize=1)
-def _malloc_trim():  # type: ignore[no-untyped-def]
+def _malloc_trim() -> Callable[[int], int] | None:
     if not sys.platform.startswith("linux"):
         return None
     try:
@@ -100,7 +103,7 @@ class RecentlyUsed:
         self.recent: deque[set[Any]] = deque(maxlen=runs)
         self.lock = threading.Lock()
 
-    def forget_unused(self, kept: dict[str, Any], used: set[Any]) -> None:
+    def forget_unused(self, kept: dict[Any, Any], used: set[Any]) -> None:
         """Record this run's ``used`` keys and drop from ``kept`` what no remembered run used."""
         with self.lock:
             self.recent.append(used)

@@ -266,7 +266,7 @@ def analyse(
         overrides=overrides,
         probe=probe,
         read_back=read_back,
-        light=lightly and lightly.lighter,
+        light=lightly.lighter if lightly is not None else None,
     )
     if found_plan is not None:  # the snapshot answers: the caller loads what it reaches
         found_plan.contents, nothing = read_back, ProjectIndex({}, lambda path: None, [], settings.follow_calls)

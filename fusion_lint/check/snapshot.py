@@ -27,7 +27,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
 
@@ -171,7 +171,7 @@ def modules_under(names: list[str], module: str) -> Iterator[str]:
         start += 1
 
 
-def reached_from(changed: Iterable[str], dependencies: dict[str, tuple[str, ...]]) -> set[str]:
+def reached_from(changed: Iterable[str], dependencies: Mapping[str, Iterable[str]]) -> set[str]:
     """The changed files and every file whose imports lead to one of them, transitively."""
     users: dict[str, list[str]] = {}
     for path, targets in dependencies.items():

@@ -244,7 +244,8 @@ def _check(
     show_files: bool,
     verbose: bool,
 ) -> None:
-    from fusion_lint.check.engine import Options, Selection, UsageError, lint
+    from fusion_lint.check.engine import Options, UsageError, lint
+    from fusion_lint.check.selection import Selection
     from fusion_lint.config.tree import FlagSettings
     from fusion_lint.output import DOCUMENT_FORMATS, FORMATTERS, TEXT_FORMATS
 

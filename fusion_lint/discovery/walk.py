@@ -435,8 +435,8 @@ class Walker:
         if not self.respect_gitignore:
             return False
         verdict = None
-        for rules in self._gitignore_chain(path.parent):
-            decided = rules.decide(path, is_dir)
+        for gitignore in self._gitignore_chain(path.parent):
+            decided = gitignore.decide(path, is_dir)
             if decided is not None:
                 verdict = decided
         return bool(verdict)
@@ -504,12 +504,12 @@ class Walker:
         if lease is not None:
             entries = lease.entries(str(directory), rules)
             if entries is not None:
-                for is_dir, path in entries:
+                for is_dir, listed_path in entries:
                     if is_dir:
-                        self._walk_dir(Path(path), result, seen, visited)
-                    elif path not in seen:
-                        seen.add(path)
-                        result.files.append(path)
+                        self._walk_dir(Path(listed_path), result, seen, visited)
+                    elif listed_path not in seen:
+                        seen.add(listed_path)
+                        result.files.append(listed_path)
                 return
             before = kept_walk.folder_signature(str(directory))  # (taken before it is listed)
         try:

@@ -42,7 +42,7 @@ import os
 import threading
 import time
 import tokenize
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,26 +53,19 @@ from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import RPCRequest
+from pygls.workspace import TextDocument
 
 import fusion_lint.discovery.kept_walk as kept_walk
 from fusion_lint import __version__
 from fusion_lint.base.diagnostics import Diagnostic
 from fusion_lint.base.memory import gc_paused
-from fusion_lint.check.abandon import AfterFreed
-from fusion_lint.check.engine import (
-    Options,
-    Superseded,
-    UsageError,
-    abandoned_when,
-    configure_tree,
-    free,
-    freed_later,
-    lint,
-)
+from fusion_lint.check.abandon import AfterFreed, Superseded, abandoned_when, free, freed_later
+from fusion_lint.check.engine import Options, UsageError, configure_tree, lint
 from fusion_lint.check.report import Report
 from fusion_lint.config.settings import ConfigError
 from fusion_lint.config.watched import relevant
-from fusion_lint.fix.apply import apply_edits, apply_fixes, comments_only, fixed_by_one, noqa_edits
+from fusion_lint.base.diagnostics import apply_edits
+from fusion_lint.fix.apply import apply_fixes, comments_only, fixed_by_one, noqa_edits
 
 # Positions and edits in the client's units, named here too (the server's API).
 from fusion_lint.lsp.text import SOURCE, SourceLines, code_units, diagnostic_range, replacement, to_lsp, to_text_edits  # noqa: F401
@@ -198,7 +191,7 @@ def fix_buffer(path: str, text: str) -> str:
     return ("\ufeff" if text.startswith("\ufeff") and not decoded.text.startswith("\ufeff") else "") + decoded.text
 
 
-def wanted(kind: str, only: list[str] | None) -> bool:
+def wanted(kind: str, only: Sequence[str] | None) -> bool:
     """Whether the client's ``only`` filter admits ``kind`` (hierarchical: ``source`` admits ``source.fixAll``)."""
     return only is None or any(kind == allowed or kind.startswith(allowed + ".") for allowed in only)
 
@@ -223,7 +216,9 @@ class Linted:
 
 
 def overlaps(a: lsp.Range, b: lsp.Range) -> bool:
-    key = lambda position: (position.line, position.character)  # noqa: E731
+    def key(position: lsp.Position) -> tuple[int, int]:
+        return (position.line, position.character)
+
     return key(a.start) <= key(b.end) and key(b.start) <= key(a.end)
 
 
@@ -281,13 +276,14 @@ class FusionLintServer(LanguageServer):
 
     # -- which documents -------------------------------------------------------------------------
 
-    def open_document(self, uri: str):
+    def open_document(self, uri: str) -> TextDocument | None:
         """The open document, or None (pygls would otherwise make one up from the disk). pygls
         keys documents by the unquoted URI; clients percent-encode (a space, a drive colon)."""
-        return self.workspace.text_documents.get(unquote(uri))
+        found: TextDocument | None = self.workspace.text_documents.get(unquote(uri))
+        return found
 
     @staticmethod
-    def is_python(document) -> bool:
+    def is_python(document: TextDocument) -> bool:
         return document.language_id == "python" or document.path.endswith(PYTHON_SUFFIXES)
 
     # -- scheduling ------------------------------------------------------------------------------
@@ -607,7 +603,7 @@ class FusionLintServer(LanguageServer):
 
     def shutdown(self) -> None:
         self.linter.shutdown(wait=False, cancel_futures=True)
-        super().shutdown()
+        super().shutdown()  # type: ignore[no-untyped-call]  # pygls leaves it unannotated
 
 
 def create_server(debounce: float = DEBOUNCE_S) -> FusionLintServer:
