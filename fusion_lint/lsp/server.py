@@ -57,14 +57,13 @@ from pygls.workspace import TextDocument
 
 import fusion_lint.discovery.kept_walk as kept_walk
 from fusion_lint import __version__
-from fusion_lint.base.diagnostics import Diagnostic
+from fusion_lint.base.diagnostics import Diagnostic, apply_edits
 from fusion_lint.base.memory import gc_paused
 from fusion_lint.check.abandon import AfterFreed, Superseded, abandoned_when, free, freed_later
 from fusion_lint.check.engine import Options, UsageError, configure_tree, lint
 from fusion_lint.check.report import Report
 from fusion_lint.config.settings import ConfigError
 from fusion_lint.config.watched import relevant
-from fusion_lint.base.diagnostics import apply_edits
 from fusion_lint.fix.apply import apply_fixes, comments_only, fixed_by_one, noqa_edits
 
 # Positions and edits in the client's units, named here too (the server's API).

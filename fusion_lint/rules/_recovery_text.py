@@ -168,7 +168,8 @@ class _Text:
         matches = list(pattern.finditer(self.text))
         if not matches:
             return iter(())
-        pieces, at = [], 0  # slices, not a list of characters: this runs for every recovery text
+        pieces: list[str] = []
+        at = 0  # slices, not a list of characters: this runs for every recovery text
         for match in matches:
             pieces += (self.text[at : match.start()], " " * (match.end() - match.start()))
             at = match.end()

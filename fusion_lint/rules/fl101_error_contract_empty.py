@@ -59,7 +59,7 @@ async def get_invoice(invoice_id: str):
             )
 
     @staticmethod
-    def drop_errors(definition, text: str) -> Fix | None:
+    def drop_errors(definition: ResolvedDefinition, text: str) -> Fix | None:
         """The ``errors=[]`` argument dropped with its comma, leaving the call well-formatted."""
         call = CallText.of(text, definition.definition.call)
         if call is None:

@@ -127,7 +127,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
                     )
 
 
-def _made_by_project_functions(definition, project) -> dict[str, tuple[str, str]]:
+def _made_by_project_functions(definition: ResolvedDefinition, project: ProjectView) -> dict[str, tuple[str, str]]:
     """``module.function`` -> (factory, code) for each function in reach that returns the runtime's
     error factory (``def make_error(x): return not_found(...)``; raised as ``raise make_error(x)``)."""
     made: dict[str, tuple[str, str]] = {}

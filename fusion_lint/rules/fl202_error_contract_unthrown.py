@@ -62,7 +62,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
             if entry.reason is None or entry.thrown_by == "service" or entry.reason in named:
                 continue
             yield Finding(
-                entry.get("reason").span,
+                entry.get("reason").span,  # type: ignore[union-attr]  # its reason is not None: the field is there
                 f"reason '{entry.reason}' is declared but nothing raises it; raise {spelled}('{entry.reason}') where "
                 'it happens, mark it thrown_by="service" if a service layer raises it, or remove it',
                 entry.path,

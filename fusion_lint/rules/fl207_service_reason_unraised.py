@@ -54,7 +54,7 @@ def lookup():
         for entry in definition.contract.entries:
             if entry.reason is not None and entry.thrown_by == "service" and entry.reason not in named:
                 yield Finding(
-                    entry.get("reason").span,
+                    entry.get("reason").span,  # type: ignore[union-attr]  # its reason is not None: the field is there
                     f"reason '{entry.reason}' is marked thrown_by=\"service\" but no code the handler reaches raises "
                     f"it; raise it with data={{'reason': '{entry.reason}'}} in the service, or drop the entry",
                     entry.path,

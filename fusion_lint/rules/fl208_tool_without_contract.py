@@ -6,10 +6,9 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
 
 from fusion_lint.base.diagnostics import Edit, Fix, Span
-from fusion_lint.facts.model import FileFacts, Raise
+from fusion_lint.facts.model import Definition, Except, FileFacts, Raise, Return, Shape
 from fusion_lint.project.view import ProjectView, ResolvedDefinition
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._edits import line_start, newline_of, python_string, valid_span
@@ -299,7 +298,7 @@ def draft_for_raise(site: Raise, function: str, in_handler: bool) -> Draft:
     exception = (site.exception or "").rpartition(".")[2]
     message = site.sentence or site.text or ""
     if site.kind == "factory" and site.factory in FACTORY_CODES:
-        code = FACTORY_CODES[site.factory].name
+        code = FACTORY_CODES[site.factory].name  # type: ignore[index]  # a str: in FACTORY_CODES
     elif site.kind == "mcp_error" and site.code:
         code = site.code
     else:
@@ -398,7 +397,7 @@ def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[D
             )
 
 
-def _return_site(returned, where: str) -> Site:
+def _return_site(returned: Return, where: str) -> Site:
     """A returned error text becomes ``raise fail(reason, <the text>)``, ``from`` the caught exception."""
     text = returned.text
     if text is None or caught_by(text.tries, "McpError"):
@@ -407,13 +406,13 @@ def _return_site(returned, where: str) -> Site:
     return Site("return", where, span=returned.span, value_span=text.span, cause=clause.name if clause else None)
 
 
-def _caught(clauses: tuple[Any, ...]) -> str:
+def _caught(clauses: tuple[Except, ...]) -> str:
     """The class the innermost except clause catches, when it names one (else ``Exception``)."""
     types = clauses[0].types if clauses else ()
     return types[0].rpartition(".")[2] if len(types) == 1 else "Exception"
 
 
-def _texts(shape) -> Iterator[Any]:
+def _texts(shape: Shape) -> Iterator[Shape]:
     """The strings a returned value is made of, a level or two deep."""
     yield shape
     for _, inner in shape.keys:
@@ -712,7 +711,7 @@ def read_statement(path: str) -> str:
         )
 
 
-def advice(definition) -> str:
+def advice(definition: Definition) -> str:
     """What the author can do: a contract where the definition can take one. A low-level dispatcher
     serves every tool of its server from one function, which no ``@contract`` describes (a contract
     is one tool's, and ``fail()`` outside a contracted handler raises): its tools get contracts by
