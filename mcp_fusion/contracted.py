@@ -153,7 +153,7 @@ def call_arguments(kwargs: Mapping[str, Any]) -> dict[str, Any]:
     for value in kwargs.values():
         if type(value).__name__ == "Context":
             return {key: value for key, value in kwargs.items() if type(value).__name__ != "Context"}
-    return kwargs  # nothing injected: the wrapper's own fresh dict, which the boundary only reads
+    return kwargs  # type: ignore[return-value]  # nothing injected: the wrapper's own fresh dict, which the boundary only reads
 
 
 def contract(errors: ContractEntries | None = None, *, name: str | None = None) -> Callable[[HandlerT], HandlerT]:

@@ -125,7 +125,7 @@ def coerce_record(record: LockRecord | Mapping[str, Any]) -> LockRecord:
     if not isinstance(name, str) or not name:
         raise ValueError(f"lock record name must be a non-empty string, got {name!r}")
     raw_entries = record.get("entries", record.get("errors")) or ()
-    return LockRecord(kind=kind, name=name, entries=tuple(_coerce_entry(entry) for entry in raw_entries))
+    return LockRecord(kind=kind, name=name, entries=tuple(_coerce_entry(entry) for entry in raw_entries))  # type: ignore[arg-type]  # in SECTIONS: "tool" or "resource"
 
 
 def _coerce_entry(entry: LockEntry | Mapping[str, Any]) -> LockEntry:

@@ -78,7 +78,12 @@ def _sarif_region(report: Report, diagnostic: Diagnostic, show_source: bool) -> 
     line = max(span.line, 1)
     end_line = max(span.end_line, line)
     end_col = span.end_col if end_line > line or span.end_col >= span.col else span.col
-    region: dict[str, Any] = {"startLine": line, "startColumn": span.col + 1, "endLine": end_line, "endColumn": end_col + 1}
+    region: dict[str, Any] = {
+        "startLine": line,
+        "startColumn": span.col + 1,
+        "endLine": end_line,
+        "endColumn": end_col + 1,
+    }
     if show_source:
         excerpt = source_excerpt(report, diagnostic)
         if excerpt:
