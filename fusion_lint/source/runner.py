@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fusion_lint.base.memory import COLLECT_EVERY, RecentlyUsed, gc_paused, hand_back_freed_memory, spans_shared
 from fusion_lint.base.modules import module_of
