@@ -248,7 +248,7 @@ def describe_integer(number: int) -> str:
 NON_FINITE_NAMES = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 
 
-class _Taken(list):  # type: ignore[type-arg]
+class _Taken(list[Any]):
     """The first items read from an iterator; ``total`` is its length when it has one."""
 
     def __init__(self, items: list[Any], total: int | None) -> None:

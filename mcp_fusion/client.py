@@ -59,7 +59,7 @@ def _total(reader: _Reader) -> _Reader:
         except (Exception, RecursionError) as exc:  # noqa: BLE001 - a shape no reader foresaw
             raise EnvelopeParseError(f"unreadable envelope ({type(exc).__name__}: {_snippet(str(exc))})") from None
 
-    return read  # type: ignore[return-value]
+    return read  # type: ignore[return-value]  # functools.wraps keeps the reader's signature: read is a _Reader
 
 
 # -- entry points -----------------------------------------------------------------------------

@@ -201,7 +201,7 @@ def contract(errors: ContractEntries | None = None, *, name: str | None = None) 
                 return target.returned(result, kwargs)
 
         setattr(contracted, CONTRACT_ATTRIBUTE, target)
-        return contracted  # type: ignore[return-value]
+        return contracted  # type: ignore[return-value]  # the wrapper has the handler's signature (functools.wraps)
 
     return decorate
 

@@ -344,7 +344,7 @@ def _sdk_types() -> Any:
     if sdk_major() == 2:
         import mcp_types as types
     else:
-        import mcp.types as types  # type: ignore[no-redef]
+        import mcp.types as types  # type: ignore[no-redef]  # mcp 1.x's module for the same names (typed against 2.x's mcp_types)
     return types
 
 
@@ -387,7 +387,7 @@ def _mcp1_result_class() -> type[BaseModel]:
         return original(self, result)
 
     if not getattr(original, "__fusion_patched__", False):
-        convert_result.__fusion_patched__ = True  # type: ignore[attr-defined]
+        convert_result.__fusion_patched__ = True  # type: ignore[attr-defined]  # a marker attribute on the wrapper function
         FuncMetadata.convert_result = convert_result
     return CallToolResult
 

@@ -100,7 +100,7 @@ def check(
                     except Exception as exc:  # a bug in a rule must not hide the others (FL999)
                         internal.append(Reported(_internal_error(rule_class, _labels(subjects), exc, path, span)))
                     if plan is not None:
-                        memo.record(plan.tokens[index], code, findings)  # type: ignore[union-attr]
+                        memo.record(plan.tokens[index], code, findings)  # type: ignore[union-attr]  # memo is not None: plan came from it
                     if findings is None:
                         continue
                 if observe is not None:

@@ -373,7 +373,7 @@ def _watch(paths: tuple[str, ...], flags: dict[str, Any]) -> None:
     places, extra = watched_places(options.paths, root, configs)
     clear = sys.stdout.isatty() and flags["output_file"] is None
     try:
-        watch(lambda: check.callback(paths, watch=False, **flags), places, extra, clear)  # type: ignore[misc]
+        watch(lambda: check.callback(paths, watch=False, **flags), places, extra, clear)  # type: ignore[misc]  # check is a click command: its callback is set
     except click.UsageError as exc:
         raise fail(exc.format_message()) from None
 

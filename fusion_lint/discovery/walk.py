@@ -15,10 +15,13 @@ from fnmatch import fnmatchcase, translate
 from functools import lru_cache
 from glob import escape
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import fusion_lint.discovery.kept_walk as kept_walk
 from fusion_lint.base.files import read_regular
+
+if TYPE_CHECKING:  # imported when a .gitignore is read (_git_spec)
+    from pathspec import GitIgnoreSpec
 
 #: A .gitignore larger than this is not read (git's own limit is 100 MB; real ones are a few kB).
 GITIGNORE_MAX_BYTES = 1_000_000
@@ -148,7 +151,7 @@ class IgnoreRules:
 
 
 @lru_cache(maxsize=256)
-def _git_spec(lines: tuple[str, ...]) -> object:
+def _git_spec(lines: tuple[str, ...]) -> GitIgnoreSpec:
     """git's own matching of one file's patterns (pathspec's ``GitIgnoreSpec``: escapes, trailing
     spaces, ``**``, negation, the last match deciding); a line git could never match is dropped."""
     import pathspec  # only when a .gitignore is read: a run without one never imports it
@@ -171,7 +174,7 @@ class GitIgnoreRules:
 
     base: Path
     patterns: list[str]  # the file's lines as written (comments and blanks included: git's to judge)
-    _spec: object = field(default=None, compare=False, repr=False)  # built on the first decision
+    _spec: GitIgnoreSpec | None = field(default=None, compare=False, repr=False)  # built on the first decision
 
     def decide(self, path: Path, is_dir: bool) -> bool | None:
         """True: ignored, False: re-included by a ``!`` pattern, None: no pattern of this file matches."""
@@ -183,8 +186,8 @@ class GitIgnoreRules:
             return None
         if self._spec is None:
             self._spec = _git_spec(tuple(self.patterns))
-        checked = self._spec.check_file(relative + "/" if is_dir else relative)  # type: ignore[attr-defined]
-        return checked.include  # type: ignore[no-any-return]
+        checked = self._spec.check_file(relative + "/" if is_dir else relative)
+        return checked.include
 
 
 def _read_patterns(path: Path, base: Path) -> GitIgnoreRules | None:

@@ -210,7 +210,7 @@ class _Session:
         """Apply the fixes of one round to ``document``; the ones applied."""
         # One order for every run: by rule, then position. FL201 (to ctx.fail) goes before FL301
         # (to the factory) when both rewrite the same raise, so no factory import is left unused.
-        ordered = sorted(diagnostics, key=lambda d: (d.code, min(e.start for e in d.fix.edits), d.span.line))  # type: ignore[union-attr]
+        ordered = sorted(diagnostics, key=lambda d: (d.code, min(e.start for e in d.fix.edits), d.span.line))  # type: ignore[union-attr]  # every diagnostic of a fix round has a fix
         text = document.text
         chosen: list[Diagnostic] = []
         taken: list[Edit] = []
@@ -247,7 +247,7 @@ class _Session:
 
         problem = "would leave code that does not parse; not applied (please report this)"
         try:
-            new = rewrite(document.text, [edit for d in chosen for edit in d.fix.edits])  # type: ignore[union-attr]
+            new = rewrite(document.text, [edit for d in chosen for edit in d.fix.edits])  # type: ignore[union-attr]  # every chosen diagnostic has a fix
         except NotApplicable as exc:
             new, problem = None, f"is not applicable: {exc}"
         except Exception as exc:  # noqa: BLE001  # a fix libcst cannot make costs that fix, never the run
@@ -266,7 +266,7 @@ class _Session:
             if self._rewritten(document, [diagnostic], say=True) is not None:
                 kept.append(diagnostic)
             else:
-                document.rejected.add(_fix_key(diagnostic.fix))  # type: ignore[arg-type]
+                document.rejected.add(_fix_key(diagnostic.fix))  # type: ignore[arg-type]  # every chosen diagnostic has a fix
         return kept
 
     def _undo_what_made_things_worse(self, before: Report, applied: dict[str, tuple[str, list[Diagnostic]]]) -> bool:
@@ -276,7 +276,7 @@ class _Session:
         time. Whether anything was undone."""
         undone = False
         for path, (text, chosen) in applied.items():
-            introduced = _introduced(before, self.report, path, {code for d in chosen for code in d.fix.leaves})  # type: ignore[union-attr]
+            introduced = _introduced(before, self.report, path, {code for d in chosen for code in d.fix.leaves})  # type: ignore[union-attr]  # every chosen diagnostic has a fix
             if not introduced:
                 continue
             document = self.documents[path]
@@ -289,7 +289,7 @@ class _Session:
                     del document.fixed_rules[key]
             if len(chosen) == 1:
                 diagnostic = chosen[0]
-                document.rejected.add(_fix_key(diagnostic.fix))  # type: ignore[arg-type]
+                document.rejected.add(_fix_key(diagnostic.fix))  # type: ignore[arg-type]  # every chosen diagnostic has a fix
                 warn(
                     f"{_display(path)}:{diagnostic.span.line}:{diagnostic.span.col + 1}: {diagnostic.code} fix skipped: "
                     f"would introduce {', '.join(introduced)}"

@@ -125,7 +125,7 @@ def _merged_names(
     merged = names + added
     order = order_of([alias.evaluated_name for alias in names])
     if order is not None:
-        merged.sort(key=lambda alias: order(alias.evaluated_name))  # type: ignore[arg-type,return-value]
+        merged.sort(key=lambda alias: order(alias.evaluated_name))  # type: ignore[arg-type,return-value]  # names of a from-import are plain names (str), as order_of reads them
     between = [alias.comma for alias in names[:-1] if isinstance(alias.comma, cst.Comma)]
     if between:
         separator = between[0]
@@ -328,7 +328,7 @@ def _parsed(text: str, target: _Target, newline: str) -> cst.CSTNode | None:
             old = target.node
             if isinstance(value, cst.Tuple) and len(value.lpar) == 1 and not isinstance(old, cst.Tuple):
                 return None  # ``"reason", message`` is two arguments of the call around it, not a tuple
-            return value.with_changes(lpar=[*old.lpar, *value.lpar[1:]], rpar=[*value.rpar[:-1], *old.rpar])  # type: ignore[attr-defined]
+            return value.with_changes(lpar=[*old.lpar, *value.lpar[1:]], rpar=[*value.rpar[:-1], *old.rpar])  # type: ignore[attr-defined]  # the replaced node is an expression: it has parentheses
         semicolon = getattr(target.node, "semicolon", None)
         return new.with_changes(semicolon=semicolon) if semicolon is not None else new
     except (cst.ParserSyntaxError, _NotThisKind):

@@ -244,7 +244,7 @@ def _record_for(resolved: ResolvedDefinition) -> LockRecord | list[Unlockable]:
             entries.append(locked)
     if problems:
         return problems
-    return LockRecord(kind=definition.kind, name=definition.name, entries=tuple(entries))  # type: ignore[arg-type]
+    return LockRecord(kind=definition.kind, name=definition.name, entries=tuple(entries))  # type: ignore[arg-type]  # a tool or a resource: the caller skips prompts
 
 
 def _contract_problems(contract: ResolvedContract, label: str) -> list[Unlockable]:

@@ -245,7 +245,7 @@ class _Protocol(LanguageServerProtocol):
     """pygls drops every message after ``shutdown``; the specification wants a request answered with
     InvalidRequest (notifications other than ``exit`` are still dropped)."""
 
-    def handle_message(self, message) -> None:  # type: ignore[no-untyped-def]
+    def handle_message(self, message) -> None:  # type: ignore[no-untyped-def]  # pygls's message objects are untyped
         method = getattr(message, "method", "")
         if self._shutdown and method != lsp.EXIT and isinstance(message, RPCRequest):
             error = JsonRpcInvalidRequest(f"the server is shutting down: '{method}' arrived after 'shutdown'")

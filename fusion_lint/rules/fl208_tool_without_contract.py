@@ -119,8 +119,8 @@ UPSTREAM = re.compile(r"\b(response|returned|result|server said|status code)\b",
 def _code_from_words(*texts: str | None) -> str | None:
     for text in texts:
         for pattern, code in WORD_CODES if text else ():
-            if pattern.search(text):  # type: ignore[arg-type]
-                return "INTERNAL_ERROR" if code == "INVALID_PARAMS" and UPSTREAM.search(text) else code  # type: ignore[arg-type]
+            if pattern.search(text):  # type: ignore[arg-type]  # text is not None: the loop runs only then
+                return "INTERNAL_ERROR" if code == "INVALID_PARAMS" and UPSTREAM.search(text) else code  # type: ignore[arg-type]  # text is not None, as above
     return None
 
 
@@ -363,7 +363,7 @@ def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[D
                     _class_reason(exception) or _failed(function),
                     _code_for(exception),
                     _fails(function, exception if exception != "Exception" else ""),
-                    Site("reraise", where, span=site.span, cause=clause.name) if rewritable else Site("left", where),  # type: ignore[union-attr]
+                    Site("reraise", where, span=site.span, cause=clause.name) if rewritable else Site("left", where),  # type: ignore[union-attr]  # clause is not None when rewritable
                 )
             else:
                 yield draft_for_raise(site, reached.function.qualname, in_handler)
@@ -458,7 +458,7 @@ def draft_contract(
         made = [_rewrite(text, site, draft.reason) if fail_free else None for site in sites]
         if sites and all(edits is not None for edits in made):
             declared.append(draft)
-            rewrites.extend(edit for edits in made for edit in edits)  # type: ignore[union-attr]
+            rewrites.extend(edit for edits in made for edit in edits)  # type: ignore[union-attr]  # every edits is not None: tested by all() above
         else:  # declared but still raised as before, it would be masked: not declared, and said
             left.extend(site.where for site, edits in zip(sites, made) if edits is None)
     if not declared:

@@ -56,7 +56,7 @@ def reaches_the_model(site: Raise, framework: str, masked: bool, guarded: bool) 
     """Whether the raised exception's message is what the model reads (DESIGN §12.2, measured)."""
     if site.kind in RUNTIME_RAISES or (site.kind == "call" and site.exception in TOOL_ERRORS):
         return True  # a declared failure, or a framework's ToolError (sent even under masking)
-    return site.kind == "call" and not guarded and sends_exception_text(framework, masked)  # type: ignore[arg-type]
+    return site.kind == "call" and not guarded and sends_exception_text(framework, masked)  # type: ignore[arg-type]  # a definition's framework: a Framework literal, passed as str
 
 
 @register

@@ -151,7 +151,7 @@ def _header_lines(node: ast.AST) -> tuple[int, int, bool]:
         first = node.pattern.lineno
     else:
         decorators = getattr(node, "decorator_list", None)
-        first = min(node.lineno, *(d.lineno for d in decorators)) if decorators else node.lineno  # type: ignore[attr-defined]
+        first = min(node.lineno, *(d.lineno for d in decorators)) if decorators else node.lineno  # type: ignore[attr-defined]  # a statement with decorators: placed, as they are
     if isinstance(body, list) and body:
         return first, body[0].lineno, True
     if cases:

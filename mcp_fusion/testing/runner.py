@@ -271,7 +271,7 @@ def _without(handler: Callable[..., Any], names: list[str]) -> Callable[..., Any
     def arguments_only(*args: Any, **kwargs: Any) -> Any:  # pragma: no cover - never called, only read
         raise AssertionError("read for its signature only")
 
-    arguments_only.__signature__ = signature.replace(  # type: ignore[attr-defined]
+    arguments_only.__signature__ = signature.replace(  # type: ignore[attr-defined]  # inspect reads __signature__ off any function
         parameters=[p for p in signature.parameters.values() if p.name not in names]
     )
     return arguments_only
