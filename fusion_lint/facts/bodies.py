@@ -141,35 +141,35 @@ class FunctionWalker(ParameterReading):
             self.ex.function(stmt, prefix=self.qualprefix, outer=self, at=here)
             return
         if kind is ast.ClassDef:
-            if not self.spans.is_suite(stmt.body):  # type: ignore[attr-defined]
-                self.block(stmt.body, here)  # type: ignore[attr-defined]
+            if not self.spans.is_suite(stmt.body):  # type: ignore[attr-defined]  # kind is ast.ClassDef above; mypy does not narrow through kind = type(...)
+                self.block(stmt.body, here)  # type: ignore[attr-defined]  # kind is ast.ClassDef above; mypy does not narrow through kind = type(...)
             return
         if kind in TRY:
             self.try_statement(stmt, here)
             return
         if kind is ast.AsyncWith or kind is ast.AsyncFor:
             self.awaits += 1
-        if (kind is ast.With or kind is ast.AsyncWith) and self._suppressing(stmt, here):  # type: ignore[arg-type]
+        if (kind is ast.With or kind is ast.AsyncWith) and self._suppressing(stmt, here):  # type: ignore[arg-type]  # kind is ast.With; mypy does not narrow through kind = type(...)
             return
         # Any other compound statement: its header expressions, then its blocks.
         if kind is ast.If or kind is ast.While:
-            self.expression(stmt.test, here)  # type: ignore[attr-defined]
-            self.block(stmt.body, here)  # type: ignore[attr-defined]
-            self.block(stmt.orelse, here)  # type: ignore[attr-defined]
+            self.expression(stmt.test, here)  # type: ignore[attr-defined]  # kind is ast.If or kind is ast.While above; mypy does not narrow through kind = type(...)
+            self.block(stmt.body, here)  # type: ignore[attr-defined]  # kind is ast.If or kind is ast.While above; mypy does not narrow through kind = type(...)
+            self.block(stmt.orelse, here)  # type: ignore[attr-defined]  # kind is ast.If or kind is ast.While above; mypy does not narrow through kind = type(...)
         elif kind is ast.For or kind is ast.AsyncFor:
             with self.ex.definitions.looping(stmt):
-                self.expression(stmt.target, here)  # type: ignore[attr-defined]
-                self.expression(stmt.iter, here)  # type: ignore[attr-defined]
-                self.block(stmt.body, here)  # type: ignore[attr-defined]
-                self.block(stmt.orelse, here)  # type: ignore[attr-defined]
+                self.expression(stmt.target, here)  # type: ignore[attr-defined]  # kind is ast.For or kind is ast.AsyncFor above; mypy does not narrow through kind = type(...)
+                self.expression(stmt.iter, here)  # type: ignore[attr-defined]  # kind is ast.For or kind is ast.AsyncFor above; mypy does not narrow through kind = type(...)
+                self.block(stmt.body, here)  # type: ignore[attr-defined]  # kind is ast.For or kind is ast.AsyncFor above; mypy does not narrow through kind = type(...)
+                self.block(stmt.orelse, here)  # type: ignore[attr-defined]  # kind is ast.For or kind is ast.AsyncFor above; mypy does not narrow through kind = type(...)
         elif kind is ast.With or kind is ast.AsyncWith:
-            for item in stmt.items:  # type: ignore[attr-defined]
+            for item in stmt.items:  # type: ignore[attr-defined]  # kind is ast.With or kind is ast.AsyncWith above; mypy does not narrow through kind = type(...)
                 self.expression(item, here)
-            self.block(stmt.body, here)  # type: ignore[attr-defined]
+            self.block(stmt.body, here)  # type: ignore[attr-defined]  # kind is ast.With or kind is ast.AsyncWith above; mypy does not narrow through kind = type(...)
         else:  # ``match``: the subject, then each case (``case JsonRpcErrorCode.NOT_FOUND:`` is a
             # comparison, never a raise): its body, then its guard
-            self.expression(stmt.subject, here)  # type: ignore[attr-defined]
-            for case in stmt.cases:  # type: ignore[attr-defined]
+            self.expression(stmt.subject, here)  # type: ignore[attr-defined]  # the match statement: every other compound kind is handled above
+            for case in stmt.cases:  # type: ignore[attr-defined]  # the match statement, as above
                 self.block(case.body, here)
                 if case.guard is not None:
                     self.expression(case.guard, here)
@@ -194,13 +194,13 @@ class FunctionWalker(ParameterReading):
     def try_statement(self, stmt: ast.stmt, at: Cursor) -> None:
         # The clauses are known before the body is walked (a raise in the body may be caught by
         # them); whether the body awaits is known after.
-        handlers = stmt.handlers  # type: ignore[attr-defined]
+        handlers = stmt.handlers  # type: ignore[attr-defined]  # a try statement (kind in TRY: Try, TryStar): both have these fields
         lines = [self.spans.line_of(handler) for handler in handlers]
         clauses = [self._except_clause(handler, line) for handler, line in zip(handlers, lines)]
         fact = Try(tuple(clauses), awaits=False)
         before = self.awaits
         self.try_bodies.append(fact)
-        self.block(stmt.body, at)  # type: ignore[attr-defined]
+        self.block(stmt.body, at)  # type: ignore[attr-defined]  # a try statement, as above
         self.try_bodies.pop()
         fact.awaits = self.awaits > before
         for clause in clauses:
@@ -213,8 +213,8 @@ class FunctionWalker(ParameterReading):
             self.clauses.append(clause)
             self.block(handler.body, line)
             self.clauses.pop()
-        self.block(stmt.orelse, at)  # type: ignore[attr-defined]
-        self.block(stmt.finalbody, at)  # type: ignore[attr-defined]
+        self.block(stmt.orelse, at)  # type: ignore[attr-defined]  # a try statement, as above
+        self.block(stmt.finalbody, at)  # type: ignore[attr-defined]  # a try statement, as above
 
     def _except_clause(self, handler: ast.ExceptHandler, here: Cursor) -> Except:
         types: tuple[str, ...] = ()
@@ -235,16 +235,16 @@ class FunctionWalker(ParameterReading):
     def small_statement(self, small: ast.stmt, at: Cursor) -> None:
         kind = type(small)
         if kind is ast.Raise:
-            self.raise_statement(small, at)  # type: ignore[arg-type]
+            self.raise_statement(small, at)  # type: ignore[arg-type]  # kind is ast.Raise above; mypy does not narrow through kind = type(...)
             return
         if kind is ast.Return:
-            self.return_statement(small, at)  # type: ignore[arg-type]
+            self.return_statement(small, at)  # type: ignore[arg-type]  # kind is ast.Return above; mypy does not narrow through kind = type(...)
             return
         if kind is ast.Import or kind is ast.ImportFrom:
-            self.names.bind_imports(small, self.scope)  # type: ignore[arg-type]
+            self.names.bind_imports(small, self.scope)  # type: ignore[arg-type]  # kind is ast.Import or kind is ast.ImportFrom above; mypy does not narrow through kind = type(...)
             return
         if kind is ast.Expr:
-            value = small.value  # type: ignore[attr-defined]
+            value = small.value  # type: ignore[attr-defined]  # kind is ast.Expr above; mypy does not narrow through kind = type(...)
             inner = value.value if type(value) is ast.Await else value
             if type(inner) is ast.Call:
                 if inner is not value:
@@ -254,13 +254,13 @@ class FunctionWalker(ParameterReading):
             self.expression(value, at)
             return
         if kind is ast.Assign or kind is ast.AnnAssign:
-            self._assignment(small, at)  # type: ignore[arg-type]
+            self._assignment(small, at)  # type: ignore[arg-type]  # kind is ast.Assign or kind is ast.AnnAssign above; mypy does not narrow through kind = type(...)
             return
         self.expression(small, at)
 
     def _assignment(self, small: ast.Assign | ast.AnnAssign, at: Cursor) -> None:
         value = small.value
-        targets = small.targets if type(small) is ast.Assign else [small.target]  # type: ignore[union-attr]
+        targets = small.targets if type(small) is ast.Assign else [small.target]  # type: ignore[union-attr]  # an AnnAssign when not an Assign: it has one target
         names = [t.id for t in targets if type(t) is ast.Name]
         if value is not None and names:
             method = self._fail_method(value)
@@ -317,7 +317,7 @@ class FunctionWalker(ParameterReading):
                 call = self.ex.values.call_layout(exc, at)
             self.call(exc, at, usage="raised")
         elif name_value(exc) is not None and name_value(exc) in self.bound_errors:
-            raised = self.bound_errors[name_value(exc)]  # type: ignore[index]
+            raised = self.bound_errors[name_value(exc)]  # type: ignore[index]  # name_value(exc) is not None: tested on the elif
         elif name_value(exc) is not None and in_except and name_value(exc) in caught:
             raised = Raised("reraise")
         elif is_name_or_attribute(exc):
@@ -388,11 +388,11 @@ class FunctionWalker(ParameterReading):
             current = stack.pop()
             kind = type(current)
             if kind is ast.Call:
-                self.call(current, at, usage="other")  # type: ignore[arg-type]
+                self.call(current, at, usage="other")  # type: ignore[arg-type]  # kind is ast.Call above; mypy does not narrow through kind = type(...)
                 continue
             if kind in LEAF_SET:
                 continue
-            if kind is ast.Await or (kind is ast.comprehension and current.is_async):  # type: ignore[attr-defined]
+            if kind is ast.Await or (kind is ast.comprehension and current.is_async):  # type: ignore[attr-defined]  # kind is ast.Await or (kind is ast.comprehension and current.is_async); mypy does not narrow through kind = type(...)
                 self.awaits += 1
             stack.extend(reversed(list(children(current))))
 
@@ -400,8 +400,8 @@ class FunctionWalker(ParameterReading):
         """``fail``/``recovery_for`` when ``func`` is ``ctx.fail``, ``ctx.recovery_for`` or an alias."""
         kind = type(func)
         if kind is ast.Attribute:
-            if name_value(func.value) in self.ctx_names and func.attr in ("fail", "recovery_for"):  # type: ignore[attr-defined,operator]
-                return func.attr  # type: ignore[attr-defined,no-any-return]
+            if name_value(func.value) in self.ctx_names and func.attr in ("fail", "recovery_for"):  # type: ignore[attr-defined,operator]  # kind is ast.Attribute above; mypy does not narrow through kind = type(...)
+                return func.attr  # type: ignore[attr-defined,no-any-return]  # kind is ast.Attribute above; mypy does not narrow through kind = type(...)
         else:
             name = name_value(func)
             if name is not None and name in self.fail_aliases:
@@ -419,10 +419,10 @@ class FunctionWalker(ParameterReading):
         if (
             self.ctx_attributes
             and kind is ast.Attribute
-            and func.attr in ("fail", "recovery_for")  # type: ignore[attr-defined]
-            and dotted(func.value) in self.ctx_attributes  # type: ignore[attr-defined,operator]
+            and func.attr in ("fail", "recovery_for")  # type: ignore[attr-defined]  # kind is ast.Attribute above; mypy does not narrow through kind = type(...)
+            and dotted(func.value) in self.ctx_attributes  # type: ignore[attr-defined,operator]  # kind is ast.Attribute above; mypy does not narrow through kind = type(...)
         ):
-            return func.attr  # type: ignore[attr-defined,no-any-return]
+            return func.attr  # type: ignore[attr-defined,no-any-return]  # kind is ast.Attribute above; mypy does not narrow through kind = type(...)
         return None
 
     def classify(self, call: ast.Call, at: Cursor) -> Raised:
@@ -492,7 +492,7 @@ class FunctionWalker(ParameterReading):
             reason_node = argument_value(node, 0, "reason")
             reason = string_value(reason_node) if reason_node is not None else None
             site = FailSite(
-                method=method,  # type: ignore[arg-type]
+                method=method,  # type: ignore[arg-type]  # _fail_method() returns "fail" or "recovery_for"
                 reason=reason if isinstance(reason, str) else None,
                 span=self.spans.at(node, at),
                 reason_span=self.spans.at(reason_node, at) if reason_node is not None else None,

@@ -68,8 +68,8 @@ def stored_context(methods: Iterable[ast.FunctionDef]) -> Iterator[str]:
         while stack:
             current = stack.pop()
             kind = type(current)
-            if kind is ast.Assign and type(current.value) is ast.Name and current.value.id in contexts:  # type: ignore[attr-defined]
-                for attribute in current.targets:  # type: ignore[attr-defined]
+            if kind is ast.Assign and type(current.value) is ast.Name and current.value.id in contexts:  # type: ignore[attr-defined]  # kind is ast.Assign; mypy does not narrow through kind = type(...)
+                for attribute in current.targets:  # type: ignore[attr-defined]  # kind is ast.Assign above; mypy does not narrow through kind = type(...)
                     if (
                         type(attribute) is ast.Attribute
                         and type(attribute.value) is ast.Name

@@ -97,8 +97,8 @@ class Definitions:
             return
         name, iterated = stmt.target.id, stmt.iter
         elements = None
-        if type(iterated) in (ast.List, ast.Tuple) and not any(type(e) is ast.Starred for e in iterated.elts):  # type: ignore[attr-defined]
-            elements = tuple(iterated.elts)  # type: ignore[attr-defined]
+        if type(iterated) in (ast.List, ast.Tuple) and not any(type(e) is ast.Starred for e in iterated.elts):  # type: ignore[attr-defined]  # type(iterated) in (ast.List, ast.Tuple): mypy does not narrow through a tuple of types
+            elements = tuple(iterated.elts)  # type: ignore[attr-defined]  # a List or a Tuple, as above
         saved = self.loop_elements.get(name, False)
         self.loop_elements[name] = elements
         try:
@@ -107,7 +107,7 @@ class Definitions:
             if saved is False:
                 del self.loop_elements[name]
             else:
-                self.loop_elements[name] = saved  # type: ignore[assignment]
+                self.loop_elements[name] = saved  # type: ignore[assignment]  # saved is not False here: a tuple of elements or None
 
     def _literal(self, node: ast.AST) -> bool:
         """A string literal other than a lone f-string (what a tool's name may be written as)."""
@@ -257,7 +257,7 @@ class Definitions:
             name = fallback_name  # the framework names a tool after its function
         self.facts.definitions.append(
             Definition(
-                kind=kind,  # type: ignore[arg-type]
+                kind=kind,  # type: ignore[arg-type]  # kind is a definer's: one of Definition's kinds
                 name=name if isinstance(name, str) else None,
                 span=spans.at(where, at),
                 name_span=spans.at(name_node if name_node is not None else where, at),
@@ -342,7 +342,7 @@ class Definitions:
         if kind is not None and args_of(node):
             target = args_of(node)[0].value
             handler, handler_ref, _ = self._handler_of(target, scope)
-            self.record(kind, node.func, at, handler, handler_ref, assumes)  # type: ignore[arg-type]
+            self.record(kind, node.func, at, handler, handler_ref, assumes)  # type: ignore[arg-type]  # a definer() recognised node.func: a call (``tool("x")(handler)``)
             if handler is None and handler_ref is None:  # FL190 names it
                 self.facts.definitions[-1].handler_unresolved = describe(target)
             return True
@@ -358,7 +358,7 @@ class Definitions:
         # The callee's last name first: every call passes here, and almost none is one of these.
         last = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
         if last == "add_middleware" and found and found[0].keyword is None:
-            server = self.receiver(func.value, walker)  # type: ignore[attr-defined]
+            server = self.receiver(func.value, walker)  # type: ignore[attr-defined]  # last is func.attr only when func is an ast.Attribute
             if server is not None and server.framework in ("fastmcp", "unknown"):
                 self._add_middleware(found[0].value, node, at, scope)
             return
@@ -563,15 +563,15 @@ class Definitions:
         while stack:
             current = stack.pop()
             kind = type(current)
-            if kind is ast.Call and self.call_form(current, at, None):  # type: ignore[arg-type]
-                stack.extend(reversed([arg.value for arg in args_of(current)[1:]]))  # type: ignore[arg-type]
+            if kind is ast.Call and self.call_form(current, at, None):  # type: ignore[arg-type]  # kind is ast.Call and self.call_form(current, at, None); mypy does not narrow through kind = type(...)
+                stack.extend(reversed([arg.value for arg in args_of(current)[1:]]))  # type: ignore[arg-type]  # kind is ast.Call and self.call_form(current, at, None) above; mypy does not narrow through kind = type(...)
                 continue
             if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.Lambda:
                 continue
             if kind is ast.For or kind is ast.AsyncFor:
-                self.scan_module_expression(current.iter, at)  # type: ignore[attr-defined]
-                with self.looping(current):  # type: ignore[arg-type]
-                    for part in (current.body, current.orelse):  # type: ignore[attr-defined]
+                self.scan_module_expression(current.iter, at)  # type: ignore[attr-defined]  # kind is ast.For or kind is ast.AsyncFor above; mypy does not narrow through kind = type(...)
+                with self.looping(current):  # type: ignore[arg-type]  # kind is ast.For or kind is ast.AsyncFor above; mypy does not narrow through kind = type(...)
+                    for part in (current.body, current.orelse):  # type: ignore[attr-defined]  # kind is ast.For or kind is ast.AsyncFor above; mypy does not narrow through kind = type(...)
                         for stmt in part:
                             self.scan_module_expression(stmt, at)
                 continue

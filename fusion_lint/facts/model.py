@@ -210,7 +210,7 @@ def compact_reduce(fact: object) -> tuple[Any, ...]:
     their defaults, and the cache stores them (field names would be written for every one)."""
     values = []
     trailing = 0
-    for item in fields(fact):  # type: ignore[arg-type]
+    for item in fields(fact):  # type: ignore[arg-type]  # every fact of a file is a dataclass
         value = getattr(fact, item.name)
         values.append(value)
         trailing = trailing + 1 if item.default is not MISSING and value == item.default else 0

@@ -122,30 +122,30 @@ class Names:
         """Record what a module-level statement binds; a later binding replaces an earlier one."""
         kind = type(stmt)
         if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
-            self._bind_local(stmt.name)  # type: ignore[attr-defined]
+            self._bind_local(stmt.name)  # type: ignore[attr-defined]  # a def or a class (tested above); mypy does not narrow through kind = type(...)
             if kind is not ast.ClassDef:
-                made = self._server_made_by(stmt)  # type: ignore[arg-type]
+                made = self._server_made_by(stmt)  # type: ignore[arg-type]  # kind is not ast.ClassDef above; mypy does not narrow through kind = type(...)
                 if made is not None:  # ``def create_server(): return FastMCP(...)``
-                    self.server_factories[stmt.name] = made  # type: ignore[attr-defined]
+                    self.server_factories[stmt.name] = made  # type: ignore[attr-defined]  # kind is not ast.ClassDef above; mypy does not narrow through kind = type(...)
             else:
-                self.local_classes.add(stmt.name)  # type: ignore[attr-defined]
-                for base in stmt.bases:  # type: ignore[attr-defined]
+                self.local_classes.add(stmt.name)  # type: ignore[attr-defined]  # a class: kind is not ast.ClassDef failed above; mypy does not narrow through kind = type(...)
+                for base in stmt.bases:  # type: ignore[attr-defined]  # a class: kind is not ast.ClassDef failed above; mypy does not narrow through kind = type(...)
                     framework = self.server_class(base.value if type(base) is ast.Starred else base)
                     if framework is not None:
-                        self.server_classes[stmt.name] = framework  # type: ignore[attr-defined]
+                        self.server_classes[stmt.name] = framework  # type: ignore[attr-defined]  # a class: kind is not ast.ClassDef failed above; mypy does not narrow through kind = type(...)
             return
         if kind is ast.Import or kind is ast.ImportFrom:
-            self.bind_imports(stmt, self.aliases)  # type: ignore[arg-type]
+            self.bind_imports(stmt, self.aliases)  # type: ignore[arg-type]  # kind is ast.Import or kind is ast.ImportFrom above; mypy does not narrow through kind = type(...)
             self.local_names.difference_update(self.aliases)
         elif kind is ast.Assign:
-            for target in stmt.targets:  # type: ignore[attr-defined]
+            for target in stmt.targets:  # type: ignore[attr-defined]  # kind is ast.Assign above; mypy does not narrow through kind = type(...)
                 if type(target) is ast.Name:
-                    self._bind_assigned(target.id, stmt.value)  # type: ignore[attr-defined]
-        elif kind is ast.AnnAssign and type(stmt.target) is ast.Name:  # type: ignore[attr-defined]
-            if stmt.value is not None:  # type: ignore[attr-defined]
-                self._bind_assigned(stmt.target.id, stmt.value)  # type: ignore[attr-defined]
+                    self._bind_assigned(target.id, stmt.value)  # type: ignore[attr-defined]  # kind is ast.Assign above; mypy does not narrow through kind = type(...)
+        elif kind is ast.AnnAssign and type(stmt.target) is ast.Name:  # type: ignore[attr-defined]  # kind is ast.AnnAssign and type(stmt.target) is ast.Name; mypy does not narrow through kind = type(...)
+            if stmt.value is not None:  # type: ignore[attr-defined]  # kind is ast.AnnAssign and type(stmt.target) is ast.Name above; mypy does not narrow through kind = type(...)
+                self._bind_assigned(stmt.target.id, stmt.value)  # type: ignore[attr-defined]  # kind is ast.AnnAssign and type(stmt.target) is ast.Name above; mypy does not narrow through kind = type(...)
             else:
-                self._bind_local(stmt.target.id)  # type: ignore[attr-defined]
+                self._bind_local(stmt.target.id)  # type: ignore[attr-defined]  # kind is ast.AnnAssign and type(stmt.target) is ast.Name above; mypy does not narrow through kind = type(...)
 
     def _bind_local(self, name: str) -> None:
         self.local_names.add(name)
@@ -212,7 +212,7 @@ class Names:
                 found.add("mcp1")
             elif name.startswith("mcp.server.mcpserver"):
                 found.add("mcp2")
-        return found.pop() if len(found) == 1 else "unknown"  # type: ignore[return-value]
+        return found.pop() if len(found) == 1 else "unknown"  # type: ignore[return-value]  # each name added is a Framework literal
 
     def server_class(self, node: ast.AST, scope: Scope | None = None) -> Framework | None:
         """The framework when ``node`` names a server class (``MCPServer[State]`` included), or a

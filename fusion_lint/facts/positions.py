@@ -57,11 +57,11 @@ class SpanRegistry:
 
     def range_of(self, node: ast.AST) -> tuple[int, int]:
         """``node``'s range as the facts place it (see the module's docstring)."""
-        start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
-        end = self.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+        start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]  # expressions and statements are placed nodes
+        end = self.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]  # as above: a parsed node has its end position
         kind = type(node)
         if (kind is ast.Tuple or kind is ast.GeneratorExp) and self.text.startswith("(", start):
-            if kind is ast.GeneratorExp or self._wrapped(node, start, end):  # type: ignore[arg-type]
+            if kind is ast.GeneratorExp or self._wrapped(node, start, end):  # type: ignore[arg-type]  # kind is ast.GeneratorExp or self._wrapped(node, start, end); mypy does not narrow through kind = type(...)
                 start, end = self._inside(node, start, end)
         return start, end
 
@@ -103,7 +103,7 @@ class SpanRegistry:
             generator = node.generators[-1]
             elements = [generator.ifs[-1] if generator.ifs else generator.iter]
         else:
-            elements = node.elts  # type: ignore[attr-defined]
+            elements = node.elts  # type: ignore[attr-defined]  # a Tuple when not a GeneratorExp (kind is ast.Tuple or ast.GeneratorExp above)
         if not elements:
             return inner, inner
         last = end - 1
@@ -203,7 +203,7 @@ class SpanRegistry:
 
     def def_name(self, node: ast.AST, at: Cursor) -> Span:
         """The span of a ``def``'s name (CPython places the whole statement)."""
-        start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]  # a def statement: placed
         match = _DEF.match(self.text, start)
         if match is None:  # pragma: no cover (CPython's column is the keyword's)
             return self.span_of(start, start, at)
@@ -211,7 +211,7 @@ class SpanRegistry:
 
     def line_of(self, node: ast.AST) -> int:
         """The line of ``node``'s first position, as a span counts lines."""
-        return node.lineno  # type: ignore[attr-defined,no-any-return]
+        return node.lineno  # type: ignore[attr-defined,no-any-return]  # expressions and statements are placed nodes
 
     def statement_lines(self, body: list[ast.stmt]) -> list[int]:
         """The first line of each statement's line of small statements: ``a; b`` is one, which
@@ -256,4 +256,4 @@ class ArgLike(Protocol):  # the shape of ``facts.syntax.Arg`` (positions must no
 
 
 def _previous(arg: ArgLike) -> ArgLike:
-    return arg.call._fl_args[arg.index - 1]  # type: ignore[attr-defined,no-any-return]
+    return arg.call._fl_args[arg.index - 1]  # type: ignore[attr-defined,no-any-return]  # args_of() keeps the call's Args on it before any is placed

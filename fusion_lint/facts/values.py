@@ -127,13 +127,13 @@ class Values:
         """``JsonRpcErrorCode(<int>)`` (the member of that value, or the int when no member has it)
         and ``JsonRpcErrorCode["NAME"]`` (the name), through any alias of the enum."""
         kind = type(node)
-        if kind is ast.Call and len(args_of(node)) == 1 and not args_of(node)[0].keyword and not args_of(node)[0].star:  # type: ignore[arg-type]
-            owner, key = node.func, args_of(node)[0].value  # type: ignore[attr-defined,arg-type]
+        if kind is ast.Call and len(args_of(node)) == 1 and not args_of(node)[0].keyword and not args_of(node)[0].star:  # type: ignore[arg-type]  # kind is ast.Call; mypy does not narrow through kind = type(...)
+            owner, key = node.func, args_of(node)[0].value  # type: ignore[attr-defined,arg-type]  # kind is ast.Call above; mypy does not narrow through kind = type(...)
             number = _int_literal(key)
             if number is None:
                 return None
-        elif kind is ast.Subscript and type(node.slice) not in (ast.Tuple, ast.Slice):  # type: ignore[attr-defined]
-            owner, key = node.value, node.slice  # type: ignore[attr-defined]
+        elif kind is ast.Subscript and type(node.slice) not in (ast.Tuple, ast.Slice):  # type: ignore[attr-defined]  # kind is ast.Subscript; mypy does not narrow through kind = type(...)
+            owner, key = node.value, node.slice  # type: ignore[attr-defined]  # kind is ast.Subscript above; mypy does not narrow through kind = type(...)
             number = None
         else:
             return None
@@ -211,7 +211,7 @@ class Values:
         value = node
         assumes = self.contract_call_assumptions(value)
         if assumes is not None:
-            return EntryItem(self.entry_from_call(value, at, assumes))  # type: ignore[arg-type]
+            return EntryItem(self.entry_from_call(value, at, assumes))  # type: ignore[arg-type]  # contract_call_assumptions() is not None only for a call
         if type(value) is ast.Dict:
             return EntryItem(self.entry_from_dict(value, at))
         if is_name_or_attribute(value) and not is_constant_name(value):
@@ -230,12 +230,12 @@ class Values:
     def contract_expr(self, node: ast.expr, at: Cursor) -> ContractExpr:
         kind = type(node)
         if kind is ast.List or kind is ast.Tuple:
-            return ListExpr([self.contract_item(e, at) for e in node.elts], self.spans.at(node, at))  # type: ignore[attr-defined]
-        if kind is ast.BinOp and type(node.op) is ast.Add:  # type: ignore[attr-defined]
-            parts = [self.contract_expr(node.left, at), self.contract_expr(node.right, at)]  # type: ignore[attr-defined]
+            return ListExpr([self.contract_item(e, at) for e in node.elts], self.spans.at(node, at))  # type: ignore[attr-defined]  # kind is ast.List or kind is ast.Tuple above; mypy does not narrow through kind = type(...)
+        if kind is ast.BinOp and type(node.op) is ast.Add:  # type: ignore[attr-defined]  # kind is ast.BinOp and type(node.op) is ast.Add; mypy does not narrow through kind = type(...)
+            parts = [self.contract_expr(node.left, at), self.contract_expr(node.right, at)]  # type: ignore[attr-defined]  # kind is ast.BinOp and type(node.op) is ast.Add above; mypy does not narrow through kind = type(...)
             return ConcatExpr(parts, self.spans.at(node, at))
-        if kind is ast.Call and dotted(node.func) in ("list", "tuple") and len(args_of(node)) == 1:  # type: ignore[attr-defined,arg-type,operator]
-            return self.contract_expr(args_of(node)[0].value, at)  # type: ignore[arg-type]
+        if kind is ast.Call and dotted(node.func) in ("list", "tuple") and len(args_of(node)) == 1:  # type: ignore[attr-defined,arg-type,operator]  # kind is ast.Call; mypy does not narrow through kind = type(...)
+            return self.contract_expr(args_of(node)[0].value, at)  # type: ignore[arg-type]  # kind is ast.Call above; mypy does not narrow through kind = type(...)
         if is_name_or_attribute(node) and not is_constant_name(node):
             qname = self._qualify(node)
             if qname is not None:
@@ -248,19 +248,19 @@ class Values:
         """What a module-level ``NAME = <node>`` contributes for other definitions to resolve."""
         kind = type(node)
         if kind is ast.List or kind is ast.Tuple or kind is ast.BinOp:
-            if kind is ast.BinOp and type(node.op) is not ast.Add:  # type: ignore[attr-defined]
+            if kind is ast.BinOp and type(node.op) is not ast.Add:  # type: ignore[attr-defined]  # kind is ast.BinOp and type(node.op) is not ast.Add; mypy does not narrow through kind = type(...)
                 return None
             return self.contract_expr(node, at)
         assumes = self.contract_call_assumptions(node)
         if assumes is not None:
-            return self.entry_from_call(node, at, assumes)  # type: ignore[arg-type]
+            return self.entry_from_call(node, at, assumes)  # type: ignore[arg-type]  # kind is ast.BinOp and type(node.op) is not ast.Add above; mypy does not narrow through kind = type(...)
         if kind is ast.Dict:
-            return self.entry_from_dict(node, at)  # type: ignore[arg-type]
+            return self.entry_from_dict(node, at)  # type: ignore[arg-type]  # kind is ast.Dict above; mypy does not narrow through kind = type(...)
         if (
             (is_string(node) and (kind is not ast.JoinedStr or is_concatenated(node, self.spans)))  # type: ignore[arg-type]  # kind is ast.JoinedStr
             or kind is ast.UnaryOp
             or (
-                kind is ast.Constant and type(node.value) is int  # type: ignore[attr-defined]
+                kind is ast.Constant and type(node.value) is int  # type: ignore[attr-defined]  # kind is ast.Constant; mypy does not narrow through kind = type(...)
             )
         ):
             return self.value(node, at)
