@@ -357,8 +357,8 @@ class Definitions:
         func = node.func
         # The callee's last name first: every call passes here, and almost none is one of these.
         last = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
-        if last == "add_middleware" and found and found[0].keyword is None:
-            server = self.receiver(func.value, walker)  # type: ignore[attr-defined]  # last is func.attr only when func is an ast.Attribute
+        if last == "add_middleware" and type(func) is ast.Attribute and found and found[0].keyword is None:
+            server = self.receiver(func.value, walker)
             if server is not None and server.framework in ("fastmcp", "unknown"):
                 self._add_middleware(found[0].value, node, at, scope)
             return
