@@ -40,7 +40,7 @@ def _unpickled_span(*fields: int) -> Span:
     table = memory.shared_spans.get()
     if table is None:
         return Span(*fields)
-    span = table.get(fields)
+    span: Span | None = table.get(fields)
     if span is None:
         span = table[fields] = Span(*fields)
     return span

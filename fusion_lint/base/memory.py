@@ -10,10 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # (diagnostics imports this module)
-    from fusion_lint.base.diagnostics import Span
+from typing import Any
 
 #: Cyclic garbage is collected once per this many files while collection is paused.
 COLLECT_EVERY = 200
@@ -57,11 +54,12 @@ _resume_after = [False]  # whether collection ran when the first of them began
 #: language server keeps a whole project's facts in memory, and a file's facts hold hundreds of
 #: spans, most equal to one already loaded (the same position in a sibling module, one range named
 #: by a raise, its call and its argument). Spans are never changed in place, so sharing is unseen.
-shared_spans: ContextVar[dict[tuple[int, ...], Span] | None] = ContextVar("fusion_lint_shared_spans", default=None)
+# (the values are ``diagnostics.Span``s: that module imports this one)
+shared_spans: ContextVar[dict[tuple[int, ...], Any] | None] = ContextVar("fusion_lint_shared_spans", default=None)
 
 
 @contextmanager
-def spans_shared(table: dict[tuple[int, ...], Span]) -> Iterator[None]:
+def spans_shared(table: dict[tuple[int, ...], Any]) -> Iterator[None]:
     """Within this block (this thread or task only), spans unpickled are looked up in ``table``
     (their seven fields -> the one ``Span``) and added to it."""
     token = shared_spans.set(table)
