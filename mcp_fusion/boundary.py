@@ -284,7 +284,7 @@ def _contains_operator_interrupt(exc: BaseException) -> bool:
     return (
         group is not None
         and isinstance(exc, group)
-        and any(_contains_operator_interrupt(inner) for inner in exc.exceptions)
+        and any(_contains_operator_interrupt(inner) for inner in exc.exceptions)  # type: ignore[attr-defined]  # a BaseExceptionGroup (not in 3.10's builtins)
     )
 
 
@@ -309,7 +309,7 @@ def _is_cancellation(exc: BaseException) -> bool:
     if isinstance(exc, kinds):
         return True
     group = _exception_group_type()
-    return group is not None and isinstance(exc, group) and all(_is_cancellation(inner) for inner in exc.exceptions)
+    return group is not None and isinstance(exc, group) and all(_is_cancellation(inner) for inner in exc.exceptions)  # type: ignore[attr-defined]  # a BaseExceptionGroup (not in 3.10's builtins)
 
 
 def _exception_group_type() -> type[BaseException] | None:
@@ -322,7 +322,8 @@ def _exception_group_type() -> type[BaseException] | None:
 def _context_for(definition: Any, request_context: Any) -> Context:
     make = getattr(definition, "context", None)
     if callable(make):
-        return make(request_context)
+        made: Context = make(request_context)
+        return made
     return Context((), owner=definition.owner, request_context=request_context)
 
 

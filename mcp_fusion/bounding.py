@@ -248,7 +248,7 @@ def describe_integer(number: int) -> str:
 NON_FINITE_NAMES = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 
 
-class _Taken(list):  # type: ignore[type-arg]
+class _Taken(list[Any]):
     """The first items read from an iterator; ``total`` is its length when it has one."""
 
     def __init__(self, items: list[Any], total: int | None) -> None:
@@ -422,6 +422,6 @@ def _key_text(key: Any) -> str:
 
 def _object_text(value: Any) -> str:
     cls = type(value)
-    if cls.__str__ is object.__str__ and cls.__repr__ is object.__repr__:
+    if cls.__str__ is object.__str__ and cls.__repr__ is object.__repr__:  # type: ignore[comparison-overlap]  # the class's own slot or object's, read off the class
         return f"<{cls.__qualname__} object>"  # never a memory address
     return str(value)

@@ -17,7 +17,7 @@ import json
 import re
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from .envelope import ENVELOPE_SEVERITIES, ERROR_META_KEY, coerce_seconds, recovery_hint, render_detail_value
 from .errors import JsonRpcErrorCode, code_value, coerce_code
@@ -59,7 +59,7 @@ def _total(reader: _Reader) -> _Reader:
         except (Exception, RecursionError) as exc:  # noqa: BLE001 - a shape no reader foresaw
             raise EnvelopeParseError(f"unreadable envelope ({type(exc).__name__}: {_snippet(str(exc))})") from None
 
-    return read  # type: ignore[return-value]
+    return read  # type: ignore[return-value]  # functools.wraps keeps the reader's signature: read is a _Reader
 
 
 # -- entry points -----------------------------------------------------------------------------
@@ -178,7 +178,7 @@ def parse_structured(mirror: Mapping[str, Any]) -> ToolFailure:
     """
     if not isinstance(mirror, Mapping):
         raise EnvelopeParseError(f"a structured mirror is an object, got {type(mirror).__name__}")
-    error = mirror.get("error") if isinstance(mirror.get("error"), Mapping) else mirror
+    error = cast("Mapping[str, Any]", mirror.get("error") if isinstance(mirror.get("error"), Mapping) else mirror)
     code = error.get("code")
     message = error.get("message")
     if isinstance(code, bool) or not (code is None or isinstance(code, int)) or not isinstance(message, str):

@@ -77,7 +77,7 @@ class Context:
         context = cls.__new__(cls)
         context._owner = owner
         context._errors = errors
-        context._by_reason = by_reason  # type: ignore[assignment] - read-only, shared with the definition
+        context._by_reason = by_reason  # type: ignore[assignment]  # read-only, shared with the definition
         context._request_context = request_context
         return context
 

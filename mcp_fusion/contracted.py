@@ -153,7 +153,7 @@ def call_arguments(kwargs: Mapping[str, Any]) -> dict[str, Any]:
     for value in kwargs.values():
         if type(value).__name__ == "Context":
             return {key: value for key, value in kwargs.items() if type(value).__name__ != "Context"}
-    return kwargs  # nothing injected: the wrapper's own fresh dict, which the boundary only reads
+    return kwargs  # type: ignore[return-value]  # nothing injected: the wrapper's own fresh dict, which the boundary only reads
 
 
 def contract(errors: ContractEntries | None = None, *, name: str | None = None) -> Callable[[HandlerT], HandlerT]:
@@ -190,7 +190,7 @@ def contract(errors: ContractEntries | None = None, *, name: str | None = None) 
         else:
 
             @functools.wraps(handler)
-            def contracted(*args: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
+            def contracted(*args: Any, **kwargs: Any) -> Any:
                 token = active_contract.set(target.context)
                 try:
                     result = handler(*args, **kwargs)
@@ -201,7 +201,7 @@ def contract(errors: ContractEntries | None = None, *, name: str | None = None) 
                 return target.returned(result, kwargs)
 
         setattr(contracted, CONTRACT_ATTRIBUTE, target)
-        return contracted  # type: ignore[return-value]
+        return contracted  # type: ignore[return-value]  # the wrapper has the handler's signature (functools.wraps)
 
     return decorate
 

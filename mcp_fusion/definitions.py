@@ -242,7 +242,8 @@ def _coerce_annotations(owner: str, annotations: Any) -> dict[str, Any] | None:
         return dict(annotations)
     dump = getattr(annotations, "model_dump", None)
     if callable(dump):  # the SDK's ToolAnnotations, without importing the SDK here
-        return dump(by_alias=True, exclude_none=True)
+        dumped: dict[str, Any] = dump(by_alias=True, exclude_none=True)
+        return dumped
     raise TypeError(f"{owner}: annotations= must be a dict or ToolAnnotations, got {type(annotations).__name__}")
 
 

@@ -122,7 +122,7 @@ def coerce_code(code: object) -> Code:
 def code_name(code: Code) -> str:
     """The envelope's ``code`` attribute: always the name."""
     # ``_name_`` is the member's plain attribute; ``.name`` goes through enum's descriptor (every failure asks 3x).
-    return code._name_ if type(code) is JsonRpcErrorCode else code  # type: ignore[return-value]
+    return code._name_ if type(code) is JsonRpcErrorCode else code  # type: ignore[return-value]  # a JsonRpcErrorCode's _name_ is its str name
 
 
 def code_value(code: Code) -> int | None:

@@ -30,13 +30,16 @@ import sys
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import internals
 from .boundary import BoundaryTarget, HandlerSuccess, Outcome
 from .envelope import ERROR_META_KEY
 from .serving import ServedTool, tool_failure_meta_enabled
 from .wire import ToolResultParts, protocol_error, render_failure, tool_result
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,7 @@ def _raise_protocol_error(code: int, message: str, data: dict[str, Any]) -> NoRe
         from mcp.shared.exceptions import MCPError
 
         raise MCPError(code=code, message=message, data=data)
-    from mcp.shared.exceptions import McpError
+    from mcp.shared.exceptions import McpError  # type: ignore[attr-defined]  # mcp 1.x's name (checked against 2.x)
     from mcp.types import ErrorData
 
     raise McpError(ErrorData(code=code, message=message, data=data))
@@ -143,7 +146,7 @@ class McpServer2(Framework):
 
         def convert(value: Any) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
             converted = metadata.convert_result(value)
-            return _dump_blocks(converted.content), converted.structured_content
+            return _dump_blocks(converted.content), converted.structured_content  # type: ignore[union-attr]  # an InputRequiredResult (mcp 2.x's multi-round flow) is not expected here
 
         return FrameworkView(metadata.output_schema is not None, convert)
 
@@ -186,7 +189,7 @@ class FastMcp1(Framework):
                 f"{'.'.join(map(str, _mcp_version()))} is installed): pip install 'mcp>=1.19,<2'"
             )
         result_class, text_content = _mcp1_result_classes()
-        content = []
+        content: list[BaseModel] = []
         for block in parts.content:
             if block.keys() != _TEXT_BLOCK_KEYS:
                 result = result_class.model_validate(parts.to_wire())
@@ -208,7 +211,7 @@ _TEXT_BLOCK_KEYS = frozenset({"type", "text"})
 
 
 @functools.cache
-def _mcp1_result_classes() -> tuple[type, type]:
+def _mcp1_result_classes() -> tuple[type[BaseModel], type[BaseModel]]:
     """mcp 1.x's result type (ours, see :func:`_mcp1_result_class`) and ``TextContent``, imported once."""
     from mcp.types import TextContent
 
@@ -341,7 +344,7 @@ def _sdk_types() -> Any:
     if sdk_major() == 2:
         import mcp_types as types
     else:
-        import mcp.types as types  # type: ignore[no-redef]
+        import mcp.types as types  # type: ignore[no-redef]  # mcp 1.x's module for the same names (typed against 2.x's mcp_types)
     return types
 
 
@@ -370,7 +373,7 @@ def _is_own_error_result(result: Any) -> bool:
 
 
 @functools.cache
-def _mcp1_result_class() -> type:
+def _mcp1_result_class() -> type[BaseModel]:
     """mcp 1.x's ``CallToolResult``, with FastMCP told not to schema-check our own error results as a success."""
     from mcp.server.fastmcp.utilities.func_metadata import FuncMetadata
     from mcp.types import CallToolResult
@@ -379,13 +382,13 @@ def _mcp1_result_class() -> type:
 
     @functools.wraps(original)
     def convert_result(self: Any, result: Any) -> Any:
-        if type(result) is CallToolResult and result.isError and _is_own_error_result(result):
+        if type(result) is CallToolResult and result.isError and _is_own_error_result(result):  # type: ignore[attr-defined]  # mcp 1.x's CallToolResult (checked against 2.x's)
             return result
         return original(self, result)
 
     if not getattr(original, "__fusion_patched__", False):
-        convert_result.__fusion_patched__ = True  # type: ignore[attr-defined]
-        FuncMetadata.convert_result = convert_result  # type: ignore[method-assign]
+        convert_result.__fusion_patched__ = True  # type: ignore[attr-defined]  # a marker attribute on the wrapper function
+        FuncMetadata.convert_result = convert_result
     return CallToolResult
 
 
@@ -397,13 +400,14 @@ def _fastmcp_result_class() -> type:
         from fastmcp.tools.tool import ToolResult
 
     if "is_error" in getattr(ToolResult, "model_fields", {}):  # fastmcp 3.4+ and 4.x
-        return ToolResult
+        result_class: type = ToolResult
+        return result_class
     if sdk_major() == 2:
         from mcp_types import CallToolResult
     else:
-        from mcp.types import CallToolResult  # type: ignore[no-redef,assignment]
+        from mcp.types import CallToolResult
 
-    class FusionToolResult(ToolResult):  # type: ignore[misc,valid-type]
+    class FusionToolResult(ToolResult):  # type: ignore[misc]  # fastmcp is not in the dev extra: ToolResult is Any here
         """fastmcp 2.x's and 3.0-3.3's ``ToolResult`` has no ``is_error``: its MCP result carries it here."""
 
         def __init__(self, *, content: Any, structured_content: Any, meta: Any, is_error: bool) -> None:

@@ -50,7 +50,7 @@ LOCK_VERSION = 1
 
 DefinitionKind = Literal["tool", "resource"]
 #: Section of the document holding each definition kind.
-SECTIONS: Mapping[str, str] = {"tool": "tools", "resource": "resources"}
+SECTIONS: Mapping[DefinitionKind, str] = {"tool": "tools", "resource": "resources"}
 
 Impact = Literal["BREAKING", "RISKY", "SAFE"]
 IMPACTS: tuple[str, ...] = ("BREAKING", "RISKY", "SAFE")
@@ -125,7 +125,7 @@ def coerce_record(record: LockRecord | Mapping[str, Any]) -> LockRecord:
     if not isinstance(name, str) or not name:
         raise ValueError(f"lock record name must be a non-empty string, got {name!r}")
     raw_entries = record.get("entries", record.get("errors")) or ()
-    return LockRecord(kind=kind, name=name, entries=tuple(_coerce_entry(entry) for entry in raw_entries))
+    return LockRecord(kind=kind, name=name, entries=tuple(_coerce_entry(entry) for entry in raw_entries))  # type: ignore[arg-type]  # in SECTIONS: "tool" or "resource"
 
 
 def _coerce_entry(entry: LockEntry | Mapping[str, Any]) -> LockEntry:
@@ -149,7 +149,8 @@ def _coerce_entry(entry: LockEntry | Mapping[str, Any]) -> LockEntry:
 def records_from_definitions(tools: Iterable[Any] = (), resources: Iterable[Any] = ()) -> list[LockRecord]:
     """Records of live ``ToolDefinition``/``ResourceDefinition`` objects (read duck-typed: ``.name``, ``.errors``)."""
     records = []
-    for kind, definitions in (("tool", tools), ("resource", resources)):
+    sections: tuple[tuple[DefinitionKind, Iterable[Any]], ...] = (("tool", tools), ("resource", resources))
+    for kind, definitions in sections:
         for definition in definitions:
             entries = tuple(
                 LockEntry(
@@ -164,7 +165,7 @@ def records_from_definitions(tools: Iterable[Any] = (), resources: Iterable[Any]
                 )
                 for entry in definition.errors
             )
-            records.append(LockRecord(kind=kind, name=definition.name, entries=entries))  # type: ignore[arg-type]
+            records.append(LockRecord(kind=kind, name=definition.name, entries=entries))
     return records
 
 
@@ -383,11 +384,11 @@ def diff_locks(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Delta]:
         before: Mapping[str, Any] = old.get(section) or {}
         after: Mapping[str, Any] = new.get(section) or {}
         for name in sorted(set(before) - set(after)):
-            deltas.append(Delta("BREAKING", "definition_removed", kind, name))  # type: ignore[arg-type]
+            deltas.append(Delta("BREAKING", "definition_removed", kind, name))
         for name in sorted(set(after) - set(before)):
             reasons = sorted(after[name].get("errors") or {})
             impact: Impact = "RISKY" if reasons else "SAFE"
-            deltas.append(Delta(impact, "definition_added", kind, name, new=tuple(reasons)))  # type: ignore[arg-type]
+            deltas.append(Delta(impact, "definition_added", kind, name, new=tuple(reasons)))
         for name in sorted(set(before) & set(after)):
             deltas.extend(
                 _diff_definition(kind, name, before[name].get("errors") or {}, after[name].get("errors") or {})
@@ -396,12 +397,12 @@ def diff_locks(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Delta]:
 
 
 def _diff_definition(
-    kind: str, name: str, before: Mapping[str, Mapping[str, Any]], after: Mapping[str, Mapping[str, Any]]
+    kind: DefinitionKind, name: str, before: Mapping[str, Mapping[str, Any]], after: Mapping[str, Mapping[str, Any]]
 ) -> list[Delta]:
     deltas: list[Delta] = []
 
     def add(impact: Impact, change: str, reason: str, old: Any = None, new: Any = None) -> None:
-        deltas.append(Delta(impact, change, kind, name, reason, old, new))  # type: ignore[arg-type]
+        deltas.append(Delta(impact, change, kind, name, reason, old, new))
 
     for reason in sorted(set(before) - set(after)):
         add("BREAKING", "reason_removed", reason, old=_code_text(before[reason]))

@@ -29,14 +29,13 @@ from mcp.shared.exceptions import MCPError
 from .boundary import UNEXPECTED_REASON, Failure, HandlerSuccess, is_fatal, log_failure, run_handler, unexpected_failure
 from .bounding import bound_text
 from .definitions import Definition, PromptDefinition, ResourceDefinition, ToolDefinition
-from .envelope import ENVELOPE_FORMATS, EnvelopeFormat, ToolErrorEnvelope
+from .envelope import ENVELOPE_FORMATS, ERROR_META_KEY, EnvelopeFormat, ToolErrorEnvelope
 from .errors import JsonRpcErrorCode
 from .lockfile import Delta, build_lock, deltas_by_definition, diff_locks, load_lock, records_from_definitions
 from .server_content import advertised_errors, index_definitions, prompt_messages, resource_contents
 from .stdio import fusion_stdio_server
 from .wire import (
     DEFAULT_MAX_RESULT_CHARS,
-    ERROR_META_KEY,
     INVALID_PARAMS,
     ResultProblem,
     ToolResultParts,

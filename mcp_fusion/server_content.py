@@ -12,7 +12,7 @@ from typing import Any
 import mcp_types as types
 
 from .bounding import clean_text
-from .definitions import ResourceDefinition, ToolDefinition
+from .definitions import Definition, ResourceDefinition, ToolDefinition
 from .errors import code_name
 from .wire import MALFORMED_REASON, ResultProblem, json_data
 
@@ -76,7 +76,9 @@ def advertised_errors(definition: ToolDefinition[Any] | ResourceDefinition[Any])
     ]
 
 
-def index_definitions(server: str, kind: str, definitions: Iterable[Any], expected: type) -> dict[str, Any]:
+def index_definitions(
+    server: str, kind: str, definitions: Iterable[Any], expected: type[Definition[Any]]
+) -> dict[str, Any]:
     indexed: dict[str, Any] = {}
     for definition in definitions:
         if not isinstance(definition, expected):

@@ -22,7 +22,7 @@ from .context import Context
 try:  # Python 3.10+: ``X | Y`` unions have their own origin type.
     from types import UnionType
 except ImportError:  # pragma: no cover
-    UnionType = Union  # type: ignore[misc,assignment]
+    UnionType = Union  # type: ignore[misc,assignment]  # Python < 3.10 only: typing.Union stands in for types.UnionType
 
 _NONE_TYPE = type(None)
 _QUOTES = "'\""
@@ -94,7 +94,7 @@ def analyze_handler(fn: Callable[..., Any], owner: str, model_name: str) -> Hand
             fields[parameter.name] = (field_annotation, default)
 
     try:
-        arguments_model = create_model(  # type: ignore[call-overload]
+        arguments_model = create_model(
             model_name,
             __config__=ConfigDict(extra="forbid", populate_by_name=True),
             **fields,

@@ -36,7 +36,7 @@ async def fusion_stdio_server() -> AsyncIterator[tuple[Any, Any]]:
     _divert(1, os.dup(2))
     try:
         stdout = anyio.wrap_file(io.TextIOWrapper(os.fdopen(wire_out, "wb", closefd=False), encoding="utf-8"))
-        async with stdio_server(stdin=_StdinLines(wire_in), stdout=stdout) as streams:  # type: ignore[arg-type]
+        async with stdio_server(stdin=_StdinLines(wire_in), stdout=stdout) as streams:  # type: ignore[arg-type]  # _StdinLines is the async line iterator the SDK reads, not an anyio file
             yield streams
     finally:
         sys.stdout.flush()

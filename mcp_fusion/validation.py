@@ -294,12 +294,16 @@ def _step(schema: Mapping[str, Any] | None, part: Any, root: Mapping[str, Any]) 
     schema = _resolve(schema, root)
     if schema is None:
         return None
+    found: Mapping[str, Any] | None
     if isinstance(part, str) and part in schema.get("properties", {}):
-        return schema["properties"][part]
+        found = schema["properties"][part]
+        return found
     if isinstance(part, int) and isinstance(schema.get("items"), Mapping):
-        return schema["items"]
+        found = schema["items"]
+        return found
     if isinstance(part, str) and isinstance(schema.get("additionalProperties"), Mapping):
-        return schema["additionalProperties"]
+        found = schema["additionalProperties"]
+        return found
     for variant in schema.get("anyOf", ()) or schema.get("oneOf", ()):
         found = _step(variant, part, root)
         if found is not None:

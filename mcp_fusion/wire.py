@@ -30,7 +30,7 @@ import uuid
 from collections.abc import Iterable, Mapping, Set
 from itertools import islice
 from pathlib import PurePath
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from pydantic import ValidationError
 
@@ -133,7 +133,7 @@ def tool_failure_meta(mirror: Mapping[str, Any]) -> dict[str, Any]:
     """The draft ``toolFailure`` object of one failure's mirror: class, code, retryable, retryNotBefore,
     correlationId (new per failure, logged with the tool's name so an operator can find it), agentGuidance."""
     code = str(mirror.get("code_name") or "INTERNAL_ERROR")
-    data = mirror.get("data") if isinstance(mirror.get("data"), Mapping) else {}
+    data = cast("Mapping[str, Any]", mirror.get("data") if isinstance(mirror.get("data"), Mapping) else {})
     failure_class = (
         "reliability" if code in _RELIABILITY_CODES else "governance" if code in _GOVERNANCE_CODES else "capability"
     )

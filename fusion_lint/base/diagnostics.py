@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 import fusion_lint.base.memory as memory
 
@@ -29,7 +29,7 @@ class Span:
     end: int = 0
     stmt_line: int = 0
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Any, ...]:
         # Seven ints, positionally: a file's facts hold hundreds of spans, and the cache stores them.
         return _unpickled_span, (self.line, self.col, self.end_line, self.end_col, self.start, self.end, self.stmt_line)
 
@@ -40,7 +40,7 @@ def _unpickled_span(*fields: int) -> Span:
     table = memory.shared_spans.get()
     if table is None:
         return Span(*fields)
-    span = table.get(fields)
+    span: Span | None = table.get(fields)
     if span is None:
         span = table[fields] = Span(*fields)
     return span
@@ -113,5 +113,5 @@ class Diagnostic:
     span: Span
     fix: Fix | None = None
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[Any, ...]:
         return (self.path, self.span.line, self.span.col, self.code, self.message)

@@ -83,7 +83,8 @@ def read_descriptor(fd: int, limit: int | None) -> bytes:
     size = os.fstat(fd).st_size
     if limit is not None and size > limit:
         raise FileTooLarge(size, limit)
-    chunks, total = [], 0
+    chunks: list[bytes] = []
+    total = 0
     while True:
         want = _READ_CHUNK if limit is None else min(_READ_CHUNK, limit + 1 - total)
         chunk = os.read(fd, want)

@@ -6,10 +6,11 @@ import gc
 import sys
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
+from typing import Any
 
 #: Cyclic garbage is collected once per this many files while collection is paused.
 COLLECT_EVERY = 200
@@ -53,11 +54,12 @@ _resume_after = [False]  # whether collection ran when the first of them began
 #: language server keeps a whole project's facts in memory, and a file's facts hold hundreds of
 #: spans, most equal to one already loaded (the same position in a sibling module, one range named
 #: by a raise, its call and its argument). Spans are never changed in place, so sharing is unseen.
-shared_spans: ContextVar[dict | None] = ContextVar("fusion_lint_shared_spans", default=None)
+# (the values are ``diagnostics.Span``s: that module imports this one)
+shared_spans: ContextVar[dict[tuple[int, ...], Any] | None] = ContextVar("fusion_lint_shared_spans", default=None)
 
 
 @contextmanager
-def spans_shared(table: dict) -> Iterator[None]:
+def spans_shared(table: dict[tuple[int, ...], Any]) -> Iterator[None]:
     """Within this block (this thread or task only), spans unpickled are looked up in ``table``
     (their seven fields -> the one ``Span``) and added to it."""
     token = shared_spans.set(table)
@@ -79,7 +81,7 @@ def hand_back_freed_memory() -> None:
 
 
 @lru_cache(maxsize=1)
-def _malloc_trim():  # type: ignore[no-untyped-def]
+def _malloc_trim() -> Callable[[int], int] | None:
     if not sys.platform.startswith("linux"):
         return None
     try:
@@ -96,10 +98,10 @@ class RecentlyUsed:
     of every version of every file the session ever saw."""
 
     def __init__(self, runs: int) -> None:
-        self.recent: deque[set] = deque(maxlen=runs)
+        self.recent: deque[set[Any]] = deque(maxlen=runs)
         self.lock = threading.Lock()
 
-    def forget_unused(self, kept: dict, used: set) -> None:
+    def forget_unused(self, kept: dict[Any, Any], used: set[Any]) -> None:
         """Record this run's ``used`` keys and drop from ``kept`` what no remembered run used."""
         with self.lock:
             self.recent.append(used)

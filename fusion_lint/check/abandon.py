@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 
 class Superseded(Exception):
@@ -37,11 +38,11 @@ def stop_if_superseded(before_raising: Callable[[], None] | None = None) -> None
         raise Superseded()
 
 
-_freed_after: ContextVar[list | None] = ContextVar("fusion_lint_freed_after", default=None)
+_freed_after: ContextVar[list[Any] | None] = ContextVar("fusion_lint_freed_after", default=None)
 
 
 @contextmanager
-def freed_later(keep: list) -> Iterator[None]:
+def freed_later(keep: list[Any]) -> Iterator[None]:
     """Within this block (this thread or task only), what a run hands ``free_later`` is kept in
     ``keep`` after the run returns: the language server frees a lint's resolved project (millions of
     objects, ~60 ms of reference counting at 3,000 modules) once the diagnostics are published."""
@@ -77,7 +78,7 @@ class AfterFreed:
         self.hook = hook
 
 
-def free(garbage: list) -> None:
+def free(garbage: list[Any]) -> None:
     """What ``freed_later`` kept: each release called, everything dropped, then the ``AfterFreed`` hooks."""
     after = [item for item in garbage if isinstance(item, AfterFreed)]
     for item in garbage:

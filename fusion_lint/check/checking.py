@@ -11,10 +11,10 @@ import os
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from fusion_lint.base.diagnostics import Diagnostic, Span
-from fusion_lint.check.reads import SHARED_SCOPES, Reads, neighbour_files
+from fusion_lint.check.reads import SHARED_SCOPES, Item, Reads, neighbour_files
 from fusion_lint.check.rule_cache import RuleMemo
 from fusion_lint.check.suppression import Reported
 from fusion_lint.project.view import ProjectView, ResolvedDefinition
@@ -85,7 +85,9 @@ def check(
     shared: dict[str, set[int]] = {scope: set() for scope in items}
     if reads is not None:
         for scope in SHARED_SCOPES:
-            shared[scope] = {index for index, scoped in enumerate(items[scope]) if neighbour_files(scoped[0])}
+            shared[scope] = {
+                index for index, scoped in enumerate(items[scope]) if neighbour_files(cast(Item, scoped[0]))
+            }
     for rule_class in rules:
         rule, code = rule_class(), rule_class.code
         for scope in rule_class.checks():
@@ -108,14 +110,14 @@ def check(
                     LAST_CHECK.paths.add(path)
                     try:
                         if index in recorded:
-                            with reads.recording(scope, item, item_view):  # type: ignore[union-attr]  # (``recorded`` is empty without ``reads``)
+                            with reads.recording(scope, cast(Item, item), item_view):  # type: ignore[union-attr]  # (``recorded`` is empty without ``reads``)
                                 findings = list(check_one(item, item_view))
                         else:
                             findings = list(check_one(item, item_view))
                     except Exception as exc:  # a bug in a rule must not hide the others (FL999)
                         internal.append(Reported(_internal_error(rule_class, _labels(subjects), exc, path, span)))
                     if plan is not None:
-                        memo.record(plan.tokens[index], code, findings)  # type: ignore[union-attr]
+                        memo.record(plan.tokens[index], code, findings)  # type: ignore[union-attr]  # memo is not None: plan came from it
                     if findings is None:
                         continue
                 if observe is not None:
@@ -128,7 +130,7 @@ def merged(found: Iterable[tuple[type[Rule], Finding, Sequence[Any]]], order: Ca
     """Identical findings (a shared entry, a shared handler) as one diagnostic naming every
     definition they concern, once each, in the project's order (``order``: a subject's place).
     ``found``: (rule, finding, the item's default subjects), in the order the rules ran."""
-    grouped: dict[tuple, tuple[type[Rule], Finding, list[Any]]] = {}
+    grouped: dict[tuple[Any, ...], tuple[type[Rule], Finding, list[Any]]] = {}
     for rule_class, finding, subjects in found:
         concerned = finding.subjects if finding.subjects is not None else subjects
         if not concerned:
@@ -141,7 +143,7 @@ def merged(found: Iterable[tuple[type[Rule], Finding, Sequence[Any]]], order: Ca
             grouped[same] = (rule_class, finding, list(concerned))
     # One diagnostic per location and code: findings there whose messages differ (what a raise
     # becomes for the tools and for the resources reaching it) are one, each message after its labels.
-    located: dict[tuple, list[tuple[type[Rule], Finding, list[Any]]]] = {}
+    located: dict[tuple[Any, ...], list[tuple[type[Rule], Finding, list[Any]]]] = {}
     for rule_class, finding, subjects in grouped.values():
         at = finding.span
         located.setdefault((rule_class.code, finding.path, at.line, at.col, at.end_line, at.end_col), []).append(

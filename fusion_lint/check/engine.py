@@ -6,6 +6,7 @@ This module owns every file read of a lint; the rules see the resolved project o
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -271,7 +272,7 @@ def analyse(
         overrides=overrides,
         probe=probe,
         read_back=read_back,
-        light=lightly and lightly.lighter,
+        light=lightly.lighter if lightly is not None else None,
     )
     if found_plan is not None:  # the snapshot answers: the caller loads what it reaches
         found_plan.contents, nothing = read_back, ProjectIndex({}, lambda path: None, [], settings.follow_calls)
@@ -423,7 +424,10 @@ def never_costed_by_the_cache(compute: Callable[[Options], Computed], options: O
         return compute(options)
     except (Superseded, UsageError, ConfigError):
         raise
-    except Exception:  # noqa: BLE001 (a bug in reuse costs the reuse, never the run)
+    except Exception as exc:  # noqa: BLE001 (a bug in reuse costs the reuse, never the run)
+        logging.getLogger("fusion_lint").warning(
+            "reusing earlier work failed (%s: %s); this run is computed without the cache", type(exc).__name__, exc
+        )
         with _afresh():
             return compute(replace(options, use_cache=False))
 

@@ -110,7 +110,7 @@ def _graph(index: ProjectIndex, report_set: set[str], read: Callable[[str], byte
             deps[path] = targets
         pending = [(path, facts) for path, facts in graph.nodes.items() if path not in deps]
     LAST_LOOKED_AT = list(graph.nodes)
-    reaching = reached_from(report_set, deps)  # type: ignore[arg-type]
+    reaching = reached_from(report_set, deps)
     graph.chosen = reaching if len(reaching) <= max(16, len(analysed) // 4) else None
     return graph
 

@@ -27,9 +27,9 @@ import dataclasses
 import enum
 import hashlib
 import types
-from collections.abc import Iterable, Iterator
+from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 import fusion_lint.facts.model as facts_model
 import fusion_lint.project.view as project_view
@@ -46,6 +46,10 @@ OWN_FACTS = ("files", "[home]")
 #: edit reaches through the import graph: ``snapshot.reached_from``).
 SHARED_SCOPES = ("entry", "function")
 _LEAVES = (str, int, float, bool, bytes, type(None))
+ReadPath = tuple[str, ...]  # attribute names, ``ALL`` and ``[key]`` steps from the item
+Schema = Mapping[str, Iterable[ReadPath]]  # scope -> the paths its shared items' rules read
+Trie = dict[str, "Trie"]
+ItemKey = tuple[object, ...]  # how the snapshot names an entry or a function
 
 
 def _model_classes() -> frozenset[type]:
@@ -76,32 +80,38 @@ def _neighbours(value: object) -> Iterator[object]:
     """The objects of the model a field holds, directly or in (nested) lists and tuples."""
     if type(value) in MODEL:
         yield value
-    elif type(value) in (list, tuple):
-        for element in value:  # type: ignore[attr-defined]  # (a list or a tuple: checked above)
+    elif isinstance(value, (list, tuple)):
+        for element in value:
             yield from _neighbours(element)
 
 
-def neighbours(item: object) -> Iterator[tuple[str, object]]:
+class Item(Protocol):
+    """An entry or a function of the view: what can be shared."""
+
+    path: str
+
+
+def neighbours(item: Item) -> Iterator[tuple[str, object]]:
     """Every object of another file the item's fields lead to (``(field, object)``), and, through
     objects of the item's own class (a function's callers), theirs, transitively: a shared entry's
     holders, a function's callers and the definitions it and they serve or are reached by."""
     seen, stack = {id(item)}, [item]
     while stack:
         current = stack.pop()
-        for field in dataclasses.fields(current):  # type: ignore[arg-type]  # (a class of the model)
+        for field in dataclasses.fields(current):  # type: ignore[arg-type]  # (an entry or a function: a dataclass)
             for found in _neighbours(getattr(current, field.name)):
                 if id(found) in seen:
                     continue
                 seen.add(id(found))
                 where = _file(found)
-                if where is not None and where != item.path:  # type: ignore[attr-defined]  # (entries and functions have a path)
+                if where is not None and where != item.path:
                     yield field.name, found
                 if type(found) is type(item):
                     stack.append(found)
 
 
-def neighbour_files(item: object) -> set[str]:
-    return {_file(found) for _, found in neighbours(item)}  # type: ignore[misc]  # (neighbours have a file)
+def neighbour_files(item: Item) -> set[str]:
+    return {where for _, found in neighbours(item) if (where := _file(found)) is not None}
 
 
 # ----- recording -------------------------------------------------------------------------------------
@@ -110,12 +120,12 @@ def neighbour_files(item: object) -> set[str]:
 class Reads:
     """The paths the rules of shared items read, per scope: the run's schema, recorded as they run."""
 
-    def __init__(self, schema: dict[str, Iterable[tuple]] | None = None):
-        self.schema: dict[str, set[tuple]] = {scope: set((schema or {}).get(scope, ())) for scope in SHARED_SCOPES}
+    def __init__(self, schema: Schema | None = None):
+        self.schema: dict[str, set[ReadPath]] = {scope: set((schema or {}).get(scope, ())) for scope in SHARED_SCOPES}
         self._classes: dict[type, type] = {}
-        self._keys: dict[int, tuple] = {}  # id of an object swapped while recording -> its path
+        self._keys: dict[int, ReadPath] = {}  # id of an object swapped while recording -> its path
         self._swapped: list[tuple[object, type]] = []
-        self._paths: set[tuple] | None = None  # the schema of the scope being recorded
+        self._paths: set[ReadPath] | None = None  # the schema of the scope being recorded
         self._home = ""  # the file of the item being recorded
 
     @property
@@ -127,14 +137,14 @@ class Reads:
             for path in paths
         )
 
-    def frozen(self) -> dict[str, tuple]:
+    def frozen(self) -> dict[str, tuple[ReadPath, ...]]:
         """The schema as the snapshot stores it."""
         return {scope: tuple(sorted(paths)) for scope, paths in self.schema.items()}
 
     @contextmanager
-    def recording(self, scope: str, item: object, project: object) -> Iterator[None]:
+    def recording(self, scope: str, item: Item, project: object) -> Iterator[None]:
         """While the block runs, what is read of ``item`` and ``project`` joins the scope's schema."""
-        self._paths, self._home = self.schema[scope], item.path  # type: ignore[attr-defined]  # (entries and functions have a path)
+        self._paths, self._home = self.schema[scope], item.path
         try:
             self._adopt(item, ())
             self._adopt(project, (PROJECT,))
@@ -146,7 +156,7 @@ class Reads:
             self._keys.clear()
             self._paths = None
 
-    def _adopt(self, value: object, path: tuple) -> None:
+    def _adopt(self, value: object, path: ReadPath) -> None:
         if id(value) in self._keys:
             return
         original = type(value)
@@ -157,12 +167,12 @@ class Reads:
         self._swapped.append((value, original))
         object.__setattr__(value, "__class__", recording)
 
-    def _adopt_value(self, value: object, path: tuple) -> None:
+    def _adopt_value(self, value: object, path: ReadPath) -> None:
         kind = type(value)
         if kind in MODEL:
             self._adopt(value, path)
-        elif kind is list or kind is tuple:
-            for element in value:  # type: ignore[attr-defined]  # (a list or a tuple)
+        elif isinstance(value, (list, tuple)):
+            for element in value:
                 if type(element) in MODEL or type(element) in (list, tuple):
                     self._adopt_value(element, path + (ALL,))
 
@@ -181,14 +191,14 @@ class Reads:
         self._adopt_value(found, path)
         return found
 
-    def _key_read(self, path: tuple, key: object, found: object) -> None:
+    def _key_read(self, path: ReadPath, key: object, found: object) -> None:
         if self._paths is not None:
             own = path == (PROJECT, OWN_FACTS[0]) and key == self._home
             keyed = path + (OWN_FACTS[1] if own else f"[{key!r}]",)
             self._paths.add(keyed)
             self._adopt_value(found, keyed)
 
-    def _whole_read(self, path: tuple) -> None:
+    def _whole_read(self, path: ReadPath) -> None:
         if self._paths is not None:
             self._paths.add(path)
 
@@ -213,13 +223,13 @@ class Reads:
         return type(f"Recording{original.__name__}", (original,), namespace)
 
 
-class _KeyedReads(dict):  # type: ignore[type-arg]  # (any dict of the model)
+class _KeyedReads(dict[object, object]):
     """A dict of the model as a rule reads it: a copy recording each key looked up, and the whole
     dict when it is iterated, measured or compared."""
 
     __slots__ = ("_reads", "_path")
 
-    def __init__(self, values: dict, reads: Reads, path: tuple):  # type: ignore[type-arg]
+    def __init__(self, values: dict[object, object], reads: Reads, path: ReadPath):
         super().__init__(values)
         self._reads, self._path = reads, path
 
@@ -242,7 +252,7 @@ class _KeyedReads(dict):  # type: ignore[type-arg]  # (any dict of the model)
     def _whole(self) -> None:
         self._reads._whole_read(self._path)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[object]:
         self._whole()
         return dict.__iter__(self)
 
@@ -250,15 +260,15 @@ class _KeyedReads(dict):  # type: ignore[type-arg]  # (any dict of the model)
         self._whole()
         return dict.__len__(self)
 
-    def keys(self):  # type: ignore[no-untyped-def]
+    def keys(self) -> KeysView[object]:  # type: ignore[override]  # (the dict's own view, typed as the abstract one)
         self._whole()
         return dict.keys(self)
 
-    def values(self):  # type: ignore[no-untyped-def]
+    def values(self) -> ValuesView[object]:  # type: ignore[override]  # (the dict's own view, typed as the abstract one)
         self._whole()
         return dict.values(self)
 
-    def items(self):  # type: ignore[no-untyped-def]
+    def items(self) -> ItemsView[object, object]:  # type: ignore[override]  # (the dict's own view, typed as the abstract one)
         self._whole()
         return dict.items(self)
 
@@ -266,7 +276,7 @@ class _KeyedReads(dict):  # type: ignore[type-arg]  # (any dict of the model)
         self._whole()
         return dict.__eq__(self, other)
 
-    __hash__ = None  # type: ignore[assignment]  # (a dict)
+    __hash__ = None  # (a dict)
 
 
 # ----- digests -----------------------------------------------------------------------------------------
@@ -275,8 +285,8 @@ class _KeyedReads(dict):  # type: ignore[type-arg]  # (any dict of the model)
 _READ = ""  # a trie node's mark: its path was read itself (not only a path below it)
 
 
-def _trie(paths: Iterable[tuple]) -> dict:
-    root: dict = {}
+def _trie(paths: Iterable[ReadPath]) -> Trie:
+    root: Trie = {}
     for path in sorted(paths):
         node = root
         for step in path:
@@ -293,14 +303,14 @@ def _canonical(value: object, depth: int = 0) -> object:
         return value
     if kind in MODEL and depth == 0:
         return ("obj", kind.__name__)
-    if kind is list or kind is tuple:
-        return (kind.__name__, tuple(_canonical(element, depth) for element in value))  # type: ignore[attr-defined]
+    if isinstance(value, (list, tuple)):
+        return (kind.__name__, tuple(_canonical(element, depth) for element in value))
     if depth > 12:
         return "..."
-    if kind is dict:
-        return ("dict", tuple((_canonical(k, depth + 1), _canonical(v, depth + 1)) for k, v in value.items()))  # type: ignore[attr-defined]
-    if kind in (set, frozenset):
-        return ("set", tuple(sorted(repr(_canonical(element, depth + 1)) for element in value)))  # type: ignore[attr-defined]
+    if isinstance(value, dict):
+        return ("dict", tuple((_canonical(k, depth + 1), _canonical(v, depth + 1)) for k, v in value.items()))
+    if isinstance(value, (set, frozenset)):
+        return ("set", tuple(sorted(repr(_canonical(element, depth + 1)) for element in value)))
     if isinstance(value, enum.Enum):
         return repr(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -319,24 +329,24 @@ class _Walk:
     """The values the schema's paths lead to from one item, each kept for every file whose object
     the path went through (and, for a sequence's element, the files the element holds)."""
 
-    def __init__(self, item: object, wanted: set[str] | None):
-        self.home = item.path  # type: ignore[attr-defined]
+    def __init__(self, item: Item, wanted: set[str] | None):
+        self.home = item.path
         self.wanted = wanted
-        self.out: dict[str, list] = {}
+        self.out: dict[str, list[tuple[ReadPath, object]]] = {}
 
-    def emit(self, files: frozenset[str], path: tuple, value: object) -> None:
+    def emit(self, files: frozenset[str], path: ReadPath, value: object) -> None:
         for where in files:
             if where != self.home and (self.wanted is None or where in self.wanted):
                 self.out.setdefault(where, []).append((path, value))
 
-    def walk(self, value: object, trie: dict, path: tuple, files: frozenset[str]) -> None:
+    def walk(self, value: object, trie: Trie, path: ReadPath, files: frozenset[str]) -> None:
         for step, below in trie.items():
             if step == _READ:
                 continue
             if step == ALL:
                 if type(value) is not list and type(value) is not tuple:
                     continue
-                for element in value:  # type: ignore[attr-defined]
+                for element in value:
                     where = _file(element)
                     self.walk(element, below, path + (ALL,), files | {where} if where is not None else files)
                 continue
@@ -346,7 +356,7 @@ class _Walk:
             if step[0] == "[":  # a key of a dict
                 if type(value) is not dict:
                     continue
-                found = value.get(ast.literal_eval(step[1:-1]), _missing)  # type: ignore[attr-defined]
+                found = value.get(ast.literal_eval(step[1:-1]), _missing)
             elif type(value) in MODEL:
                 found = getattr(value, step, _missing)
                 if type(found) is types.MethodType:
@@ -374,19 +384,19 @@ _missing = object()
 
 
 def digests(
-    items: Iterable[tuple[str, tuple, object]], schema: dict[str, Iterable[tuple]], wanted: set[str] | None = None
-) -> dict[str, dict[tuple, bytes]]:
+    items: Iterable[tuple[str, ItemKey, Item]], schema: Schema, wanted: set[str] | None = None
+) -> dict[str, dict[ItemKey, bytes]]:
     """For each file (of ``wanted``, else any) and each shared item of another file
     (``(scope, key, item)``) that has neighbours in it: a digest of its neighbours there and of
     the values the scope's schema reads through that file's objects."""
     tries = {scope: _trie(schema.get(scope, ())) for scope in SHARED_SCOPES}
-    found: dict[str, dict[tuple, bytes]] = {}
+    found: dict[str, dict[ItemKey, bytes]] = {}
     for scope, key, item in items:
-        linked: dict[str, list] = {}
+        linked: dict[str, list[tuple[str, str]]] = {}
         for field, neighbour in neighbours(item):
             where = _file(neighbour)
-            if wanted is None or where in wanted:
-                linked.setdefault(where, []).append((field, type(neighbour).__name__))  # type: ignore[arg-type]
+            if where is not None and (wanted is None or where in wanted):
+                linked.setdefault(where, []).append((field, type(neighbour).__name__))
         if not linked:
             continue
         walk = _Walk(item, set(linked))

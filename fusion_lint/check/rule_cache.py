@@ -42,8 +42,10 @@ import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeAlias
 
 from fusion_lint.base.diagnostics import Fix, Span
+from fusion_lint.facts.model import FunctionFacts
 from fusion_lint.memo.cache import code_fingerprint
 from fusion_lint.memo.store import load_entry, store_entry, user_key
 from fusion_lint.project.view import FunctionView, ProjectView, ResolvedDefinition, ResolvedEntry, Vocabulary
@@ -55,7 +57,7 @@ Digest = bytes
 _UNKNOWN = object()  # not computed yet (None: computed, and the item is not cached)
 # A stored finding: (span, message, path, subjects' identities or None, whether its rule described
 # a fix, the fix built). A group of records carries the digest of the files its fixes edit.
-Stored = tuple
+Stored: TypeAlias = tuple[Any, ...]
 
 
 def _digest(*parts: object) -> Digest:
@@ -74,7 +76,7 @@ def _settled(fact: object, written: object) -> str:
     return repr(
         [
             (f.name, getattr(fact, f.name))
-            for f in dataclasses.fields(fact)  # type: ignore[arg-type]
+            for f in dataclasses.fields(fact)  # type: ignore[arg-type]  # every fact of a file is a dataclass
             if getattr(fact, f.name) is not getattr(written, f.name)
         ]
     )
@@ -87,7 +89,7 @@ def vocabulary_digest(vocabulary: Vocabulary) -> Digest:
     )
 
 
-def identity(definition: ResolvedDefinition) -> tuple:
+def identity(definition: ResolvedDefinition) -> tuple[str, int, int, str, str]:
     """How a stored finding names a definition it concerns (unique within a run, or not stored)."""
     span = definition.definition.span
     return (definition.path, span.start, span.end, definition.kind, definition.label)
@@ -111,34 +113,34 @@ class Inputs:
         self._identities: dict[int, str] = {}
         self._vocabulary: Digest | None = None
 
-    def function(self, function: object, path: str) -> Digest | None:
+    def function(self, function: FunctionFacts, path: str) -> Digest | None:
         """A reached function: its file's content key and its name; what the index settled in it
         (raises resolved through re-exports, reasons through constants) by value."""
         known = self._functions.get(id(function), _UNKNOWN)
         if known is _UNKNOWN:
             known = self._functions[id(function)] = self._function(function, path)
-        return known  # type: ignore[return-value]
+        return known  # type: ignore[return-value]  # not _UNKNOWN: computed above if it was  # not _UNKNOWN: computed above if it was
 
-    def _function(self, function: object, path: str) -> Digest | None:
+    def _function(self, function: FunctionFacts, path: str) -> Digest | None:
         facts = self.project.files.get(path)
-        written = facts.functions.get(function.qualname) if facts is not None else None  # type: ignore[attr-defined]
+        written = facts.functions.get(function.qualname) if facts is not None else None
         return _complete(
             [
                 "F",
                 path,
                 self.file_keys.get(path),
-                function.qualname,  # type: ignore[attr-defined]
+                function.qualname,
                 repr(function.span),
                 _settled(function, written),
             ]
-        )  # type: ignore[attr-defined]
+        )
 
     def entry(self, entry: ResolvedEntry) -> Digest | None:
         """The entry as written is its file's; a field's value resolved elsewhere, by value."""
         known = self._entries.get(id(entry), _UNKNOWN)
         if known is _UNKNOWN:
             known = self._entries[id(entry)] = self._entry(entry)
-        return known  # type: ignore[return-value]
+        return known  # type: ignore[return-value]  # not _UNKNOWN: computed above if it was
 
     def _entry(self, entry: ResolvedEntry) -> Digest | None:
         parts: list[object] = [
@@ -157,7 +159,7 @@ class Inputs:
         known = self._definitions.get(id(resolved), _UNKNOWN)
         if known is _UNKNOWN:
             known = self._definitions[id(resolved)] = self._definition(resolved)
-        return known  # type: ignore[return-value]
+        return known  # type: ignore[return-value]  # not _UNKNOWN: computed above if it was
 
     def identity(self, resolved: ResolvedDefinition) -> str:
         known = self._identities.get(id(resolved))
@@ -202,7 +204,7 @@ class Inputs:
         known = self._upwards.get(id(view), _UNKNOWN)
         if known is _UNKNOWN:
             known = self._upwards[id(view)] = self._upward(view)
-        return known  # type: ignore[return-value]
+        return known  # type: ignore[return-value]  # not _UNKNOWN: computed above if it was
 
     def _upward(self, view: FunctionView) -> Digest | None:
         order: list[FunctionView] = [view]
@@ -285,7 +287,7 @@ class StoredFix:
 class Plan:
     """The items of a scope (in the order ``check`` visits them) as the cache knows them."""
 
-    tokens: list[tuple | None]  # where ``RuleMemo.record`` keeps an item's findings (None: not cached)
+    tokens: list[tuple[Digest, int] | None]  # where ``RuleMemo.record`` keeps an item's findings (None: not cached)
     found: list[dict[str, list[Finding]] | None]  # what earlier runs found, by rule (None: it must run)
     misses: list[int] = field(default_factory=list)  # the items that must run
     with_findings: dict[str, list[int]] = field(default_factory=dict)  # rule -> replayed items it found in
@@ -319,8 +321,8 @@ class RuleMemo:
         self.name = f"rules-{hashlib.sha256(f'{code_fingerprint()}|rules|{STORE_FORMAT}'.encode()).hexdigest()}.pickle"
         self.signing_key = user_key()
         loaded = load_entry(directory / self.name, self.signing_key)
-        self.stored: dict[Digest, tuple] = loaded if isinstance(loaded, dict) else {}
-        self.by_identity: dict[tuple, ResolvedDefinition | None] = {}
+        self.stored: dict[Digest, tuple[Any, ...]] = loaded if isinstance(loaded, dict) else {}
+        self.by_identity: dict[tuple[str, int, int, str, str], ResolvedDefinition | None] = {}
         for definition in project.definitions:
             found = identity(definition)
             self.by_identity[found] = None if found in self.by_identity else definition  # ambiguous: None
@@ -328,9 +330,9 @@ class RuleMemo:
         self.groups = 8 * len(paths | {f.path for f in project.functions})  # what the entry may hold
         self.recorded: dict[Digest, list[dict[str, list[Finding]]]] = {}
         self.spoiled: set[Digest] = set()  # a rule raised, or a finding cannot be stored
-        self.keys: dict[tuple, Plan] = {}  # (scope, reads callers) -> its plan
+        self.keys: dict[tuple[str, bool], Plan] = {}  # (scope, reads callers) -> its plan
 
-    def plan(self, rule: type[Rule], scope: str, items: Sequence[tuple]) -> Plan:
+    def plan(self, rule: type[Rule], scope: str, items: Sequence[tuple[Any, ...]]) -> Plan:
         """What earlier runs found for each item, by rule, and where ``record`` keeps what runs.
         One key per item, whatever the rule, but for the definition rules that read callers."""
         callers = scope == "definition" and rule.reads_callers
@@ -373,11 +375,12 @@ class RuleMemo:
         keys = [(path, self.file_keys.get(path)) for path in sorted(set(paths))]
         return _digest(*keys) if all(key is not None for _, key in keys) else None
 
-    def _decode_group(self, stored: tuple | None, size: int) -> list[dict[str, list[Finding]]] | None:
+    def _decode_group(self, stored: tuple[Any, ...] | None, size: int) -> list[dict[str, list[Finding]]] | None:
         if not isinstance(stored, tuple) or len(stored) != 2 or len(stored[1]) != size:
             return None
         fixed_from, records = stored
-        decoded, fixed = [], []
+        decoded: list[dict[str, list[Finding]]] = []
+        fixed: list[str] = []
         for record in records:
             findings = self._decode(record, fixed)
             if findings is None:
@@ -400,11 +403,11 @@ class RuleMemo:
                 if has_fix:
                     fixed.append(path)
                 builder = StoredFix(fix) if has_fix else None
-                findings.append(Finding(Span(*span), message, path, builder, concerned))  # type: ignore[arg-type]
+                findings.append(Finding(Span(*span), message, path, builder, concerned))  # type: ignore[arg-type]  # no None left: returned above
             decoded[code] = findings
         return decoded
 
-    def record(self, token: tuple | None, code: str, findings: Sequence[Finding] | None) -> None:
+    def record(self, token: tuple[Digest, int] | None, code: str, findings: Sequence[Finding] | None) -> None:
         """What ``code`` found running on the item (None: it raised)."""
         if token is None:
             return
@@ -448,7 +451,7 @@ class RuleMemo:
         """Keep what ran this run (its fixes built now), and what earlier runs stored, up to a
         few groups per file of the project (a one-file run keeps the whole tree's findings)."""
         texts: dict[str, str | None] = {}
-        fresh: dict[Digest, tuple] = {}
+        fresh: dict[Digest, tuple[Any, ...]] = {}
         for group, records in self.recorded.items():
             if group in self.spoiled or group in self.stored:
                 continue  # a rule raised on one of its items, or it was replayed

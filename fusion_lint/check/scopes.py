@@ -12,6 +12,7 @@ import dataclasses
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from fusion_lint.base.diagnostics import Diagnostic
 from fusion_lint.check.selection import RuleSelector
@@ -38,7 +39,7 @@ class FileScopes:
             scope = self._of[folder] = self.tree.scope(Path(folder), self.root)
         return scope
 
-    def excludes(self, directory: Path) -> list:
+    def excludes(self, directory: Path) -> list[Any]:
         return self.tree.scope(directory, self.root).excludes
 
     def _selector(self) -> RuleSelector:

@@ -27,21 +27,22 @@ from __future__ import annotations
 import bisect
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any, TypeAlias
 
-from fusion_lint.base.diagnostics import Fix
-from fusion_lint.check.reads import digests
+from fusion_lint.base.diagnostics import Fix, Span
+from fusion_lint.check.reads import ItemKey, Schema, digests
 from fusion_lint.facts.model import FileFacts
 from fusion_lint.memo.cache import code_fingerprint
 from fusion_lint.memo.store import load_entry, store_entry, user_key
 from fusion_lint.project.resolve import VocabularyShare, combined, vocabulary, vocabulary_from
-from fusion_lint.project.view import ProjectView, ResolvedDefinition, Vocabulary
+from fusion_lint.project.view import FunctionView, ProjectView, ResolvedDefinition, ResolvedEntry, Vocabulary
 from fusion_lint.rules import Finding
 
 #: Bumped when the layout of the record changes (the code fingerprint covers everything else).
 SNAPSHOT_FORMAT = "2"
-DefId = tuple  # (path, place among the definitions resolved from that file)
+DefId: TypeAlias = tuple[str, int]  # (path, place among the definitions resolved from that file)
 
 
 def snapshot_name(part: str = "base") -> str:
@@ -62,7 +63,7 @@ PER_FILE = ("keys", "deps", "labels", "vocabulary", "listings", "suppressions", 
 DELTA_SHARE = 0.05
 
 
-def load_snapshot(directory: Path) -> dict | None:
+def load_snapshot(directory: Path) -> dict[str, Any] | None:
     """The base with its delta applied, or None."""
     key = user_key()
     base = load_entry(directory / snapshot_name(), key)
@@ -71,7 +72,7 @@ def load_snapshot(directory: Path) -> dict | None:
     delta = load_entry(directory / snapshot_name("delta"), key)
     if not isinstance(delta, dict) or delta.get("base") != base.get("id"):
         return base
-    files: dict[str, dict] = delta["files"]
+    files: dict[str, dict[str, Any]] = delta["files"]
     for name in PER_FILE:
         table = dict(base[name])
         for path, record in files.items():
@@ -91,7 +92,7 @@ def load_snapshot(directory: Path) -> dict | None:
     return base
 
 
-def store_snapshot(directory: Path, snapshot: dict, changed: set[str]) -> None:
+def store_snapshot(directory: Path, snapshot: dict[str, Any], changed: set[str]) -> None:
     """``snapshot`` whole as a new base (``changed`` empty), else the files changed since the base
     as its delta (folded into a new base once they are many)."""
     key = user_key()
@@ -128,13 +129,13 @@ def places(definitions: Iterable[ResolvedDefinition]) -> dict[int, DefId]:
     return found
 
 
-def item_id(scope: str, item: object, place: dict[int, DefId]) -> tuple:
+def item_id(scope: str, item: object, place: dict[int, DefId]) -> tuple[object, ...]:
     if scope == "definition":
         return ("D", *place[id(item)])
     if scope == "entry":
-        span = item.entry.span  # type: ignore[attr-defined]
-        return ("E", item.path, span.start, span.end)  # type: ignore[attr-defined]
-    return ("F", item.path, item.function.qualname)  # type: ignore[attr-defined]
+        span = item.entry.span  # type: ignore[attr-defined]  # scope "entry": item is a ResolvedEntry
+        return ("E", item.path, span.start, span.end)  # type: ignore[attr-defined]  # a ResolvedEntry, as above
+    return ("F", item.path, item.function.qualname)  # type: ignore[attr-defined]  # scope "function": a FunctionView
 
 
 # ----- what an edit reaches ------------------------------------------------------------------------
@@ -172,7 +173,7 @@ def modules_under(names: list[str], module: str) -> Iterator[str]:
         start += 1
 
 
-def reached_from(changed: Iterable[str], dependencies: dict[str, tuple[str, ...]]) -> set[str]:
+def reached_from(changed: Iterable[str], dependencies: Mapping[str, Iterable[str]]) -> set[str]:
     """The changed files and every file whose imports lead to one of them, transitively."""
     users: dict[str, list[str]] = {}
     for path, targets in dependencies.items():
@@ -191,7 +192,7 @@ def reached_from(changed: Iterable[str], dependencies: dict[str, tuple[str, ...]
 # ----- the project-wide parts ----------------------------------------------------------------------
 
 
-def vocabulary_parts(view: ProjectView, paths: Iterable[str]) -> dict[str, tuple]:
+def vocabulary_parts(view: ProjectView, paths: Iterable[str]) -> dict[str, tuple[Any, ...]]:
     """Each file's contribution to the vocabulary from its definitions (``resolve.vocabulary`` of
     them alone: a union of these, then the mount prefixes, is the project's)."""
     by_path: dict[str, list[ResolvedDefinition]] = {path: [] for path in paths}
@@ -204,11 +205,11 @@ def vocabulary_parts(view: ProjectView, paths: Iterable[str]) -> dict[str, tuple
     return parts
 
 
-def listing_part(facts: FileFacts) -> tuple:
+def listing_part(facts: FileFacts) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return (tuple(facts.listed_tools), tuple(facts.mount_prefixes))
 
 
-def combined_vocabulary(parts: Iterable[tuple], listings: Iterable[tuple]) -> Vocabulary:
+def combined_vocabulary(parts: Iterable[tuple[Any, ...]], listings: Iterable[tuple[Any, ...]]) -> Vocabulary:
     """The project's vocabulary from its files' parts, as ``resolve.vocabulary`` builds it."""
     return vocabulary_from(combined(VocabularyShare(*part) for part in parts), listings)
 
@@ -217,7 +218,12 @@ def item_counts(view: ProjectView, paths: set[str] | None = None) -> dict[str, t
     """How many definitions, entries and functions each file (of ``paths``) holds: what the
     engine counts as checked (``LAST_CHECK``), ran or replayed."""
     counts: dict[str, list[int]] = {path: [0, 0, 0] for path in paths or ()}
-    for scope, items in enumerate((view.definitions, view.entries, view.functions)):
+    lists: tuple[Sequence[ResolvedDefinition | ResolvedEntry | FunctionView], ...] = (
+        view.definitions,
+        view.entries,
+        view.functions,
+    )
+    for scope, items in enumerate(lists):
         for item in items:
             if paths is None or item.path in paths:
                 counts.setdefault(item.path, [0, 0, 0])[scope] += 1
@@ -232,7 +238,7 @@ def definition_kind(definition: ResolvedDefinition) -> str:
 # ----- what the rules of a shared item read of other files -----------------------------------------
 
 
-def shared_items(view: ProjectView) -> Iterator[tuple[str, tuple, object]]:
+def shared_items(view: ProjectView) -> Iterator[tuple[str, ItemKey, ResolvedEntry | FunctionView]]:
     """Every entry and function of the view, as ``reads.digests`` takes them."""
     for entry in view.entries:
         yield "entry", ("E", entry.path, entry.entry.span.start, entry.entry.span.end), entry
@@ -240,9 +246,7 @@ def shared_items(view: ProjectView) -> Iterator[tuple[str, tuple, object]]:
         yield "function", ("F", function.path, function.function.qualname), function
 
 
-def link_parts(
-    view: ProjectView, schema: dict[str, Iterable[tuple]], paths: set[str] | None = None
-) -> dict[str, dict[tuple, bytes]]:
+def link_parts(view: ProjectView, schema: Schema, paths: set[str] | None = None) -> dict[str, dict[ItemKey, bytes]]:
     """For each file (of ``paths``, else every file), per entry or function of ANOTHER file with
     neighbours in it: a digest of those neighbours and of what the rules read through them, as the
     run's schema records it (``reads``)."""
@@ -260,17 +264,17 @@ class Recorder:
     def __init__(self, place: dict[int, DefId], text: Callable[[str], str | None]):
         self.place, self.text = place, text
         self.texts: dict[str, str | None] = {}
-        self.findings: dict[tuple[str, str], list[tuple]] = {}
+        self.findings: dict[tuple[str, str], list[tuple[object, ...]]] = {}
         self.ok = True
 
     def __call__(self, code: str, scope: str, item: object, findings: list[Finding]) -> None:
         if not findings:
             return
-        defaults = {
+        defaults: Callable[[], Iterable[object]] = {
             "definition": lambda: [item],
-            "entry": lambda: item.holders,  # type: ignore[attr-defined]
-            "function": lambda: item.handler_of,
-        }[scope]  # type: ignore[attr-defined]
+            "entry": lambda: item.holders,  # type: ignore[attr-defined]  # scope "entry": item is a ResolvedEntry
+            "function": lambda: item.handler_of,  # type: ignore[attr-defined]  # scope "function": a FunctionView
+        }[scope]
         encoded = []
         for finding in findings:
             concerned = finding.subjects if finding.subjects is not None else defaults()
@@ -293,5 +297,5 @@ class Recorder:
         return (True, finding.fix(text))
 
 
-def span_tuple(s: object) -> tuple:
-    return (s.line, s.col, s.end_line, s.end_col, s.start, s.end, s.stmt_line)  # type: ignore[attr-defined]
+def span_tuple(s: Span) -> tuple[int, int, int, int, int, int, int]:
+    return (s.line, s.col, s.end_line, s.end_col, s.start, s.end, s.stmt_line)

@@ -35,11 +35,12 @@ from fusion_lint.check.snapshot import (
     store_snapshot,
     vocabulary_parts,
 )
+from fusion_lint.check.suppression import Reported
 from fusion_lint.facts.model import FileFacts
 from fusion_lint.memo.stat_index import signature
 from fusion_lint.project.index import ProjectIndex
 from fusion_lint.project.resolve import resolve, same_vocabulary
-from fusion_lint.project.view import ProjectView
+from fusion_lint.project.view import ProjectView, ResolvedDefinition
 from fusion_lint.rules import Finding, Rule, all_rules
 from fusion_lint.source.pipeline import FileResult, hub_of
 from fusion_lint.source.runner import KeptWorker, run_files
@@ -69,11 +70,11 @@ class Subject:
 
     __slots__ = ("label", "key")
 
-    def __init__(self, label: str, key: tuple):
+    def __init__(self, label: str, key: tuple[str, int]):
         self.label, self.key = label, key
 
 
-def _racy(stat: tuple | None) -> tuple | None:
+def _racy(stat: tuple[int, ...] | None) -> tuple[int, ...] | None:
     """A stat the next run may compare with: none for a file modified within ``RACY_S`` (a write
     in the same clock tick would keep its stat)."""
     import time
@@ -146,7 +147,7 @@ def record(
 
 @dataclass
 class Plan:
-    snapshot: dict
+    snapshot: dict[str, Any]
     reached: set[str]  # the analysed files an edit reaches (the changed ones and their importers)
     contents: dict[str, bytes] = dataclasses.field(default_factory=dict)  # what the walk read of them
 
@@ -195,7 +196,7 @@ def _unusable(snapshot: object, frame: str, results: list[FileResult], report_se
 
 def replay(
     analysis: Analysis, found: Plan, active: Sequence[type[Rule]], frame: str, directory: Path, roots: list[Path]
-) -> tuple[list, dict[str, FileFacts], dict[str, int], set[str]] | None:
+) -> tuple[list[Reported], dict[str, FileFacts], dict[str, int], set[str]] | None:
     """The run's findings (as ``checking.check`` returns them), stand-in facts of every analysed
     file for suppression, the summary's counts and every file whose facts the answer rests on;
     None when the snapshot cannot vouch for the answer."""
@@ -221,9 +222,11 @@ def replay(
     now = {r.path: r.key for r in analysis.results}
     for path, result in fresh.items():
         if result.facts is None or result.key != now[path]:  # it changed again since the walk
-            return _fallback("a reached file could not be analysed again")
+            _fallback("a reached file could not be analysed again")
+            return None
         if hub_of(result) != snapshot["hubs"][path]:
-            return _fallback("an edit changed what the second look learns")
+            _fallback("an edit changed what the second look learns")
+            return None
     kept = KeptWorker(settings.runtime_modules)
 
     def load(path: str) -> FileFacts | None:
@@ -272,14 +275,15 @@ def _fallback(why: str) -> None:
 
 def _answer(
     analysis: Analysis,
-    snapshot: dict,
+    snapshot: dict[str, Any],
     reached: set[str],
     view: ProjectView,
     index: ProjectIndex,
     active: Sequence[type[Rule]],
-) -> tuple[list, dict[str, int], dict] | None:
+) -> tuple[list[Reported], dict[str, int], dict[str, Any]] | None:
     if set(index.files) - set(snapshot["listings"]):
-        return _fallback("the edit reaches a file the last run did not read")
+        _fallback("the edit reaches a file the last run did not read")
+        return None
     place = places(view.definitions)
     parts = dict(snapshot["vocabulary"])
     parts.update(vocabulary_parts(view, reached))
@@ -289,7 +293,8 @@ def _answer(
     if not same_vocabulary(
         vocabulary, combined_vocabulary(snapshot["vocabulary"].values(), snapshot["listings"].values())
     ):
-        return _fallback("the tool vocabulary changed")
+        _fallback("the tool vocabulary changed")
+        return None
     view.vocabulary = vocabulary
     schema = snapshot["schema"]
     links = link_parts(view, schema, reached)
@@ -297,18 +302,21 @@ def _answer(
         stored = {item: d for item, d in snapshot["parts"].get(path, {}).items() if item[1] not in reached}
         now = {item: d for item, d in links.get(path, {}).items() if item[1] not in reached}
         if stored != now:
-            return _fallback(f"what a shared item reads of {path} changed")
+            _fallback(f"what a shared item reads of {path} changed")
+            return None
     in_view = {(f.path, f.function.qualname) for f in view.functions}
     for function in view.functions:  # every call edge the full graph would have is in this one
         for _, path, qualname in index.call_targets(function.function, function.path):
             if (path, qualname) not in in_view and qualname in snapshot["reached"].get(path, ()):
-                return _fallback("a call into a function the partial view does not hold")
+                _fallback("a call into a function the partial view does not hold")
+                return None
     recorder = Recorder(place, analysis.text)
     assert analysis.scopes is not None
     reads = Reads(schema)
     ran = check(view, active, reached, analysis.scopes.views(view), None, observe=recorder, reads=reads)
     if not recorder.ok or any(r.diagnostic.code == "FL999" for r in ran):
-        return _fallback("a rule raised, or a finding cannot be recorded")
+        _fallback("a rule raised, or a finding cannot be recorded")
+        return None
     if reads.frozen() != schema:  # the re-checked shared items read something new: the schema grows
         # (the digests of the files not re-checked were made with fewer paths: the next run reaching
         # one of them finds another digest and takes the ordinary path, never a stale replay)
@@ -317,15 +325,15 @@ def _answer(
     labels = dict(snapshot["labels"])
     for path in reached:
         labels[path] = tuple((d.label, _kind(d)) for d in view.definitions if d.path == path)
-    findings: dict[tuple[str, str], list[tuple]] = {}
+    findings: dict[tuple[str, str], list[tuple[object, ...]]] = {}
     for rule in active:
         for scope in rule.checks():
             slot = (rule.code, scope)
             kept = [item for item in snapshot["findings"].get(slot, ()) if item[0][1] not in reached]
             findings[slot] = kept + recorder.findings.get(slot, [])
     updated = dict(snapshot)
-    now = {r.path: r.key for r in analysis.results}
-    updated["keys"] = {**snapshot["keys"], **{path: bytes.fromhex(now[path]) for path in reached}}
+    keys = {r.path: r.key for r in analysis.results}
+    updated["keys"] = {**snapshot["keys"], **{path: bytes.fromhex(keys[path]) for path in reached}}
     updated["deps"] = {**snapshot["deps"], **dependencies({p: index.files[p] for p in reached}, snapshot["modules"])}
     updated["labels"], updated["vocabulary"], updated["listings"], updated["findings"] = (
         labels,
@@ -354,11 +362,11 @@ def _answer(
     return _findings(findings, labels, active), _counts(labels), updated
 
 
-def _kind(definition: object) -> str:
-    return definition_kind(definition)  # type: ignore[arg-type]
+def _kind(definition: ResolvedDefinition) -> str:
+    return definition_kind(definition)
 
 
-def _counts(labels: dict[str, tuple]) -> dict[str, int]:
+def _counts(labels: dict[str, tuple[tuple[str, str], ...]]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for path in sorted(labels):
         for _, kind in labels[path]:
@@ -367,24 +375,26 @@ def _counts(labels: dict[str, tuple]) -> dict[str, int]:
 
 
 def _findings(
-    findings: dict[tuple[str, str], list[tuple]], labels: dict[str, tuple], active: Sequence[type[Rule]]
-) -> list:
+    findings: dict[tuple[str, str], list[tuple[Any, ...]]],
+    labels: dict[str, tuple[tuple[str, str], ...]],
+    active: Sequence[type[Rule]],
+) -> list[Reported]:
     """Every item's findings as ``checking.check`` merges them, naming definitions by stand-ins."""
-    subjects: dict[tuple, Subject] = {}
+    subjects: dict[tuple[str, int], Subject] = {}
 
-    def subject(place: tuple) -> Subject:
+    def subject(place: tuple[str, int]) -> Subject:
         found = subjects.get(place)
         if found is None:
             found = subjects[place] = Subject(labels[place[0]][place[1]][0], place)
         return found
 
     by_code = {rule.code: rule for rule in active}
-    stream: list[tuple[type[Rule], Finding, list]] = []
+    stream: list[tuple[type[Rule], Finding, list[Any]]] = []
     for (code, _), items in findings.items():
         rule = by_code[code]
         for _, encoded in items:
             for span, message, path, concerned, fix in encoded:
                 builder: Callable[[str], Fix | None] | None = StoredFix(fix[1]) if fix is not None else None
-                finding = Finding(Span(*span), message, path, builder, [subject(p) for p in concerned])  # type: ignore[arg-type]
+                finding = Finding(Span(*span), message, path, builder, [subject(p) for p in concerned])  # type: ignore[misc]  # stand-ins: merged() reads only a subject's key and label
                 stream.append((rule, finding, []))
     return merged(stream, lambda s: s.key)

@@ -244,7 +244,8 @@ def _check(
     show_files: bool,
     verbose: bool,
 ) -> None:
-    from fusion_lint.check.engine import Options, Selection, UsageError, lint
+    from fusion_lint.check.engine import Options, UsageError, lint
+    from fusion_lint.check.selection import Selection
     from fusion_lint.config.tree import FlagSettings
     from fusion_lint.output import DOCUMENT_FORMATS, FORMATTERS, TEXT_FORMATS
 
@@ -372,7 +373,7 @@ def _watch(paths: tuple[str, ...], flags: dict[str, Any]) -> None:
     places, extra = watched_places(options.paths, root, configs)
     clear = sys.stdout.isatty() and flags["output_file"] is None
     try:
-        watch(lambda: check.callback(paths, watch=False, **flags), places, extra, clear)  # type: ignore[misc]
+        watch(lambda: check.callback(paths, watch=False, **flags), places, extra, clear)  # type: ignore[misc]  # check is a click command: its callback is set
     except click.UsageError as exc:
         raise fail(exc.format_message()) from None
 

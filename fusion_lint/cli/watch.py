@@ -60,7 +60,18 @@ def watch(run: Callable[[], None], places: list[str], extra: frozenset[str], cle
             exc.show()
         _say("Watching for file changes.")
 
-    ignore = ("__pycache__", ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".ruff_cache")
+    ignore: tuple[str, ...] = (
+        "__pycache__",
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".ruff_cache",
+    )
     ignore += (".fusion_lint_cache", "node_modules", ".pytest_cache")
     once("Starting the linter in watch mode...")
     try:

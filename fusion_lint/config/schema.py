@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import keyword
 import re
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from fusion_lint.config.formats import OUTPUT_FORMATS
 from fusion_lint.discovery.walk import glob_problem, pattern_problem
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
 
 OutputFormat = Literal[OUTPUT_FORMATS]  # type: ignore[valid-type]  # the tuple is the one list of names
 
@@ -77,7 +80,7 @@ def _key_path(location: tuple[Any, ...]) -> str:
     return ".".join(part if _BARE_KEY.match(part) else f'"{part}"' for part in parts) or "(table)"
 
 
-def _describe_error(error: dict[str, Any]) -> tuple[str, str]:
+def _describe_error(error: ErrorDetails) -> tuple[str, str]:
     key = _key_path(tuple(error["loc"]))
     kind = error["type"]
     if kind == "extra_forbidden":

@@ -250,7 +250,8 @@ def parse_toml(data: bytes, path: Path) -> dict[str, Any]:
         where = _line_and_key(data.decode("utf-8", "replace"), line)
         raise ConfigError(f"{path}: {where}: not valid UTF-8 (byte {exc.start}); TOML files are UTF-8") from None
     try:
-        return tomllib.loads(text)
+        loaded: dict[str, Any] = tomllib.loads(text)
+        return loaded
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     except RecursionError:  # the parser recurses once per nested array or inline table

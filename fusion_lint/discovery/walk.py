@@ -15,9 +15,13 @@ from fnmatch import fnmatchcase, translate
 from functools import lru_cache
 from glob import escape
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import fusion_lint.discovery.kept_walk as kept_walk
 from fusion_lint.base.files import read_regular
+
+if TYPE_CHECKING:  # imported when a .gitignore is read (_git_spec)
+    from pathspec import GitIgnoreSpec
 
 #: A .gitignore larger than this is not read (git's own limit is 100 MB; real ones are a few kB).
 GITIGNORE_MAX_BYTES = 1_000_000
@@ -147,7 +151,7 @@ class IgnoreRules:
 
 
 @lru_cache(maxsize=256)
-def _git_spec(lines: tuple[str, ...]) -> object:
+def _git_spec(lines: tuple[str, ...]) -> GitIgnoreSpec:
     """git's own matching of one file's patterns (pathspec's ``GitIgnoreSpec``: escapes, trailing
     spaces, ``**``, negation, the last match deciding); a line git could never match is dropped."""
     import pathspec  # only when a .gitignore is read: a run without one never imports it
@@ -170,7 +174,7 @@ class GitIgnoreRules:
 
     base: Path
     patterns: list[str]  # the file's lines as written (comments and blanks included: git's to judge)
-    _spec: object = field(default=None, compare=False, repr=False)  # built on the first decision
+    _spec: GitIgnoreSpec | None = field(default=None, compare=False, repr=False)  # built on the first decision
 
     def decide(self, path: Path, is_dir: bool) -> bool | None:
         """True: ignored, False: re-included by a ``!`` pattern, None: no pattern of this file matches."""
@@ -182,8 +186,8 @@ class GitIgnoreRules:
             return None
         if self._spec is None:
             self._spec = _git_spec(tuple(self.patterns))
-        checked = self._spec.check_file(relative + "/" if is_dir else relative)  # type: ignore[attr-defined]
-        return checked.include  # type: ignore[no-any-return]
+        checked = self._spec.check_file(relative + "/" if is_dir else relative)
+        return checked.include
 
 
 def _read_patterns(path: Path, base: Path) -> GitIgnoreRules | None:
@@ -434,8 +438,8 @@ class Walker:
         if not self.respect_gitignore:
             return False
         verdict = None
-        for rules in self._gitignore_chain(path.parent):
-            decided = rules.decide(path, is_dir)
+        for gitignore in self._gitignore_chain(path.parent):
+            decided = gitignore.decide(path, is_dir)
             if decided is not None:
                 verdict = decided
         return bool(verdict)
@@ -478,7 +482,7 @@ class Walker:
             seen.add(key)
             result.files.append(key)
 
-    def judged_by(self, directory: Path) -> tuple:
+    def judged_by(self, directory: Path) -> tuple[Any, ...]:
         """What decides which entries of ``directory`` are walked: the exclude rules of its config
         and, when respected, its ``.gitignore`` chain (as they are now: read by this walk)."""
         chain = self._gitignore_chain(directory) if self.respect_gitignore else ()
@@ -503,12 +507,12 @@ class Walker:
         if lease is not None:
             entries = lease.entries(str(directory), rules)
             if entries is not None:
-                for is_dir, path in entries:
+                for is_dir, listed_path in entries:
                     if is_dir:
-                        self._walk_dir(Path(path), result, seen, visited)
-                    elif path not in seen:
-                        seen.add(path)
-                        result.files.append(path)
+                        self._walk_dir(Path(listed_path), result, seen, visited)
+                    elif listed_path not in seen:
+                        seen.add(listed_path)
+                        result.files.append(listed_path)
                 return
             before = kept_walk.folder_signature(str(directory))  # (taken before it is listed)
         try:
@@ -546,7 +550,7 @@ class Walker:
             lease.record(str(directory), before if keepable else None, rules, tuple(kept))
 
 
-def _special(entry: os.DirEntry) -> bool:
+def _special(entry: os.DirEntry[str]) -> bool:
     """A FIFO, device or socket (through a symlink too); a dangling symlink is not listed."""
     try:
         return not stat.S_ISREG(entry.stat().st_mode) and not stat.S_ISDIR(entry.stat().st_mode)

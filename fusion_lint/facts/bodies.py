@@ -83,9 +83,7 @@ class Module(Protocol):
     needs_names: bool
     facts: FileFacts
 
-    def function(
-        self, node: ast.FunctionDef, prefix: str, outer: FunctionWalker | None, at: Cursor, top: bool = False
-    ) -> None: ...
+    def function(self, node: ast.FunctionDef, prefix: str, outer: FunctionWalker | None, at: Cursor) -> None: ...
 
 
 class FunctionWalker(ParameterReading):
@@ -143,46 +141,46 @@ class FunctionWalker(ParameterReading):
             self.ex.function(stmt, prefix=self.qualprefix, outer=self, at=here)
             return
         if kind is ast.ClassDef:
-            if not self.spans.is_suite(stmt.body):  # type: ignore[attr-defined]
-                self.block(stmt.body, here)  # type: ignore[attr-defined]
+            if not self.spans.is_suite(stmt.body):  # type: ignore[attr-defined]  # kind is ast.ClassDef above; mypy does not narrow through kind = type(...)
+                self.block(stmt.body, here)  # type: ignore[attr-defined]  # kind is ast.ClassDef above; mypy does not narrow through kind = type(...)
             return
         if kind in TRY:
             self.try_statement(stmt, here)
             return
         if kind is ast.AsyncWith or kind is ast.AsyncFor:
             self.awaits += 1
-        if (kind is ast.With or kind is ast.AsyncWith) and self._suppressing(stmt, here):  # type: ignore[arg-type]
+        if (kind is ast.With or kind is ast.AsyncWith) and self._suppressing(stmt, here):  # type: ignore[arg-type]  # kind is ast.With; mypy does not narrow through kind = type(...)
             return
         # Any other compound statement: its header expressions, then its blocks.
         if kind is ast.If or kind is ast.While:
-            self.expression(stmt.test, here)  # type: ignore[attr-defined]
-            self.block(stmt.body, here)  # type: ignore[attr-defined]
-            self.block(stmt.orelse, here)  # type: ignore[attr-defined]
+            self.expression(stmt.test, here)  # type: ignore[attr-defined]  # kind is ast.If or kind is ast.While above; mypy does not narrow through kind = type(...)
+            self.block(stmt.body, here)  # type: ignore[attr-defined]  # kind is ast.If or kind is ast.While above; mypy does not narrow through kind = type(...)
+            self.block(stmt.orelse, here)  # type: ignore[attr-defined]  # kind is ast.If or kind is ast.While above; mypy does not narrow through kind = type(...)
         elif kind is ast.For or kind is ast.AsyncFor:
-            with self.ex.definitions.looping(stmt):  # type: ignore[arg-type]
-                self.expression(stmt.target, here)  # type: ignore[attr-defined]
-                self.expression(stmt.iter, here)  # type: ignore[attr-defined]
-                self.block(stmt.body, here)  # type: ignore[attr-defined]
-                self.block(stmt.orelse, here)  # type: ignore[attr-defined]
+            with self.ex.definitions.looping(stmt):
+                self.expression(stmt.target, here)  # type: ignore[attr-defined]  # kind is ast.For or kind is ast.AsyncFor above; mypy does not narrow through kind = type(...)
+                self.expression(stmt.iter, here)  # type: ignore[attr-defined]  # kind is ast.For or kind is ast.AsyncFor above; mypy does not narrow through kind = type(...)
+                self.block(stmt.body, here)  # type: ignore[attr-defined]  # kind is ast.For or kind is ast.AsyncFor above; mypy does not narrow through kind = type(...)
+                self.block(stmt.orelse, here)  # type: ignore[attr-defined]  # kind is ast.For or kind is ast.AsyncFor above; mypy does not narrow through kind = type(...)
         elif kind is ast.With or kind is ast.AsyncWith:
-            for item in stmt.items:  # type: ignore[attr-defined]
+            for item in stmt.items:  # type: ignore[attr-defined]  # kind is ast.With or kind is ast.AsyncWith above; mypy does not narrow through kind = type(...)
                 self.expression(item, here)
-            self.block(stmt.body, here)  # type: ignore[attr-defined]
+            self.block(stmt.body, here)  # type: ignore[attr-defined]  # kind is ast.With or kind is ast.AsyncWith above; mypy does not narrow through kind = type(...)
         else:  # ``match``: the subject, then each case (``case JsonRpcErrorCode.NOT_FOUND:`` is a
             # comparison, never a raise): its body, then its guard
-            self.expression(stmt.subject, here)  # type: ignore[attr-defined]
-            for case in stmt.cases:  # type: ignore[attr-defined]
+            self.expression(stmt.subject, here)  # type: ignore[attr-defined]  # the match statement: every other compound kind is handled above
+            for case in stmt.cases:  # type: ignore[attr-defined]  # the match statement, as above
                 self.block(case.body, here)
                 if case.guard is not None:
                     self.expression(case.guard, here)
 
-    def _suppressing(self, stmt: ast.With, at: Cursor) -> bool:
+    def _suppressing(self, stmt: ast.With | ast.AsyncWith, at: Cursor) -> bool:
         """``with contextlib.suppress(<types>):``: what it silences, and (after its body is walked, by
         the awaits counted meanwhile) whether cancellation can arrive inside it."""
         for item in stmt.items:
             call = item.context_expr
-            if type(call) is ast.Call and self.names.qualify(call.func, self.scope) == "contextlib.suppress":  # type: ignore[attr-defined]
-                types = tuple(self.names.qualify(arg.value, self.scope) or "" for arg in args_of(call))  # type: ignore[arg-type]
+            if type(call) is ast.Call and self.names.qualify(call.func, self.scope) == "contextlib.suppress":
+                types = tuple(self.names.qualify(arg.value, self.scope) or "" for arg in args_of(call))
                 fact = Suppressing(self.spans.at(call, at), types, awaits=type(stmt) is ast.AsyncWith)
                 before = self.awaits
                 self.block(stmt.body, at)
@@ -196,13 +194,13 @@ class FunctionWalker(ParameterReading):
     def try_statement(self, stmt: ast.stmt, at: Cursor) -> None:
         # The clauses are known before the body is walked (a raise in the body may be caught by
         # them); whether the body awaits is known after.
-        handlers = stmt.handlers  # type: ignore[attr-defined]
+        handlers = stmt.handlers  # type: ignore[attr-defined]  # a try statement (kind in TRY: Try, TryStar): both have these fields
         lines = [self.spans.line_of(handler) for handler in handlers]
         clauses = [self._except_clause(handler, line) for handler, line in zip(handlers, lines)]
         fact = Try(tuple(clauses), awaits=False)
         before = self.awaits
         self.try_bodies.append(fact)
-        self.block(stmt.body, at)  # type: ignore[attr-defined]
+        self.block(stmt.body, at)  # type: ignore[attr-defined]  # a try statement, as above
         self.try_bodies.pop()
         fact.awaits = self.awaits > before
         for clause in clauses:
@@ -215,13 +213,13 @@ class FunctionWalker(ParameterReading):
             self.clauses.append(clause)
             self.block(handler.body, line)
             self.clauses.pop()
-        self.block(stmt.orelse, at)  # type: ignore[attr-defined]
-        self.block(stmt.finalbody, at)  # type: ignore[attr-defined]
+        self.block(stmt.orelse, at)  # type: ignore[attr-defined]  # a try statement, as above
+        self.block(stmt.finalbody, at)  # type: ignore[attr-defined]  # a try statement, as above
 
     def _except_clause(self, handler: ast.ExceptHandler, here: Cursor) -> Except:
         types: tuple[str, ...] = ()
         if handler.type is not None:
-            elements = handler.type.elts if type(handler.type) is ast.Tuple else [handler.type]  # type: ignore[attr-defined]
+            elements = handler.type.elts if type(handler.type) is ast.Tuple else [handler.type]
             types = tuple(self.names.qualify(element, self.scope) or "" for element in elements)
         name = handler.name or ""
         return Except(
@@ -237,16 +235,16 @@ class FunctionWalker(ParameterReading):
     def small_statement(self, small: ast.stmt, at: Cursor) -> None:
         kind = type(small)
         if kind is ast.Raise:
-            self.raise_statement(small, at)  # type: ignore[arg-type]
+            self.raise_statement(small, at)  # type: ignore[arg-type]  # kind is ast.Raise above; mypy does not narrow through kind = type(...)
             return
         if kind is ast.Return:
-            self.return_statement(small, at)  # type: ignore[arg-type]
+            self.return_statement(small, at)  # type: ignore[arg-type]  # kind is ast.Return above; mypy does not narrow through kind = type(...)
             return
         if kind is ast.Import or kind is ast.ImportFrom:
-            self.names.bind_imports(small, self.scope)  # type: ignore[arg-type]
+            self.names.bind_imports(small, self.scope)  # type: ignore[arg-type]  # kind is ast.Import or kind is ast.ImportFrom above; mypy does not narrow through kind = type(...)
             return
         if kind is ast.Expr:
-            value = small.value  # type: ignore[attr-defined]
+            value = small.value  # type: ignore[attr-defined]  # kind is ast.Expr above; mypy does not narrow through kind = type(...)
             inner = value.value if type(value) is ast.Await else value
             if type(inner) is ast.Call:
                 if inner is not value:
@@ -256,14 +254,14 @@ class FunctionWalker(ParameterReading):
             self.expression(value, at)
             return
         if kind is ast.Assign or kind is ast.AnnAssign:
-            self._assignment(small, at)  # type: ignore[arg-type]
+            self._assignment(small, at)  # type: ignore[arg-type]  # kind is ast.Assign or kind is ast.AnnAssign above; mypy does not narrow through kind = type(...)
             return
         self.expression(small, at)
 
     def _assignment(self, small: ast.Assign | ast.AnnAssign, at: Cursor) -> None:
         value = small.value
-        targets = small.targets if type(small) is ast.Assign else [small.target]  # type: ignore[union-attr]
-        names = [t.id for t in targets if type(t) is ast.Name]  # type: ignore[attr-defined]
+        targets = small.targets if type(small) is ast.Assign else [small.target]  # type: ignore[union-attr]  # an AnnAssign when not an Assign: it has one target
+        names = [t.id for t in targets if type(t) is ast.Name]
         if value is not None and names:
             method = self._fail_method(value)
             if method is not None:  # ``fail = ctx.fail``
@@ -271,13 +269,13 @@ class FunctionWalker(ParameterReading):
                     self.fail_aliases[name] = method
                 return
             if type(value) is ast.Call:
-                server = self.names.server_of_call(value, self.scope)  # type: ignore[arg-type]
+                server = self.names.server_of_call(value, self.scope)
                 for name in names:  # ``server = Server("name")`` inside a function
                     if server is not None:
                         self.servers[name] = server
                     else:
                         self.servers.pop(name, None)
-                raised = self.classify(value, at)  # type: ignore[arg-type]
+                raised = self.classify(value, at)
                 for name in names:  # ``err = not_found(...); raise err``
                     self.bound_errors[name] = raised
                 if raised.kind == "call":
@@ -301,7 +299,7 @@ class FunctionWalker(ParameterReading):
     def raise_statement(self, node: ast.Raise, at: Cursor) -> None:
         if type(node.exc) is ast.IfExp:  # ``raise (a(...) if c else b(...))``: each branch is a raise
             self.expression(node.exc.test, at)
-            for branch in if_branches(node.exc):  # type: ignore[arg-type]
+            for branch in if_branches(node.exc):
                 self._raise(node, branch, at)
             return
         self._raise(node, node.exc, at)
@@ -314,12 +312,12 @@ class FunctionWalker(ParameterReading):
         if exc is None:
             raised = Raised("reraise")
         elif type(exc) is ast.Call:
-            raised = self.classify(exc, at)  # type: ignore[arg-type]
+            raised = self.classify(exc, at)
             if raised.kind in RUNTIME_RAISES:
                 call = self.ex.values.call_layout(exc, at)
-            self.call(exc, at, usage="raised")  # type: ignore[arg-type]
+            self.call(exc, at, usage="raised")
         elif name_value(exc) is not None and name_value(exc) in self.bound_errors:
-            raised = self.bound_errors[name_value(exc)]  # type: ignore[index]
+            raised = self.bound_errors[name_value(exc)]  # type: ignore[index]  # name_value(exc) is not None: tested on the elif
         elif name_value(exc) is not None and in_except and name_value(exc) in caught:
             raised = Raised("reraise")
         elif is_name_or_attribute(exc):
@@ -390,11 +388,11 @@ class FunctionWalker(ParameterReading):
             current = stack.pop()
             kind = type(current)
             if kind is ast.Call:
-                self.call(current, at, usage="other")  # type: ignore[arg-type]
+                self.call(current, at, usage="other")  # type: ignore[arg-type]  # kind is ast.Call above; mypy does not narrow through kind = type(...)
                 continue
             if kind in LEAF_SET:
                 continue
-            if kind is ast.Await or (kind is ast.comprehension and current.is_async):  # type: ignore[attr-defined]
+            if kind is ast.Await or (kind is ast.comprehension and current.is_async):  # type: ignore[attr-defined]  # kind is ast.Await or (kind is ast.comprehension and current.is_async); mypy does not narrow through kind = type(...)
                 self.awaits += 1
             stack.extend(reversed(list(children(current))))
 
@@ -402,15 +400,15 @@ class FunctionWalker(ParameterReading):
         """``fail``/``recovery_for`` when ``func`` is ``ctx.fail``, ``ctx.recovery_for`` or an alias."""
         kind = type(func)
         if kind is ast.Attribute:
-            if name_value(func.value) in self.ctx_names and func.attr in ("fail", "recovery_for"):  # type: ignore[attr-defined]
-                return func.attr  # type: ignore[attr-defined]
+            if name_value(func.value) in self.ctx_names and func.attr in ("fail", "recovery_for"):  # type: ignore[attr-defined,operator]  # kind is ast.Attribute above; mypy does not narrow through kind = type(...)
+                return func.attr  # type: ignore[attr-defined,no-any-return]  # kind is ast.Attribute above; mypy does not narrow through kind = type(...)
         else:
             name = name_value(func)
             if name is not None and name in self.fail_aliases:
                 return self.fail_aliases[name]
         root = func
         while type(root) is ast.Attribute:
-            root = root.value  # type: ignore[attr-defined]
+            root = root.value
         # The runtime's module-level ``fail``/``recovery_for``, read from an import (``c.fail`` on
         # a parameter ``c`` is someone else's method).
         root_name = name_value(root)
@@ -421,10 +419,10 @@ class FunctionWalker(ParameterReading):
         if (
             self.ctx_attributes
             and kind is ast.Attribute
-            and func.attr in ("fail", "recovery_for")  # type: ignore[attr-defined]
-            and dotted(func.value) in self.ctx_attributes  # type: ignore[attr-defined]
+            and func.attr in ("fail", "recovery_for")  # type: ignore[attr-defined]  # kind is ast.Attribute above; mypy does not narrow through kind = type(...)
+            and dotted(func.value) in self.ctx_attributes  # type: ignore[attr-defined,operator]  # kind is ast.Attribute above; mypy does not narrow through kind = type(...)
         ):
-            return func.attr  # type: ignore[attr-defined]
+            return func.attr  # type: ignore[attr-defined,no-any-return]  # kind is ast.Attribute above; mypy does not narrow through kind = type(...)
         return None
 
     def classify(self, call: ast.Call, at: Cursor) -> Raised:
@@ -445,8 +443,8 @@ class FunctionWalker(ParameterReading):
                 data=argument_value(call, 2, "data"),
             )
         root = call
-        while type(root.func) is ast.Attribute and type(root.func.value) is ast.Call:  # type: ignore[attr-defined]
-            root = root.func.value  # type: ignore[attr-defined]  # ``tool_error(...).suggest(...)`` chains
+        while type(root.func) is ast.Attribute and type(root.func.value) is ast.Call:
+            root = root.func.value  # ``tool_error(...).suggest(...)`` chains
         qname = self.names.qualify(root.func, self.scope)
         api, assumes = self.names.api_of(qname)
         if api == "McpError":
@@ -468,7 +466,7 @@ class FunctionWalker(ParameterReading):
             return Raised(
                 "factory",
                 exception=qname,
-                code=FACTORY_CODES[api].name,
+                code=FACTORY_CODES[api].name,  # type: ignore[index]  # a str: in FACTORY_CODES
                 factory=api,
                 data_reason=data_reason(data),
                 has_cause=cause,
@@ -494,7 +492,7 @@ class FunctionWalker(ParameterReading):
             reason_node = argument_value(node, 0, "reason")
             reason = string_value(reason_node) if reason_node is not None else None
             site = FailSite(
-                method=method,  # type: ignore[arg-type]
+                method=method,  # type: ignore[arg-type]  # _fail_method() returns "fail" or "recovery_for"
                 reason=reason if isinstance(reason, str) else None,
                 span=self.spans.at(node, at),
                 reason_span=self.spans.at(reason_node, at) if reason_node is not None else None,
@@ -524,7 +522,7 @@ class FunctionWalker(ParameterReading):
         for arg in args_of(node):
             self.expression(arg.value, at)
         if name_value(node.func) is None:
-            inner = node.func.value if type(node.func) is ast.Attribute else node.func  # type: ignore[attr-defined]
+            inner = node.func.value if type(node.func) is ast.Attribute else node.func
             if name_value(inner) is None:
                 self.expression(inner, at)
 
@@ -540,14 +538,14 @@ class FunctionWalker(ParameterReading):
         """``Lookup(ctx).find``: the method ``find`` of the class instantiated (followed like ``x.find``
         after ``x = Lookup(ctx)``); ``super().find`` in a method: ``find`` of the class's first base
         (looked up through that base's MRO; exact for single inheritance)."""
-        if type(func) is not ast.Attribute or type(func.value) is not ast.Call:  # type: ignore[attr-defined]
+        if type(func) is not ast.Attribute or type(func.value) is not ast.Call:
             return None
-        if name_value(func.value.func) == "super":  # type: ignore[attr-defined]
+        if name_value(func.value.func) == "super":
             owner = self.facts_stack[-1].qualname.rpartition(".")[0]
             cls = self.ex.facts.classes.get(owner)
-            return f"{cls.bases[0]}.{func.attr}" if cls is not None and cls.bases and cls.bases[0] else None  # type: ignore[attr-defined]
-        cls_name = self.names.instance_class(func.value, self.scope)  # type: ignore[attr-defined]
-        return f"{cls_name}.{func.attr}" if cls_name is not None else None  # type: ignore[attr-defined]
+            return f"{cls.bases[0]}.{func.attr}" if cls is not None and cls.bases and cls.bases[0] else None
+        cls_name = self.names.instance_class(func.value, self.scope)
+        return f"{cls_name}.{func.attr}" if cls_name is not None else None
 
     def _construction(self, node: ast.Call, at: Cursor, assumes: Assumptions) -> None:
         """``McpError(<code>, ...)`` whose code (a member, its int value, its name) has a factory (FL301)."""
@@ -564,12 +562,7 @@ class FunctionWalker(ParameterReading):
 
 def _one_argument(exc: ast.expr | None) -> bool:
     """``Exc(<one positional argument>)``: what FL208's fix can make ``fail(reason, <it>)``."""
-    return (
-        type(exc) is ast.Call
-        and len(exc.args) == 1  # type: ignore[attr-defined]
-        and not exc.keywords  # type: ignore[attr-defined]
-        and type(exc.args[0]) is not ast.Starred  # type: ignore[attr-defined]
-    )
+    return type(exc) is ast.Call and len(exc.args) == 1 and not exc.keywords and type(exc.args[0]) is not ast.Starred
 
 
 def literal_wire_code(call: ast.Call) -> int | None:

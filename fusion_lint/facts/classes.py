@@ -36,7 +36,7 @@ def class_facts(
     """The facts of a module-level class; ``known`` are the classes of the module read before it,
     whose stored context a subclass inherits."""
     bases = tuple(
-        names.qualify(base.value if type(base) is ast.Subscript else base) or ""  # type: ignore[attr-defined]
+        names.qualify(base.value if type(base) is ast.Subscript else base) or ""
         for base in node.bases
         if type(base) is not ast.Starred
     )
@@ -68,8 +68,8 @@ def stored_context(methods: Iterable[ast.FunctionDef]) -> Iterator[str]:
         while stack:
             current = stack.pop()
             kind = type(current)
-            if kind is ast.Assign and type(current.value) is ast.Name and current.value.id in contexts:  # type: ignore[attr-defined]
-                for attribute in current.targets:  # type: ignore[attr-defined]
+            if kind is ast.Assign and type(current.value) is ast.Name and current.value.id in contexts:  # type: ignore[attr-defined]  # kind is ast.Assign; mypy does not narrow through kind = type(...)
+                for attribute in current.targets:  # type: ignore[attr-defined]  # kind is ast.Assign above; mypy does not narrow through kind = type(...)
                     if (
                         type(attribute) is ast.Attribute
                         and type(attribute.value) is ast.Name

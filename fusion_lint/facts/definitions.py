@@ -10,7 +10,7 @@ import ast
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import fusion_lint.facts.helpers as helpers
 from fusion_lint.facts.expressions import is_concatenated
@@ -27,6 +27,7 @@ from fusion_lint.facts.model import (
 from fusion_lint.facts.names import DEFINERS, Names, Scope
 from fusion_lint.facts.positions import Cursor
 from fusion_lint.facts.syntax import (
+    Arg,
     args_of,
     argument_value,
     children,
@@ -72,7 +73,7 @@ class Registration:
     call: ast.Call | None  # its call, when it is one (``@server.tool`` is not)
     dispatcher: bool = False
     name_node: ast.expr | None = None
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class Definitions:
@@ -94,10 +95,10 @@ class Definitions:
         if type(stmt.target) is not ast.Name:
             yield
             return
-        name, iterated = stmt.target.id, stmt.iter  # type: ignore[attr-defined]
+        name, iterated = stmt.target.id, stmt.iter
         elements = None
-        if type(iterated) in (ast.List, ast.Tuple) and not any(type(e) is ast.Starred for e in iterated.elts):  # type: ignore[attr-defined]
-            elements = tuple(iterated.elts)  # type: ignore[attr-defined]
+        if type(iterated) in (ast.List, ast.Tuple) and not any(type(e) is ast.Starred for e in iterated.elts):  # type: ignore[attr-defined]  # type(iterated) in (ast.List, ast.Tuple): mypy does not narrow through a tuple of types
+            elements = tuple(iterated.elts)  # type: ignore[attr-defined]  # a List or a Tuple, as above
         saved = self.loop_elements.get(name, False)
         self.loop_elements[name] = elements
         try:
@@ -106,11 +107,11 @@ class Definitions:
             if saved is False:
                 del self.loop_elements[name]
             else:
-                self.loop_elements[name] = saved  # type: ignore[assignment]
+                self.loop_elements[name] = saved  # type: ignore[assignment]  # saved is not False here: a tuple of elements or None
 
     def _literal(self, node: ast.AST) -> bool:
         """A string literal other than a lone f-string (what a tool's name may be written as)."""
-        return is_string(node) and (type(node) is not ast.JoinedStr or is_concatenated(node, self.values.spans))  # type: ignore[arg-type]
+        return is_string(node) and (type(node) is not ast.JoinedStr or is_concatenated(node, self.values.spans))
 
     # ----- the runtime's definers -----------------------------------------------------------------
 
@@ -184,16 +185,16 @@ class Definitions:
             return Registration(
                 standalone, ServerRef("fastmcp"), node, call, name_node=name.value if name is not None else first
             )
-        if type(func) is not ast.Attribute or func.attr not in ("tool", "resource", "prompt", "call_tool"):  # type: ignore[union-attr]
+        if type(func) is not ast.Attribute or func.attr not in ("tool", "resource", "prompt", "call_tool"):
             return None
-        server = self.receiver(func.value, walker)  # type: ignore[union-attr]
-        extra: dict = {"receiver": func.value}  # type: ignore[union-attr]
+        server = self.receiver(func.value, walker)
+        extra: dict[str, Any] = {"receiver": func.value}
         if server is None:
-            if walker is None or name_value(func.value) not in walker.param_names:  # type: ignore[union-attr]
+            if walker is None or name_value(func.value) not in walker.param_names:
                 return None
             # A parameter of any name: a server if a caller hands one to this registration helper.
             server, extra["param_only"] = ServerRef("unknown"), True
-        method = func.attr  # type: ignore[union-attr]
+        method = func.attr
         if method == "call_tool":  # the 1.x low-level dispatcher: ``@server.call_tool()``
             if call is None or args_of(call):
                 return None
@@ -256,7 +257,7 @@ class Definitions:
             name = fallback_name  # the framework names a tool after its function
         self.facts.definitions.append(
             Definition(
-                kind=kind,  # type: ignore[arg-type]
+                kind=kind,  # type: ignore[arg-type]  # kind is a definer's: one of Definition's kinds
                 name=name if isinstance(name, str) else None,
                 span=spans.at(where, at),
                 name_span=spans.at(name_node if name_node is not None else where, at),
@@ -305,7 +306,7 @@ class Definitions:
             else target.attr
             if type(target) is ast.Attribute
             else None
-        )  # type: ignore[attr-defined]
+        )
         return handler, handler_ref, shown
 
     def _nested_def(self, target: ast.AST, scope: Scope | None, walker: Enclosing | None) -> str | None:
@@ -328,7 +329,7 @@ class Definitions:
         session``): then it names another module's function, even where its qualified name starts
         with this package's (a package ``__init__`` importing its submodules)."""
         while type(target) is ast.Attribute:
-            target = target.value  # type: ignore[attr-defined]
+            target = target.value
         return name_value(target) in self.names.import_bound
 
     def call_form(self, node: ast.Call, at: Cursor, scope: Scope | None, walker: Enclosing | None = None) -> bool:
@@ -341,14 +342,14 @@ class Definitions:
         if kind is not None and args_of(node):
             target = args_of(node)[0].value
             handler, handler_ref, _ = self._handler_of(target, scope)
-            self.record(kind, node.func, at, handler, handler_ref, assumes)  # type: ignore[arg-type]
+            self.record(kind, node.func, at, handler, handler_ref, assumes)  # type: ignore[arg-type]  # a definer() recognised node.func: a call (``tool("x")(handler)``)
             if handler is None and handler_ref is None:  # FL190 names it
                 self.facts.definitions[-1].handler_unresolved = describe(target)
             return True
         return False
 
     def _middleware(
-        self, node: ast.Call, found: list, at: Cursor, scope: Scope | None, walker: Enclosing | None
+        self, node: ast.Call, found: list[Arg], at: Cursor, scope: Scope | None, walker: Enclosing | None
     ) -> None:
         """fastmcp middleware added to a server, in order (``FileFacts.middleware``, FL310): by
         ``server.add_middleware(M(...))``, the fusion integration's ``install(server)``, or the
@@ -356,8 +357,8 @@ class Definitions:
         func = node.func
         # The callee's last name first: every call passes here, and almost none is one of these.
         last = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
-        if last == "add_middleware" and found and found[0].keyword is None:
-            server = self.receiver(func.value, walker)  # type: ignore[attr-defined]
+        if last == "add_middleware" and type(func) is ast.Attribute and found and found[0].keyword is None:
+            server = self.receiver(func.value, walker)
             if server is not None and server.framework in ("fastmcp", "unknown"):
                 self._add_middleware(found[0].value, node, at, scope)
             return
@@ -399,14 +400,14 @@ class Definitions:
                 if self._register(registration, found[0].value, at, scope, node, walker):
                     return True
             elif len(found) == 1 and found[0].keyword is None and not found[0].star:
-                self.helper_call(func, found[0].value, at, scope, walker)  # type: ignore[arg-type]
+                self.helper_call(func, found[0].value, at, scope, walker)
         if type(func) is ast.Attribute:
-            method = func.attr  # type: ignore[attr-defined]
+            method = func.attr
             # ``server.tool(fn)``, ``server.add_tool(fn)``, ``server.prompt(fn)`` (fastmcp's bare forms)
             if method in ("tool", "add_tool", "prompt") and found and found[0].keyword is None:
                 target = found[0].value
                 if not self._literal(target):
-                    server = self.receiver(func.value, walker)  # type: ignore[attr-defined]
+                    server = self.receiver(func.value, walker)
                     if server is not None:
                         if self._tool_object(target, scope) is not None:
                             return False  # ``add_tool(Tool.from_function(...))``: the inner call is the definition
@@ -426,10 +427,10 @@ class Definitions:
                         )
                         return True
             if method == "from_function" and self._tool_object(node, scope) is not None and found:
-                framework = framework_of_tool(self.names.qualify(func.value, scope))  # type: ignore[attr-defined]
-                name = keyword_argument(node, "name")
+                framework = framework_of_tool(self.names.qualify(func.value, scope))
+                name_arg = keyword_argument(node, "name")
                 registration = Registration(
-                    "tool", ServerRef(framework), node, node, name_node=name.value if name else None
+                    "tool", ServerRef(framework), node, node, name_node=name_arg.value if name_arg else None
                 )
                 self._register(registration, found[0].value, at, scope, node, walker)
                 return True
@@ -455,8 +456,8 @@ class Definitions:
 
     def _tool_object(self, node: ast.AST, scope: Scope | None) -> str | None:
         """The Tool class when ``node`` is ``Tool.from_function(...)``."""
-        if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "from_function":  # type: ignore[attr-defined]
-            owner = self.names.qualify(node.func.value, scope)  # type: ignore[attr-defined]
+        if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "from_function":
+            owner = self.names.qualify(node.func.value, scope)
             return owner if owner in TOOL_CLASSES else None
         return None
 
@@ -471,12 +472,12 @@ class Definitions:
     ) -> bool:
         """A framework registration of ``target`` (the handler, maybe wrapped by ``contract(...)``);
         False when it is none after all (a parameter's ``.tool`` that no helper template explains)."""
-        contract = None
-        if type(target) is ast.Call and self.contract_call(target.func, scope) is not None and args_of(target):  # type: ignore[attr-defined,arg-type]
-            contract = target.func  # type: ignore[attr-defined]  # ``server.tool()(contract(errors=...)(fn))``
-            target = args_of(target)[0].value  # type: ignore[arg-type]
-        if type(target) is ast.Name and target.id in self.loop_elements:  # type: ignore[attr-defined]
-            elements = self.loop_elements[target.id]  # type: ignore[attr-defined]
+        contract: ast.Call | None = None
+        if type(target) is ast.Call and self.contract_call(target.func, scope) is not None and args_of(target):
+            contract = target.func  # type: ignore[assignment]  # a Call (contract_call() said so): ``server.tool()(contract(errors=...)(fn))``
+            target = args_of(target)[0].value
+        if type(target) is ast.Name and target.id in self.loop_elements:
+            elements = self.loop_elements[target.id]
             if elements is not None:  # ``for fn in [a, b]: server.add_tool(fn)``: one definition each
                 for element in elements:
                     if self._tool_object(element, scope) is None:  # a ``Tool.from_function`` is one already
@@ -486,12 +487,12 @@ class Definitions:
         template = helpers.template(self, registration, target, handler, walker)
         if template is None and registration.extra.get("param_only"):
             return False
-        if type(target) is ast.Name and target.id in self.loop_elements:  # type: ignore[attr-defined]
+        if type(target) is ast.Name and target.id in self.loop_elements:
             shown = None  # a dynamic loop's variable: the tool's name is not its name
         contract_at = None
         if contract is None and handler in self.contracted:  # ``@contract`` on the def, registered by a call
             contract, contract_at = self.contracted[handler]
-        if type(target) is ast.Name and walker is not None and target.id in walker.param_names:  # type: ignore[attr-defined]
+        if type(target) is ast.Name and walker is not None and target.id in walker.param_names:
             shown = None  # ``Tool.from_function(fn)`` on a parameter: the tool's name is fn's, unknown here
         self.record(
             registration.kind,
@@ -562,15 +563,15 @@ class Definitions:
         while stack:
             current = stack.pop()
             kind = type(current)
-            if kind is ast.Call and self.call_form(current, at, None):  # type: ignore[arg-type]
-                stack.extend(reversed([arg.value for arg in args_of(current)[1:]]))  # type: ignore[arg-type]
+            if kind is ast.Call and self.call_form(current, at, None):  # type: ignore[arg-type]  # kind is ast.Call and self.call_form(current, at, None); mypy does not narrow through kind = type(...)
+                stack.extend(reversed([arg.value for arg in args_of(current)[1:]]))  # type: ignore[arg-type]  # kind is ast.Call and self.call_form(current, at, None) above; mypy does not narrow through kind = type(...)
                 continue
             if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.Lambda:
                 continue
             if kind is ast.For or kind is ast.AsyncFor:
-                self.scan_module_expression(current.iter, at)  # type: ignore[attr-defined]
-                with self.looping(current):  # type: ignore[arg-type]
-                    for part in (current.body, current.orelse):  # type: ignore[attr-defined]
+                self.scan_module_expression(current.iter, at)  # type: ignore[attr-defined]  # kind is ast.For or kind is ast.AsyncFor above; mypy does not narrow through kind = type(...)
+                with self.looping(current):  # type: ignore[arg-type]  # kind is ast.For or kind is ast.AsyncFor above; mypy does not narrow through kind = type(...)
+                    for part in (current.body, current.orelse):  # type: ignore[attr-defined]  # kind is ast.For or kind is ast.AsyncFor above; mypy does not narrow through kind = type(...)
                         for stmt in part:
                             self.scan_module_expression(stmt, at)
                 continue

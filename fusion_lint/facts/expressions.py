@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from fusion_lint.facts.model import Shape, Uses
 from fusion_lint.facts.names import Names, Scope
@@ -29,12 +29,12 @@ TEXT_LIMIT = 200  # characters of a string's text kept as a fact
 def data_reason(node: ast.AST | None) -> str | None:
     """The literal ``reason`` of a data argument: ``{"reason": "x", ...}`` or ``dict(reason="x")``."""
     if type(node) is ast.Dict:
-        for key, value in zip(node.keys, node.values):  # type: ignore[union-attr]
+        for key, value in zip(node.keys, node.values):
             if key is not None and string_value(key) == "reason":
                 text = string_value(value)
                 return text if isinstance(text, str) else None
-    if type(node) is ast.Call and dotted(node.func) == "dict":  # type: ignore[union-attr]
-        found = keyword_argument(node, "reason")  # type: ignore[arg-type]
+    if type(node) is ast.Call and dotted(node.func) == "dict":
+        found = keyword_argument(node, "reason")
         text = string_value(found.value) if found is not None else None
         return text if isinstance(text, str) else None
     return None
@@ -50,26 +50,26 @@ def sentence(node: ast.AST | None) -> str | None:
     concatenation, ``"...".format(...)``, ``"..." % ...`` or ``str(x)``. None for anything else."""
     kind = type(node)
     if kind is ast.Constant:
-        return node.value[:TEXT_LIMIT] if isinstance(node.value, str) else None  # type: ignore[union-attr]
+        return node.value[:TEXT_LIMIT] if isinstance(node.value, str) else None  # type: ignore[union-attr]  # kind is ast.Constant above; mypy does not narrow through kind = type(...)
     if kind is ast.JoinedStr:
         parts = []
-        for value in node.values:  # type: ignore[union-attr]
+        for value in node.values:  # type: ignore[union-attr]  # kind is ast.JoinedStr above; mypy does not narrow through kind = type(...)
             if type(value) is ast.Constant:
                 parts.append(str(value.value))
             elif type(value) is ast.FormattedValue:
                 parts.append(f"<{_hole(value.value)}>")
         return "".join(parts)[:TEXT_LIMIT]
-    if kind is ast.BinOp and type(node.op) is ast.Add:  # type: ignore[union-attr]
-        left, right = sentence(node.left), sentence(node.right)  # type: ignore[union-attr]
+    if kind is ast.BinOp and type(node.op) is ast.Add:  # type: ignore[union-attr]  # kind is ast.BinOp and type(node.op) is ast.Add; mypy does not narrow through kind = type(...)
+        left, right = sentence(node.left), sentence(node.right)  # type: ignore[union-attr]  # kind is ast.BinOp and type(node.op) is ast.Add above; mypy does not narrow through kind = type(...)
         return None if left is None or right is None else (left + right)[:TEXT_LIMIT]
-    if kind is ast.BinOp and type(node.op) is ast.Mod and isinstance(string_value(node.left), str):  # type: ignore[union-attr]
-        return _PERCENT.sub(lambda m: f"<{m.group(1) or 'value'}>", string_value(node.left))[:TEXT_LIMIT]  # type: ignore[union-attr,arg-type]
+    if kind is ast.BinOp and type(node.op) is ast.Mod and isinstance(string_value(node.left), str):  # type: ignore[union-attr]  # kind is ast.BinOp; mypy does not narrow through kind = type(...)
+        return _PERCENT.sub(lambda m: f"<{m.group(1) or 'value'}>", string_value(node.left))[:TEXT_LIMIT]  # type: ignore[union-attr,arg-type]  # kind is ast.BinOp above; mypy does not narrow through kind = type(...)
     if kind is ast.Call:
-        func = node.func  # type: ignore[union-attr]
+        func = node.func  # type: ignore[union-attr]  # kind is ast.Call above; mypy does not narrow through kind = type(...)
         if type(func) is ast.Attribute and func.attr == "format" and isinstance(string_value(func.value), str):
-            return _BRACES.sub(lambda m: f"<{m.group(1) or 'value'}>", string_value(func.value))[:TEXT_LIMIT]  # type: ignore[arg-type]
-        if name_value(func) == "str" and len(node.args) == 1 and not node.keywords:  # type: ignore[union-attr]
-            return f"<{_hole(node.args[0])}>"  # type: ignore[union-attr]
+            return _BRACES.sub(lambda m: f"<{m.group(1) or 'value'}>", string_value(func.value))[:TEXT_LIMIT]  # type: ignore[arg-type]  # isinstance(string_value(func.value), str) above: mypy does not narrow a call's result
+        if name_value(func) == "str" and len(node.args) == 1 and not node.keywords:  # type: ignore[union-attr]  # kind is ast.Call above; mypy does not narrow through kind = type(...)
+            return f"<{_hole(node.args[0])}>"  # type: ignore[union-attr]  # kind is ast.Call above; mypy does not narrow through kind = type(...)
     return None
 
 
@@ -78,39 +78,39 @@ def _hole(node: ast.AST) -> str:
     while True:
         kind = type(node)
         if kind is ast.Name:
-            return node.id  # type: ignore[attr-defined]
+            return node.id  # type: ignore[attr-defined,no-any-return]  # kind is ast.Name above; mypy does not narrow through kind = type(...)
         if kind is ast.Attribute:
-            return node.attr  # type: ignore[attr-defined]
+            return node.attr  # type: ignore[attr-defined,no-any-return]  # kind is ast.Attribute above; mypy does not narrow through kind = type(...)
         if kind is ast.Subscript:
-            key = string_value(node.slice)  # type: ignore[attr-defined]
+            key = string_value(node.slice)  # type: ignore[attr-defined]  # kind is ast.Subscript above; mypy does not narrow through kind = type(...)
             if isinstance(key, str) and key.isidentifier():
                 return key
-            node = node.value  # type: ignore[attr-defined]
+            node = node.value  # type: ignore[attr-defined]  # kind is ast.Subscript above; mypy does not narrow through kind = type(...)
         elif kind is ast.Call:
             # ``str(e)``, ``repr(e)``: what is turned into text, else what is called
-            simple = name_value(node.func) in ("str", "repr") and len(node.args) == 1  # type: ignore[attr-defined]
-            node = node.args[0] if simple else node.func  # type: ignore[attr-defined]
+            simple = name_value(node.func) in ("str", "repr") and len(node.args) == 1  # type: ignore[attr-defined,operator]  # kind is ast.Call above; mypy does not narrow through kind = type(...)
+            node = node.args[0] if simple else node.func  # type: ignore[attr-defined]  # kind is ast.Call above; mypy does not narrow through kind = type(...)
         else:
             return "value"
 
 
 def uses(node: ast.AST, names: Names, scope: Scope | None) -> Uses:
     """What ``node`` is built from (``model.Uses``), met in a fixed order."""
-    parts: list = []
+    parts: list[tuple[Literal["call", "format", "name"], str, str | None]] = []
     stack = [node]
     while stack:
         current = stack.pop()
         kind = type(current)
         if kind is ast.Call:
-            qname = names.qualify(current.func, scope)  # type: ignore[attr-defined]
+            qname = names.qualify(current.func, scope)  # type: ignore[attr-defined]  # kind is ast.Call above; mypy does not narrow through kind = type(...)
             if qname is not None:
-                found = args_of(current)  # type: ignore[arg-type]
+                found = args_of(current)  # type: ignore[arg-type]  # kind is ast.Call above; mypy does not narrow through kind = type(...)
                 first = dotted(found[0].value) if found else None
                 parts.append(("call", qname, first))
         elif kind is ast.FormattedValue:
-            name = dotted(current.value)  # type: ignore[attr-defined]
+            name = dotted(current.value)  # type: ignore[attr-defined]  # kind is ast.FormattedValue above; mypy does not narrow through kind = type(...)
             if name is not None:
-                conversion = current.conversion  # type: ignore[attr-defined]
+                conversion = current.conversion  # type: ignore[attr-defined]  # kind is ast.FormattedValue above; mypy does not narrow through kind = type(...)
                 parts.append(("format", name, chr(conversion) if conversion > 0 else ""))
         elif kind is ast.Attribute or name_value(current) is not None:
             name = dotted(current)
@@ -140,7 +140,7 @@ def literal_text(
 def shape(node: ast.expr, depth: int, names: Names, scope: Scope | None, spans: SpanRegistry | None = None) -> Shape:
     """``model.Shape`` of ``node``, ``depth`` levels deep."""
     while type(node) is ast.Await:
-        node = node.value  # type: ignore[attr-defined]
+        node = node.value
     text = string_value(node)
     if isinstance(text, str):
         return Shape("str", text=text[:TEXT_LIMIT])
@@ -157,7 +157,7 @@ def shape(node: ast.expr, depth: int, names: Names, scope: Scope | None, spans: 
     kind = type(node)
     if kind is ast.Dict:
         keys = []
-        for key, value in zip(node.keys, node.values):  # type: ignore[attr-defined]
+        for key, value in zip(node.keys, node.values):  # type: ignore[attr-defined]  # kind is ast.Dict above; mypy does not narrow through kind = type(...)
             if key is not None:
                 literal = string_value(key)
                 if isinstance(literal, str):
@@ -167,16 +167,17 @@ def shape(node: ast.expr, depth: int, names: Names, scope: Scope | None, spans: 
         return Shape(
             "list",
             items=tuple(
-                shape(e.value if type(e) is ast.Starred else e, depth - 1, names, scope, spans) for e in node.elts
+                shape(e.value if type(e) is ast.Starred else e, depth - 1, names, scope, spans)
+                for e in node.elts  # type: ignore[attr-defined]  # kind is ast.List or ast.Tuple
             ),
-        )  # type: ignore[attr-defined]
+        )
     if kind is ast.Call:
-        found = args_of(node)  # type: ignore[arg-type]
+        found = args_of(node)  # type: ignore[arg-type]  # kind is ast.Call above; mypy does not narrow through kind = type(...)
         positional = tuple(
             shape(a.value, depth - 1, names, scope, spans) for a in found if a.keyword is None and not a.star
         )
         keywords = tuple((a.keyword, shape(a.value, depth - 1, names, scope, spans)) for a in found if a.keyword)
-        return Shape("call", callee=names.qualify(node.func, scope), items=positional, keys=keywords)  # type: ignore[attr-defined]
+        return Shape("call", callee=names.qualify(node.func, scope), items=positional, keys=keywords)  # type: ignore[attr-defined]  # kind is ast.Call above; mypy does not narrow through kind = type(...)
     return Shape("other")
 
 
@@ -192,7 +193,7 @@ def fstring_start(node: ast.JoinedStr, spans: SpanRegistry | None) -> object:
     if piece is None:
         return ""
     prefix, body, end = piece
-    concatenated = end < spans.offset(node.end_lineno, node.end_col_offset)  # type: ignore[arg-type]
+    concatenated = end < spans.offset(node.end_lineno, node.end_col_offset)  # type: ignore[arg-type]  # a parsed expression has its end position
     if "f" not in prefix.lower():
         if not concatenated:
             return ""
@@ -223,7 +224,7 @@ def is_concatenated(node: ast.JoinedStr, spans: SpanRegistry) -> bool:
     """Whether an f-string is an implicit concatenation (``"a" f"{b}"``), not one literal."""
     start = spans.offset(node.lineno, node.col_offset)
     piece = _first_piece(spans.text, start)
-    return piece is not None and piece[2] < spans.offset(node.end_lineno, node.end_col_offset)  # type: ignore[arg-type]
+    return piece is not None and piece[2] < spans.offset(node.end_lineno, node.end_col_offset)  # type: ignore[arg-type]  # a parsed expression has its end position
 
 
 def _first_piece(source: str, start: int) -> tuple[str, str, int] | None:

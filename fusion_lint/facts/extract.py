@@ -19,7 +19,7 @@ from fusion_lint.facts.classes import class_facts
 from fusion_lint.facts.definitions import LISTED_TOOL_CLASSES, Definitions
 from fusion_lint.facts.helpers import template
 from fusion_lint.facts.model import FileFacts, FileNames, FromImport, FunctionFacts, ImportedName
-from fusion_lint.facts.names import Names
+from fusion_lint.facts.names import Names, Scope
 from fusion_lint.facts.positions import Cursor, SpanRegistry
 from fusion_lint.facts.syntax import args_of, name_value
 from fusion_lint.facts.values import Values
@@ -55,9 +55,9 @@ class ModuleExtractor:
             self.names.declare(stmt)
         for stmt, at in statements:  # pass 2: bindings, definitions, functions
             if isinstance(stmt, _FUNCTIONS):
-                self.function(stmt, prefix="", outer=None, at=at)  # type: ignore[arg-type]
+                self.function(stmt, prefix="", outer=None, at=at)  # type: ignore[arg-type]  # a def: isinstance(stmt, _FUNCTIONS) (FunctionDef, AsyncFunctionDef), walked alike
             elif type(stmt) is ast.ClassDef:
-                self._class(stmt, at)  # type: ignore[arg-type]
+                self._class(stmt, at)
             else:
                 self._module_statement(stmt, at)
         self.facts.runtime_names = self.names.runtime_exports()
@@ -74,7 +74,7 @@ class ModuleExtractor:
         name = stmt.name
         body = list(self._flatten(stmt.body)) if not self.spans.is_suite(stmt.body) else []
         methods = [inner for inner, _ in body if isinstance(inner, _FUNCTIONS)]
-        self.facts.classes[name] = class_facts(stmt, methods, self.names, self.facts.classes)  # type: ignore[arg-type]
+        self.facts.classes[name] = class_facts(stmt, methods, self.names, self.facts.classes)  # type: ignore[arg-type]  # stmt is a ClassDef (type(stmt) is ast.ClassDef before the call); methods are defs of either kind
         scope = {
             target: f"{self.names.module_name}.{name}.{target}"
             for inner, _ in body
@@ -84,12 +84,12 @@ class ModuleExtractor:
         try:
             for inner, line in body:
                 if isinstance(inner, _FUNCTIONS):
-                    self.function(inner, prefix=name + ".", outer=None, at=line)  # type: ignore[arg-type]
+                    self.function(inner, prefix=name + ".", outer=None, at=line)  # type: ignore[arg-type]  # a def: isinstance(inner, _FUNCTIONS) (FunctionDef, AsyncFunctionDef), walked alike
                 elif type(inner) not in _COMPOUND_TYPES:
                     targets = list(_assigned_names(inner))
-                    binding = self.values.binding(inner.value, line) if targets else None  # type: ignore[attr-defined]
+                    binding = self.values.binding(inner.value, line) if targets else None  # type: ignore[attr-defined]  # a simple statement binding targets: an assignment (only they have targets)
                     for target in targets if binding is not None else ():
-                        self.facts.bindings[f"{name}.{target}"] = binding
+                        self.facts.bindings[f"{name}.{target}"] = binding  # type: ignore[assignment]  # not None: the loop runs only then
         finally:
             self.values.scope = None
 
@@ -102,20 +102,20 @@ class ModuleExtractor:
             return
         value = None
         if kind is ast.Assign:
-            value = stmt.value  # type: ignore[attr-defined]
-            for target in stmt.targets:  # type: ignore[attr-defined]
+            value = stmt.value  # type: ignore[attr-defined]  # kind is ast.Assign above; mypy does not narrow through kind = type(...)
+            for target in stmt.targets:  # type: ignore[attr-defined]  # kind is ast.Assign above; mypy does not narrow through kind = type(...)
                 if type(target) is ast.Name and target.id not in self.names.aliases:
                     binding = self.values.binding(value, at)
                     if binding is not None:
                         self.facts.bindings[target.id] = binding
-        elif kind is ast.AnnAssign and stmt.value is not None:  # type: ignore[attr-defined]
-            value = stmt.value  # type: ignore[attr-defined]
-            if type(stmt.target) is ast.Name:  # type: ignore[attr-defined]
+        elif kind is ast.AnnAssign and stmt.value is not None:  # type: ignore[attr-defined]  # kind is ast.AnnAssign and stmt.value is not None; mypy does not narrow through kind = type(...)
+            value = stmt.value  # type: ignore[attr-defined]  # kind is ast.AnnAssign and stmt.value is not None above; mypy does not narrow through kind = type(...)
+            if type(stmt.target) is ast.Name:  # type: ignore[attr-defined]  # kind is ast.AnnAssign above; mypy does not narrow through kind = type(...)
                 binding = self.values.binding(value, at)
                 if binding is not None:
-                    self.facts.bindings[stmt.target.id] = binding  # type: ignore[attr-defined]
+                    self.facts.bindings[stmt.target.id] = binding  # type: ignore[attr-defined]  # kind is ast.AnnAssign and its target an ast.Name, above
         elif kind is ast.Expr:
-            value = stmt.value  # type: ignore[attr-defined]
+            value = stmt.value  # type: ignore[attr-defined]  # kind is ast.Expr above; mypy does not narrow through kind = type(...)
         if value is not None:
             self.definitions.scan_module_expression(value, at)
 
@@ -143,8 +143,7 @@ class ModuleExtractor:
         helper_calls = []  # ``@helper(server, "x")``: maybe a registration helper (``facts.helpers``)
         contract = None
         if any(
-            type(d) is ast.Call and self.names.qualify(d.func, scope) == "functools.wraps"  # type: ignore[attr-defined]
-            for d in node.decorator_list
+            type(d) is ast.Call and self.names.qualify(d.func, scope) == "functools.wraps" for d in node.decorator_list
         ):
             self.definitions.wraps_kept.add(qualname)
         for index, expression in enumerate(node.decorator_list):
@@ -158,7 +157,7 @@ class ModuleExtractor:
                     registration = None
             kind, assumes = self.definitions.definer(expression, scope) if registration is None else (None, ())
             if kind is not None:
-                self.definitions.record(kind, expression, decorated_at, qualname, None, assumes)  # type: ignore[arg-type]
+                self.definitions.record(kind, expression, decorated_at, qualname, None, assumes)  # type: ignore[arg-type]  # a decorator definer() recognised: a call
                 continue
             if registration is not None:
                 registrations.append((index, registration, decorated_at))
@@ -171,7 +170,7 @@ class ModuleExtractor:
             else:
                 self.definitions.scan_module_expression(expression, decorated_at)
         if contract is not None and not registrations:
-            self.definitions.contracted[qualname] = (contract[1], contract[2])  # type: ignore[assignment]
+            self.definitions.contracted[qualname] = (contract[1], contract[2])  # type: ignore[assignment]  # the contract decorator is a call: contract_call() found it
         self._wrappers(node, qualname, scope, registrations[0][0] if registrations else -1)
         for index, registration, decorated_at in registrations:
             call = contract[1] if contract is not None else None
@@ -187,7 +186,7 @@ class ModuleExtractor:
                 fallback_name=node.name,
                 server=registration.server,
                 dispatcher=registration.dispatcher,
-                contract=call,  # type: ignore[arg-type]
+                contract=call,  # type: ignore[arg-type]  # the contract decorator is a call: contract_call() found it
                 contract_above=contract is not None and contract[0] < index,
                 template=registration.extra["template"],
             )
@@ -200,11 +199,11 @@ class ModuleExtractor:
                 outer,
                 handler=qualname,
                 shown=node.name,
-                contract=contract[1] if contract else None,  # type: ignore[arg-type]
+                contract=contract[1] if contract else None,  # type: ignore[arg-type]  # the contract decorator is a call: contract_call() found it
                 contract_above=contract is not None and contract[0] < index,
             )
 
-    def _wrappers(self, node: ast.FunctionDef, qualname: str, scope, registered_at: int) -> None:
+    def _wrappers(self, node: ast.FunctionDef, qualname: str, scope: Scope | None, registered_at: int) -> None:
         """The plain decorators (``@name``, ``@module.name``) below the registering one, or all of
         them when the function is registered elsewhere: what the framework calls wraps them."""
         facts = self.facts.functions[qualname]
@@ -260,12 +259,12 @@ class ModuleExtractor:
         for stmt, line in zip(body, self.spans.statement_lines(body)):
             kind = type(stmt)
             if kind is ast.If or kind is ast.Try or kind is ast.With:
-                blocks = [stmt.body]  # type: ignore[attr-defined]
+                blocks = [stmt.body]  # type: ignore[attr-defined]  # kind is ast.If or kind is ast.Try or kind is ast.With above; mypy does not narrow through kind = type(...)
                 if kind is ast.Try:
-                    blocks += [h.body for h in stmt.handlers]  # type: ignore[attr-defined]
-                    blocks += [b for b in (stmt.orelse, stmt.finalbody) if b]  # type: ignore[attr-defined]
+                    blocks += [h.body for h in stmt.handlers]  # type: ignore[attr-defined]  # kind is ast.Try above; mypy does not narrow through kind = type(...)
+                    blocks += [b for b in (stmt.orelse, stmt.finalbody) if b]  # type: ignore[attr-defined]  # kind is ast.Try above; mypy does not narrow through kind = type(...)
                 elif kind is ast.If:
-                    orelse = stmt.orelse  # type: ignore[attr-defined]
+                    orelse = stmt.orelse  # type: ignore[attr-defined]  # kind is ast.If above; mypy does not narrow through kind = type(...)
                     while orelse:
                         if len(orelse) == 1 and type(orelse[0]) is ast.If and _is_elif(self.spans, orelse[0]):
                             blocks.append(orelse[0].body)
@@ -327,11 +326,11 @@ def _is_elif(spans: SpanRegistry, node: ast.If) -> bool:
 def _assigned_names(small: ast.stmt) -> Iterator[str]:
     """The plain names a small statement assigns a value to (``A = ...``, ``A: T = ...``)."""
     if type(small) is ast.Assign:
-        for target in small.targets:  # type: ignore[attr-defined]
+        for target in small.targets:
             if type(target) is ast.Name:
                 yield target.id
-    elif type(small) is ast.AnnAssign and small.value is not None and type(small.target) is ast.Name:  # type: ignore[attr-defined]
-        yield small.target.id  # type: ignore[attr-defined]
+    elif type(small) is ast.AnnAssign and small.value is not None and type(small.target) is ast.Name:
+        yield small.target.id
 
 
 # ----- the names a fix may add ---------------------------------------------------------------------
@@ -379,7 +378,7 @@ def file_names(tree: ast.Module, source: str, wanted: set[str] | None = None) ->
     gate: no second parse). Every binding is a token spelling the name, so in an ASCII text where no
     wanted name stands as a word the counts are all 0 without walking the tree; elsewhere
     (non-ASCII identifiers are NFKC-normalized, so spelling proves nothing) the tree is walked."""
-    bound: Counter = Counter()
+    bound: Counter[str] = Counter()
     if (
         wanted is None
         or not source.isascii()
@@ -403,7 +402,7 @@ def file_names(tree: ast.Module, source: str, wanted: set[str] | None = None) ->
         if not isinstance(node, ast.ImportFrom):
             continue
         star = node.names[0].name == "*"
-        names = []
+        names: list[ImportedName] = []
         for alias in node.names:
             if getattr(alias, "lineno", None) is None:  # CPython before 3.10 gave aliases no position
                 names = []
@@ -450,4 +449,4 @@ def extract(
 
 def _declares_errors(expression: ast.expr) -> bool:
     """Whether a decorator passes ``errors=``: the runtime's definers take it, no framework's ``tool`` does."""
-    return type(expression) is ast.Call and any(arg.keyword == "errors" for arg in args_of(expression))  # type: ignore[arg-type]
+    return type(expression) is ast.Call and any(arg.keyword == "errors" for arg in args_of(expression))

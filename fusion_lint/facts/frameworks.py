@@ -122,14 +122,14 @@ def sends_exception_text(framework: Framework, masked: bool) -> bool:
 
 #: The fusion integration for fastmcp: ``install(app)`` adds its ``FusionMiddleware``.
 FUSION_FASTMCP_INSTALL = "mcp_fusion.integrations.fastmcp.install"
-_MIDDLEWARE_KINDS = {
+_MIDDLEWARE_KINDS: dict[str, tuple[str, Literal["fusion", "error_handling", "retry"]]] = {
     "FusionMiddleware": ("mcp_fusion.integrations.fastmcp.", "fusion"),
     "ErrorHandlingMiddleware": ("fastmcp.", "error_handling"),
     "RetryMiddleware": ("fastmcp.", "retry"),
 }
 
 
-def middleware_kind(qname: str) -> str | None:
+def middleware_kind(qname: str) -> Literal["fusion", "error_handling", "retry"] | None:
     """What a middleware class is: the fusion integration's, or fastmcp's error handling or retry
     middleware (``fastmcp.server.middleware.error_handling.*`` or a re-export of it)."""
     prefix, _, last = qname.rpartition(".")

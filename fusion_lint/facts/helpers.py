@@ -12,14 +12,40 @@ helper is for the project view to find (``project.helpers``): the helper is usua
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import Any, Protocol
 
-from fusion_lint.facts.model import HelperArgument, HelperTemplate, ServerRef
+from fusion_lint.facts.model import FileFacts, HelperArgument, HelperTemplate, ServerRef
+from fusion_lint.facts.names import Names, Scope
 from fusion_lint.facts.positions import Cursor
 from fusion_lint.facts.syntax import args_of, is_name_or_attribute, name_value, string_value
+from fusion_lint.facts.values import Values
 
-# ``definitions.Definitions``, its ``Registration`` and ``Enclosing``: that module calls this one.
-Definitions = Registration = Enclosing = Any
+# What this module reads of ``definitions.Definitions``, its ``Registration`` and ``Enclosing``
+# (that module calls this one: it is not imported here).
+
+
+class Enclosing(Protocol):  # (all of definitions.Enclosing: ``receiver`` takes one)
+    scope: Scope
+    servers: dict[str, ServerRef]
+    loose_params: set[str]
+    param_names: set[str]
+    qualprefix: str
+
+
+class Registration(Protocol):
+    dispatcher: bool
+    name_node: ast.expr | None
+    extra: dict[str, Any]
+
+
+class Definitions(Protocol):
+    facts: FileFacts
+    names: Names
+    values: Values
+    wraps_kept: set[str]
+
+    def receiver(self, node: ast.AST, walker: Enclosing | None) -> ServerRef | None: ...
+
 
 # Decorator factories that are never registration helpers (their arguments are no server).
 _NOT_HELPERS = ("functools.", "contextlib.", "typing.", "dataclasses.", "pytest.", "unittest.")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Literal
+from typing import Any, Literal
 
 from fusion_lint.base.diagnostics import Span
 
@@ -204,13 +204,13 @@ class FailSite:
 RaiseKind = Literal["fail", "mcp_error", "factory", "tool_error", "call", "name", "reraise", "other"]
 
 
-def compact_reduce(fact: object) -> tuple:
+def compact_reduce(fact: object) -> tuple[Any, ...]:
     """Pickle a fact as its class and its field values, positionally, without the trailing ones
     that hold their defaults: a file's facts hold hundreds of raises and returns, most fields at
     their defaults, and the cache stores them (field names would be written for every one)."""
     values = []
     trailing = 0
-    for item in fields(fact):  # type: ignore[arg-type]
+    for item in fields(fact):  # type: ignore[arg-type]  # every fact of a file is a dataclass
         value = getattr(fact, item.name)
         values.append(value)
         trailing = trailing + 1 if item.default is not MISSING and value == item.default else 0

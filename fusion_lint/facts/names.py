@@ -66,7 +66,7 @@ class Names:
         # another module's function.
         self.import_bound: set[str] = set()
         # Whether a block is a one-line suite (``def f(): return X()``): the extractor's text knows.
-        self.is_suite: Callable[[list], bool] = lambda body: False
+        self.is_suite: Callable[[list[ast.stmt]], bool] = lambda body: False
 
     # ----- imports ------------------------------------------------------------------------------
 
@@ -98,7 +98,7 @@ class Names:
                     table[head] = head
                     self.import_bound.add(head)
             return
-        module = self.absolute_module(node)
+        module = self.absolute_module(node)  # type: ignore[arg-type]  # not an Import: an ImportFrom
         if module is None:
             return
         self.imported.add(module)
@@ -122,30 +122,30 @@ class Names:
         """Record what a module-level statement binds; a later binding replaces an earlier one."""
         kind = type(stmt)
         if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
-            self._bind_local(stmt.name)  # type: ignore[attr-defined]
+            self._bind_local(stmt.name)  # type: ignore[attr-defined]  # a def or a class (tested above); mypy does not narrow through kind = type(...)
             if kind is not ast.ClassDef:
-                made = self._server_made_by(stmt)  # type: ignore[arg-type]
+                made = self._server_made_by(stmt)  # type: ignore[arg-type]  # kind is not ast.ClassDef above; mypy does not narrow through kind = type(...)
                 if made is not None:  # ``def create_server(): return FastMCP(...)``
-                    self.server_factories[stmt.name] = made  # type: ignore[attr-defined]
+                    self.server_factories[stmt.name] = made  # type: ignore[attr-defined]  # kind is not ast.ClassDef above; mypy does not narrow through kind = type(...)
             else:
-                self.local_classes.add(stmt.name)  # type: ignore[attr-defined]
-                for base in stmt.bases:  # type: ignore[attr-defined]
+                self.local_classes.add(stmt.name)  # type: ignore[attr-defined]  # a class: kind is not ast.ClassDef failed above; mypy does not narrow through kind = type(...)
+                for base in stmt.bases:  # type: ignore[attr-defined]  # a class: kind is not ast.ClassDef failed above; mypy does not narrow through kind = type(...)
                     framework = self.server_class(base.value if type(base) is ast.Starred else base)
                     if framework is not None:
-                        self.server_classes[stmt.name] = framework  # type: ignore[attr-defined]
+                        self.server_classes[stmt.name] = framework  # type: ignore[attr-defined]  # a class: kind is not ast.ClassDef failed above; mypy does not narrow through kind = type(...)
             return
         if kind is ast.Import or kind is ast.ImportFrom:
-            self.bind_imports(stmt, self.aliases)  # type: ignore[arg-type]
+            self.bind_imports(stmt, self.aliases)  # type: ignore[arg-type]  # kind is ast.Import or kind is ast.ImportFrom above; mypy does not narrow through kind = type(...)
             self.local_names.difference_update(self.aliases)
         elif kind is ast.Assign:
-            for target in stmt.targets:  # type: ignore[attr-defined]
+            for target in stmt.targets:  # type: ignore[attr-defined]  # kind is ast.Assign above; mypy does not narrow through kind = type(...)
                 if type(target) is ast.Name:
-                    self._bind_assigned(target.id, stmt.value)  # type: ignore[attr-defined]
-        elif kind is ast.AnnAssign and type(stmt.target) is ast.Name:  # type: ignore[attr-defined]
-            if stmt.value is not None:  # type: ignore[attr-defined]
-                self._bind_assigned(stmt.target.id, stmt.value)  # type: ignore[attr-defined]
+                    self._bind_assigned(target.id, stmt.value)  # type: ignore[attr-defined]  # kind is ast.Assign above; mypy does not narrow through kind = type(...)
+        elif kind is ast.AnnAssign and type(stmt.target) is ast.Name:  # type: ignore[attr-defined]  # kind is ast.AnnAssign and type(stmt.target) is ast.Name; mypy does not narrow through kind = type(...)
+            if stmt.value is not None:  # type: ignore[attr-defined]  # kind is ast.AnnAssign and type(stmt.target) is ast.Name above; mypy does not narrow through kind = type(...)
+                self._bind_assigned(stmt.target.id, stmt.value)  # type: ignore[attr-defined]  # kind is ast.AnnAssign and type(stmt.target) is ast.Name above; mypy does not narrow through kind = type(...)
             else:
-                self._bind_local(stmt.target.id)  # type: ignore[attr-defined]
+                self._bind_local(stmt.target.id)  # type: ignore[attr-defined]  # kind is ast.AnnAssign and type(stmt.target) is ast.Name above; mypy does not narrow through kind = type(...)
 
     def _bind_local(self, name: str) -> None:
         self.local_names.add(name)
@@ -154,7 +154,7 @@ class Names:
         self.instances.discard(name)
 
     def _bind_assigned(self, name: str, value: ast.expr) -> None:
-        server = self.server_of_call(value) if type(value) is ast.Call else None  # type: ignore[arg-type]
+        server = self.server_of_call(value) if type(value) is ast.Call else None
         if server is not None:
             self.servers[name] = server
         else:
@@ -183,12 +183,12 @@ class Names:
     def instance_class(self, value: ast.AST, scope: Scope | None = None) -> str | None:
         """The qualified class name when ``value`` instantiates a class (``NcbiClient(...)``): a
         class of this module, or an imported CapWords name that is not the runtime's."""
-        if type(value) is not ast.Call or not is_name_or_attribute(value.func):  # type: ignore[attr-defined]
+        if type(value) is not ast.Call or not is_name_or_attribute(value.func):
             return None
         qname = self.qualify(value.func, scope)
         if qname is None or self.runtime_api(qname) is not None or self.is_runtime(qname):
             return None
-        if name_value(value.func) in self.local_classes:  # type: ignore[attr-defined]
+        if name_value(value.func) in self.local_classes:
             return qname
         last = qname.rpartition(".")[2]
         if "." in qname and last[:1].isupper() and not last.isupper():
@@ -212,13 +212,13 @@ class Names:
                 found.add("mcp1")
             elif name.startswith("mcp.server.mcpserver"):
                 found.add("mcp2")
-        return found.pop() if len(found) == 1 else "unknown"  # type: ignore[return-value]
+        return found.pop() if len(found) == 1 else "unknown"  # type: ignore[return-value]  # each name added is a Framework literal
 
     def server_class(self, node: ast.AST, scope: Scope | None = None) -> Framework | None:
         """The framework when ``node`` names a server class (``MCPServer[State]`` included), or a
         class of this module subclassing one."""
         if type(node) is ast.Subscript:
-            node = node.value  # type: ignore[attr-defined]
+            node = node.value
         name = name_value(node)
         if name is not None and name in self.server_classes and (scope is None or name not in scope):
             return self.server_classes[name]
@@ -229,7 +229,7 @@ class Names:
         body = function.body if not self.is_suite(function.body) else ()
         for stmt in body:
             if type(stmt) is ast.Return and type(stmt.value) is ast.Call:
-                made = self.server_of_call(stmt.value)  # type: ignore[arg-type]
+                made = self.server_of_call(stmt.value)
                 if made is not None:
                     return made
         return None
@@ -265,8 +265,8 @@ class Names:
 
     def qualify(self, node: ast.AST | None, scope: Scope | None = None) -> str | None:
         if type(node) is ast.Attribute:
-            base = self.qualify(node.value, scope)  # type: ignore[union-attr]
-            return f"{base}.{node.attr}" if base else None  # type: ignore[union-attr]
+            base = self.qualify(node.value, scope)
+            return f"{base}.{node.attr}" if base else None
         name = name_value(node)
         if name is not None:
             if scope is not None and name in scope:

@@ -100,11 +100,11 @@ class ParameterReading:
         text = string_value(annotation)
         if isinstance(text, str):
             yield text
-        elif type(annotation) is ast.BinOp and type(annotation.op) is ast.BitOr:  # type: ignore[attr-defined]
-            yield from self._annotation_qnames(annotation.left)  # type: ignore[attr-defined]
-            yield from self._annotation_qnames(annotation.right)  # type: ignore[attr-defined]
+        elif type(annotation) is ast.BinOp and type(annotation.op) is ast.BitOr:
+            yield from self._annotation_qnames(annotation.left)
+            yield from self._annotation_qnames(annotation.right)
         elif type(annotation) is ast.Subscript:
-            index = annotation.slice  # type: ignore[attr-defined]
+            index = annotation.slice
             for element in index.elts if type(index) is ast.Tuple else [index]:
                 if type(element) is not ast.Slice:
                     yield from self._annotation_qnames(element)

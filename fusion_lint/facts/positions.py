@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_right
+from typing import Protocol
 
 from fusion_lint.base.diagnostics import Span
 from fusion_lint.base.lines import line_starts
@@ -56,11 +57,11 @@ class SpanRegistry:
 
     def range_of(self, node: ast.AST) -> tuple[int, int]:
         """``node``'s range as the facts place it (see the module's docstring)."""
-        start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
-        end = self.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+        start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]  # expressions and statements are placed nodes
+        end = self.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]  # as above: a parsed node has its end position
         kind = type(node)
         if (kind is ast.Tuple or kind is ast.GeneratorExp) and self.text.startswith("(", start):
-            if kind is ast.GeneratorExp or self._wrapped(node, start, end):  # type: ignore[arg-type]
+            if kind is ast.GeneratorExp or self._wrapped(node, start, end):  # type: ignore[arg-type]  # kind is ast.GeneratorExp or self._wrapped(node, start, end); mypy does not narrow through kind = type(...)
                 start, end = self._inside(node, start, end)
         return start, end
 
@@ -99,10 +100,10 @@ class SpanRegistry:
                 continue
             break
         if type(node) is ast.GeneratorExp:
-            generator = node.generators[-1]  # type: ignore[attr-defined]
+            generator = node.generators[-1]
             elements = [generator.ifs[-1] if generator.ifs else generator.iter]
         else:
-            elements = node.elts  # type: ignore[attr-defined]
+            elements = node.elts  # type: ignore[attr-defined]  # a Tuple when not a GeneratorExp (kind is ast.Tuple or ast.GeneratorExp above)
         if not elements:
             return inner, inner
         last = end - 1
@@ -140,8 +141,9 @@ class SpanRegistry:
 
     def arg_range(self, arg: ArgLike) -> tuple[int, int]:
         if arg.star or arg.keyword is not None:
-            return self.offset(arg.node.lineno, arg.node.col_offset), self.offset(
-                arg.node.end_lineno, arg.node.end_col_offset
+            return self.offset(arg.node.lineno, arg.node.col_offset), self.offset(  # type: ignore[attr-defined]  # a keyword or a Starred node: both are placed
+                arg.node.end_lineno,  # type: ignore[attr-defined]  # as above
+                arg.node.end_col_offset,  # type: ignore[attr-defined]  # as above
             )
         start, end = self.range_of(arg.value)
         text = self.text
@@ -174,7 +176,7 @@ class SpanRegistry:
 
     def keyword(self, arg: ArgLike, at: Cursor) -> Span:
         """The span of a keyword argument's keyword."""
-        start = self.offset(arg.node.lineno, arg.node.col_offset)
+        start = self.offset(arg.node.lineno, arg.node.col_offset)  # type: ignore[attr-defined]  # a keyword node: placed
         match = _WORD.match(self.text, start)
         return self.span_of(start, match.end() if match else start, at)
 
@@ -201,7 +203,7 @@ class SpanRegistry:
 
     def def_name(self, node: ast.AST, at: Cursor) -> Span:
         """The span of a ``def``'s name (CPython places the whole statement)."""
-        start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]  # a def statement: placed
         match = _DEF.match(self.text, start)
         if match is None:  # pragma: no cover (CPython's column is the keyword's)
             return self.span_of(start, start, at)
@@ -209,7 +211,7 @@ class SpanRegistry:
 
     def line_of(self, node: ast.AST) -> int:
         """The line of ``node``'s first position, as a span counts lines."""
-        return node.lineno  # type: ignore[attr-defined]
+        return node.lineno  # type: ignore[attr-defined,no-any-return]  # expressions and statements are placed nodes
 
     def statement_lines(self, body: list[ast.stmt]) -> list[int]:
         """The first line of each statement's line of small statements: ``a; b`` is one, which
@@ -223,7 +225,7 @@ class SpanRegistry:
                 and stmt.lineno == previous.end_lineno
                 and ";"
                 in self.text[
-                    self.offset(previous.end_lineno, previous.end_col_offset) : self.offset(
+                    self.offset(previous.end_lineno, previous.end_col_offset) : self.offset(  # type: ignore[arg-type]  # a parsed statement has its end position
                         stmt.lineno, stmt.col_offset
                     )
                 ]
@@ -244,7 +246,7 @@ class SpanRegistry:
         return bool(self.text[start : self.offset(first.lineno, first.col_offset)].strip())
 
 
-class ArgLike:  # the shape of ``facts.syntax.Arg`` (positions must not import the facts)
+class ArgLike(Protocol):  # the shape of ``facts.syntax.Arg`` (positions must not import the facts)
     keyword: str | None
     star: str
     value: ast.expr
@@ -254,4 +256,4 @@ class ArgLike:  # the shape of ``facts.syntax.Arg`` (positions must not import t
 
 
 def _previous(arg: ArgLike) -> ArgLike:
-    return arg.call._fl_args[arg.index - 1]  # type: ignore[attr-defined]
+    return arg.call._fl_args[arg.index - 1]  # type: ignore[attr-defined,no-any-return]  # args_of() keeps the call's Args on it before any is placed

@@ -19,9 +19,9 @@ def name_value(node: ast.AST | None) -> str | None:
     """The identifier of a name (``None``, ``True`` and ``False`` included), else None."""
     kind = type(node)
     if kind is ast.Name:
-        return node.id  # type: ignore[union-attr]
+        return node.id  # type: ignore[union-attr,no-any-return]  # kind is ast.Name above; mypy does not narrow through kind = type(...)
     if kind is ast.Constant:
-        value = node.value  # type: ignore[union-attr]
+        value = node.value  # type: ignore[union-attr]  # kind is ast.Constant above; mypy does not narrow through kind = type(...)
         if value is None or value is True or value is False:
             return _SINGLETONS[value]
     return None
@@ -44,7 +44,7 @@ class Arg:
 
 def args_of(call: ast.Call) -> list[Arg]:
     """``call``'s arguments in source order (computed once per call)."""
-    found = call.__dict__.get("_fl_args")
+    found: list[Arg] | None = call.__dict__.get("_fl_args")
     if found is not None:
         return found
     items: list[tuple[ast.AST, str | None, str, ast.expr]] = []
@@ -57,9 +57,9 @@ def args_of(call: ast.Call) -> list[Arg]:
         for keyword in call.keywords:
             items.append((keyword, keyword.arg, "" if keyword.arg is not None else "**", keyword.value))
         if call.args:
-            items.sort(key=lambda item: (item[0].lineno, item[0].col_offset))  # type: ignore[attr-defined]
+            items.sort(key=lambda item: (item[0].lineno, item[0].col_offset))  # type: ignore[attr-defined]  # arguments and keywords are placed nodes
     found = [Arg(keyword, star, value, node, call, index) for index, (node, keyword, star, value) in enumerate(items)]
-    call._fl_args = found  # type: ignore[attr-defined]
+    call._fl_args = found  # type: ignore[attr-defined]  # the computed arguments kept on the node (args_of reads them back)
     return found
 
 
@@ -67,45 +67,45 @@ def children(node: ast.AST) -> Iterator[ast.AST]:
     """The syntactic children of ``node`` that the walks look into, in the facts' order."""
     kind = type(node)
     if kind is ast.Call:
-        yield node.func  # type: ignore[attr-defined]
-        for arg in args_of(node):  # type: ignore[arg-type]
+        yield node.func  # type: ignore[attr-defined]  # kind is ast.Call above; mypy does not narrow through kind = type(...)
+        for arg in args_of(node):  # type: ignore[arg-type]  # kind is ast.Call above; mypy does not narrow through kind = type(...)
             yield arg.value
             if arg.keyword is not None:
                 yield _KeywordName(arg)
         return
     if kind is ast.Dict:
-        for key, value in zip(node.keys, node.values):  # type: ignore[attr-defined]
+        for key, value in zip(node.keys, node.values):  # type: ignore[attr-defined]  # kind is ast.Dict above; mypy does not narrow through kind = type(...)
             if key is not None:
                 yield key
             yield value
         return
     if kind is ast.Attribute:
-        yield node.value  # type: ignore[attr-defined]
-        yield _AttrName(node)  # type: ignore[arg-type]
+        yield node.value  # type: ignore[attr-defined]  # kind is ast.Attribute above; mypy does not narrow through kind = type(...)
+        yield _AttrName(node)  # type: ignore[arg-type]  # kind is ast.Attribute above; mypy does not narrow through kind = type(...)
         return
     if kind is ast.Lambda:
-        yield from _parameters(node.args)  # type: ignore[attr-defined]
-        yield node.body  # type: ignore[attr-defined]
+        yield from _parameters(node.args)  # type: ignore[attr-defined]  # kind is ast.Lambda above; mypy does not narrow through kind = type(...)
+        yield node.body  # type: ignore[attr-defined]  # kind is ast.Lambda above; mypy does not narrow through kind = type(...)
         return
     if kind is ast.match_case:
-        yield node.pattern  # type: ignore[attr-defined]
-        yield from node.body  # type: ignore[attr-defined]
-        if node.guard is not None:  # type: ignore[attr-defined]
-            yield node.guard  # type: ignore[attr-defined]
+        yield node.pattern  # type: ignore[attr-defined]  # kind is ast.match_case above; mypy does not narrow through kind = type(...)
+        yield from node.body  # type: ignore[attr-defined]  # kind is ast.match_case above; mypy does not narrow through kind = type(...)
+        if node.guard is not None:  # type: ignore[attr-defined]  # kind is ast.match_case above; mypy does not narrow through kind = type(...)
+            yield node.guard  # type: ignore[attr-defined]  # kind is ast.match_case above; mypy does not narrow through kind = type(...)
         return
     if kind is ast.ExceptHandler:
-        yield from node.body  # type: ignore[attr-defined]
-        if node.type is not None:  # type: ignore[attr-defined]
-            yield node.type  # type: ignore[attr-defined]
+        yield from node.body  # type: ignore[attr-defined]  # kind is ast.ExceptHandler above; mypy does not narrow through kind = type(...)
+        if node.type is not None:  # type: ignore[attr-defined]  # kind is ast.ExceptHandler above; mypy does not narrow through kind = type(...)
+            yield node.type  # type: ignore[attr-defined]  # kind is ast.ExceptHandler above; mypy does not narrow through kind = type(...)
         return
     if kind is ast.Compare:
-        yield node.left  # type: ignore[attr-defined]
-        yield from node.comparators  # type: ignore[attr-defined]
+        yield node.left  # type: ignore[attr-defined]  # kind is ast.Compare above; mypy does not narrow through kind = type(...)
+        yield from node.comparators  # type: ignore[attr-defined]  # kind is ast.Compare above; mypy does not narrow through kind = type(...)
         return
     if kind is ast.FormattedValue:
-        yield node.value  # type: ignore[attr-defined]
-        if node.format_spec is not None:  # type: ignore[attr-defined]
-            yield node.format_spec  # type: ignore[attr-defined]
+        yield node.value  # type: ignore[attr-defined]  # kind is ast.FormattedValue above; mypy does not narrow through kind = type(...)
+        if node.format_spec is not None:  # type: ignore[attr-defined]  # kind is ast.FormattedValue above; mypy does not narrow through kind = type(...)
+            yield node.format_spec  # type: ignore[attr-defined]  # kind is ast.FormattedValue above; mypy does not narrow through kind = type(...)
         return
     if kind is ast.arg or kind is ast.Constant or kind is ast.Name:
         return
@@ -149,7 +149,7 @@ _FIELDS: dict[type, tuple[str, ...]] = {
 
 
 def _fields(kind: type) -> tuple[str, ...]:
-    names = tuple(name for name in kind._fields if name not in _SKIPPED)  # type: ignore[attr-defined]
+    names = tuple(name for name in kind._fields if name not in _SKIPPED)  # type: ignore[attr-defined]  # kind is an ast node class: it has _fields
     _FIELDS[kind] = names
     return names
 
@@ -202,9 +202,9 @@ LEAF_TYPES = (ast.Name, ast.Constant, ast.arg, _KeywordName, _AttrName)
 def identifier(node: ast.AST) -> str | None:
     """The identifier of a name-like child (a parameter, a keyword, an attribute's name)."""
     if type(node) is ast.arg:
-        return node.arg  # type: ignore[attr-defined]
+        return node.arg
     if type(node) in (_KeywordName, _AttrName):
-        return node.id  # type: ignore[attr-defined]
+        return node.id  # type: ignore[attr-defined,no-any-return]  # type(node) in (_KeywordName, _AttrName), which both have id; mypy does not narrow through a tuple of types
     return None
 
 
@@ -212,7 +212,7 @@ def string_value(node: ast.AST | None) -> str | None | bool:
     """The joined value of a string literal; ``False`` for an f-string/bytes; ``None`` if no string."""
     kind = type(node)
     if kind is ast.Constant:
-        value = node.value  # type: ignore[union-attr]
+        value = node.value  # type: ignore[union-attr]  # kind is ast.Constant above; mypy does not narrow through kind = type(...)
         if type(value) is str:
             return value
         return False if type(value) is bytes else None
@@ -224,29 +224,29 @@ def string_value(node: ast.AST | None) -> str | None | bool:
 def is_string(node: ast.AST | None) -> bool:
     """A string literal of any kind (plain, bytes, f-string, concatenated)."""
     kind = type(node)
-    return kind is ast.JoinedStr or (kind is ast.Constant and type(node.value) in (str, bytes))  # type: ignore[union-attr]
+    return kind is ast.JoinedStr or (kind is ast.Constant and type(node.value) in (str, bytes))  # type: ignore[union-attr]  # kind is ast.JoinedStr; mypy does not narrow through kind = type(...)
 
 
 def is_bytes(node: ast.AST) -> bool:
     """A bytes literal, plain or implicitly concatenated (``b"a" b"b"``)."""
-    return type(node) is ast.Constant and type(node.value) is bytes  # type: ignore[attr-defined]
+    return type(node) is ast.Constant and type(node.value) is bytes
 
 
 def is_number(node: ast.AST) -> bool:
-    return type(node) is ast.Constant and type(node.value) in (int, float, complex)  # type: ignore[attr-defined]
+    return type(node) is ast.Constant and type(node.value) in (int, float, complex)
 
 
 def int_value(node: ast.AST | None) -> int | None:
-    if type(node) is ast.Constant and type(node.value) is int:  # type: ignore[union-attr]
-        return node.value  # type: ignore[union-attr]
+    if type(node) is ast.Constant and type(node.value) is int:
+        return node.value
     return None
 
 
 def dotted(node: ast.AST | None) -> str | None:
     """``a.b.c`` for a name or an attribute chain of names; None for anything else."""
     if type(node) is ast.Attribute:
-        base = dotted(node.value)  # type: ignore[union-attr]
-        return f"{base}.{node.attr}" if base else None  # type: ignore[union-attr]
+        base = dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
     return name_value(node)
 
 
@@ -263,13 +263,13 @@ def describe(node: ast.AST) -> str:
         return "a number"
     name = name_value(node)
     if name in ("None", "True", "False"):
-        return name  # type: ignore[return-value]
+        return name
     if kind in (ast.List, ast.Tuple):
         return "a list"
     if kind is ast.Lambda:
         return "a lambda"
     if kind is ast.Call:
-        return f"a call to {dotted(node.func) or 'an expression'}()"  # type: ignore[attr-defined]
+        return f"a call to {dotted(node.func) or 'an expression'}()"  # type: ignore[attr-defined]  # kind is ast.Call above; mypy does not narrow through kind = type(...)
     if dotted(node) is not None:
         return f"'{dotted(node)}'"
     return "an expression"
@@ -341,6 +341,6 @@ def if_branches(node: ast.IfExp) -> Iterator[ast.expr]:
     """The values a conditional expression may take, nested conditionals included."""
     for branch in (node.body, node.orelse):
         if type(branch) is ast.IfExp:
-            yield from if_branches(branch)  # type: ignore[arg-type]
+            yield from if_branches(branch)
         else:
             yield branch

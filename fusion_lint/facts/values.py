@@ -48,7 +48,7 @@ def _not_a_list(node: ast.AST) -> bool:
     if isinstance(node, _NOT_A_LIST):
         return True
     # Strings, bytes, ints, floats, ``None``/``True``/``False``; not an imaginary number, not ``...``.
-    return type(node) is ast.Constant and type(node.value) in (str, bytes, int, float, bool, type(None))  # type: ignore[attr-defined]
+    return type(node) is ast.Constant and type(node.value) in (str, bytes, int, float, bool, type(None))
 
 
 class Values:
@@ -74,8 +74,8 @@ class Values:
         number = _int_literal(node)
         if number is not None:
             return Value("int", number, span)
-        if type(node) is ast.Constant and type(node.value) is float:  # type: ignore[attr-defined]
-            return Value("float", node.value, span)  # type: ignore[attr-defined]
+        if type(node) is ast.Constant and type(node.value) is float:
+            return Value("float", node.value, span)
         if is_constant_name(node):
             if name_value(node) == "None":
                 return Value("none", None, span)
@@ -120,20 +120,20 @@ class Values:
             return (code_name(coerce_code(text)), ()) if is_valid_code(text) else (None, ())
         looked_up = self._member_lookup(node, scope)
         if looked_up is not None and isinstance(looked_up[0], str):
-            return looked_up
+            return looked_up  # type: ignore[return-value]  # its first item is a str: tested above
         return None, ()
 
     def _member_lookup(self, node: ast.AST, scope: Scope | None) -> tuple[str | int, Assumptions] | None:
         """``JsonRpcErrorCode(<int>)`` (the member of that value, or the int when no member has it)
         and ``JsonRpcErrorCode["NAME"]`` (the name), through any alias of the enum."""
         kind = type(node)
-        if kind is ast.Call and len(args_of(node)) == 1 and not args_of(node)[0].keyword and not args_of(node)[0].star:  # type: ignore[arg-type]
-            owner, key = node.func, args_of(node)[0].value  # type: ignore[attr-defined,arg-type]
+        if kind is ast.Call and len(args_of(node)) == 1 and not args_of(node)[0].keyword and not args_of(node)[0].star:  # type: ignore[arg-type]  # kind is ast.Call; mypy does not narrow through kind = type(...)
+            owner, key = node.func, args_of(node)[0].value  # type: ignore[attr-defined,arg-type]  # kind is ast.Call above; mypy does not narrow through kind = type(...)
             number = _int_literal(key)
             if number is None:
                 return None
-        elif kind is ast.Subscript and type(node.slice) not in (ast.Tuple, ast.Slice):  # type: ignore[attr-defined]
-            owner, key = node.value, node.slice  # type: ignore[attr-defined]
+        elif kind is ast.Subscript and type(node.slice) not in (ast.Tuple, ast.Slice):  # type: ignore[attr-defined]  # kind is ast.Subscript; mypy does not narrow through kind = type(...)
+            owner, key = node.value, node.slice  # type: ignore[attr-defined]  # kind is ast.Subscript above; mypy does not narrow through kind = type(...)
             number = None
         else:
             return None
@@ -207,13 +207,13 @@ class Values:
 
     def contract_item(self, node: ast.expr, at: Cursor) -> Item:
         if type(node) is ast.Starred:
-            return SpreadItem(self.contract_expr(node.value, at), self.spans.at(node, at))  # type: ignore[attr-defined]
+            return SpreadItem(self.contract_expr(node.value, at), self.spans.at(node, at))
         value = node
         assumes = self.contract_call_assumptions(value)
         if assumes is not None:
-            return EntryItem(self.entry_from_call(value, at, assumes))  # type: ignore[arg-type]
+            return EntryItem(self.entry_from_call(value, at, assumes))  # type: ignore[arg-type]  # contract_call_assumptions() is not None only for a call
         if type(value) is ast.Dict:
-            return EntryItem(self.entry_from_dict(value, at))  # type: ignore[arg-type]
+            return EntryItem(self.entry_from_dict(value, at))
         if is_name_or_attribute(value) and not is_constant_name(value):
             qname = self._qualify(value)
             if qname is not None:
@@ -230,12 +230,12 @@ class Values:
     def contract_expr(self, node: ast.expr, at: Cursor) -> ContractExpr:
         kind = type(node)
         if kind is ast.List or kind is ast.Tuple:
-            return ListExpr([self.contract_item(e, at) for e in node.elts], self.spans.at(node, at))  # type: ignore[attr-defined]
-        if kind is ast.BinOp and type(node.op) is ast.Add:  # type: ignore[attr-defined]
-            parts = [self.contract_expr(node.left, at), self.contract_expr(node.right, at)]  # type: ignore[attr-defined]
+            return ListExpr([self.contract_item(e, at) for e in node.elts], self.spans.at(node, at))  # type: ignore[attr-defined]  # kind is ast.List or kind is ast.Tuple above; mypy does not narrow through kind = type(...)
+        if kind is ast.BinOp and type(node.op) is ast.Add:  # type: ignore[attr-defined]  # kind is ast.BinOp and type(node.op) is ast.Add; mypy does not narrow through kind = type(...)
+            parts = [self.contract_expr(node.left, at), self.contract_expr(node.right, at)]  # type: ignore[attr-defined]  # kind is ast.BinOp and type(node.op) is ast.Add above; mypy does not narrow through kind = type(...)
             return ConcatExpr(parts, self.spans.at(node, at))
-        if kind is ast.Call and dotted(node.func) in ("list", "tuple") and len(args_of(node)) == 1:  # type: ignore[attr-defined,arg-type]
-            return self.contract_expr(args_of(node)[0].value, at)  # type: ignore[arg-type]
+        if kind is ast.Call and dotted(node.func) in ("list", "tuple") and len(args_of(node)) == 1:  # type: ignore[attr-defined,arg-type,operator]  # kind is ast.Call; mypy does not narrow through kind = type(...)
+            return self.contract_expr(args_of(node)[0].value, at)  # type: ignore[arg-type]  # kind is ast.Call above; mypy does not narrow through kind = type(...)
         if is_name_or_attribute(node) and not is_constant_name(node):
             qname = self._qualify(node)
             if qname is not None:
@@ -248,19 +248,19 @@ class Values:
         """What a module-level ``NAME = <node>`` contributes for other definitions to resolve."""
         kind = type(node)
         if kind is ast.List or kind is ast.Tuple or kind is ast.BinOp:
-            if kind is ast.BinOp and type(node.op) is not ast.Add:  # type: ignore[attr-defined]
+            if kind is ast.BinOp and type(node.op) is not ast.Add:  # type: ignore[attr-defined]  # kind is ast.BinOp and type(node.op) is not ast.Add; mypy does not narrow through kind = type(...)
                 return None
             return self.contract_expr(node, at)
         assumes = self.contract_call_assumptions(node)
         if assumes is not None:
-            return self.entry_from_call(node, at, assumes)  # type: ignore[arg-type]
+            return self.entry_from_call(node, at, assumes)  # type: ignore[arg-type]  # kind is ast.BinOp and type(node.op) is not ast.Add above; mypy does not narrow through kind = type(...)
         if kind is ast.Dict:
-            return self.entry_from_dict(node, at)  # type: ignore[arg-type]
+            return self.entry_from_dict(node, at)  # type: ignore[arg-type]  # kind is ast.Dict above; mypy does not narrow through kind = type(...)
         if (
-            (is_string(node) and (kind is not ast.JoinedStr or is_concatenated(node, self.spans)))
+            (is_string(node) and (kind is not ast.JoinedStr or is_concatenated(node, self.spans)))  # type: ignore[arg-type]  # kind is ast.JoinedStr
             or kind is ast.UnaryOp
             or (
-                kind is ast.Constant and type(node.value) is int  # type: ignore[attr-defined]
+                kind is ast.Constant and type(node.value) is int  # type: ignore[attr-defined]  # kind is ast.Constant; mypy does not narrow through kind = type(...)
             )
         ):
             return self.value(node, at)
@@ -280,10 +280,10 @@ class Values:
             type(node) is ast.Call
             and args_of(node)
             and not args_of(node)[0].keyword
-            and not args_of(node)[0].star  # type: ignore[arg-type]
-            and self.names.qualify(node.func, scope) == "functools.partial"  # type: ignore[attr-defined]
+            and not args_of(node)[0].star
+            and self.names.qualify(node.func, scope) == "functools.partial"
         ):
-            node = args_of(node)[0].value  # type: ignore[arg-type]
+            node = args_of(node)[0].value
         return node
 
 
@@ -292,7 +292,7 @@ def _int_literal(node: ast.AST | None) -> int | None:
     value = int_value(node)
     if value is not None:
         return value
-    if type(node) is ast.UnaryOp and type(node.op) is ast.USub:  # type: ignore[union-attr]
-        value = int_value(node.operand)  # type: ignore[union-attr]
+    if type(node) is ast.UnaryOp and type(node.op) is ast.USub:
+        value = int_value(node.operand)
         return -value if value is not None else None
     return None

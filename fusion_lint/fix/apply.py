@@ -29,6 +29,7 @@ import tokenize
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import click
 
@@ -57,7 +58,9 @@ class Document:
     fixed: int = 0  # fixes applied
     fixed_rules: dict[tuple[str, str], int] = field(default_factory=dict)  # (code, name) -> fixes applied
     noqa: int = 0  # suppression comments added
-    rejected: set[tuple] = field(default_factory=set)  # fixes that broke the text or made it worse: never retried
+    rejected: set[tuple[Any, ...]] = field(
+        default_factory=set
+    )  # fixes that broke the text or made it worse: never retried
     one_at_a_time: bool = False  # a round of several fixes made it worse: each is tried alone
 
     def __post_init__(self) -> None:
@@ -207,7 +210,7 @@ class _Session:
         """Apply the fixes of one round to ``document``; the ones applied."""
         # One order for every run: by rule, then position. FL201 (to ctx.fail) goes before FL301
         # (to the factory) when both rewrite the same raise, so no factory import is left unused.
-        ordered = sorted(diagnostics, key=lambda d: (d.code, min(e.start for e in d.fix.edits), d.span.line))  # type: ignore[union-attr]
+        ordered = sorted(diagnostics, key=lambda d: (d.code, min(e.start for e in d.fix.edits), d.span.line))  # type: ignore[union-attr]  # every diagnostic of a fix round has a fix
         text = document.text
         chosen: list[Diagnostic] = []
         taken: list[Edit] = []
@@ -244,7 +247,7 @@ class _Session:
 
         problem = "would leave code that does not parse; not applied (please report this)"
         try:
-            new = rewrite(document.text, [edit for d in chosen for edit in d.fix.edits])  # type: ignore[union-attr]
+            new = rewrite(document.text, [edit for d in chosen for edit in d.fix.edits])  # type: ignore[union-attr]  # every chosen diagnostic has a fix
         except NotApplicable as exc:
             new, problem = None, f"is not applicable: {exc}"
         except Exception as exc:  # noqa: BLE001  # a fix libcst cannot make costs that fix, never the run
@@ -263,7 +266,7 @@ class _Session:
             if self._rewritten(document, [diagnostic], say=True) is not None:
                 kept.append(diagnostic)
             else:
-                document.rejected.add(_fix_key(diagnostic.fix))  # type: ignore[arg-type]
+                document.rejected.add(_fix_key(diagnostic.fix))  # type: ignore[arg-type]  # every chosen diagnostic has a fix
         return kept
 
     def _undo_what_made_things_worse(self, before: Report, applied: dict[str, tuple[str, list[Diagnostic]]]) -> bool:
@@ -273,7 +276,7 @@ class _Session:
         time. Whether anything was undone."""
         undone = False
         for path, (text, chosen) in applied.items():
-            introduced = _introduced(before, self.report, path, {code for d in chosen for code in d.fix.leaves})  # type: ignore[union-attr]
+            introduced = _introduced(before, self.report, path, {code for d in chosen for code in d.fix.leaves})  # type: ignore[union-attr]  # every chosen diagnostic has a fix
             if not introduced:
                 continue
             document = self.documents[path]
@@ -286,7 +289,7 @@ class _Session:
                     del document.fixed_rules[key]
             if len(chosen) == 1:
                 diagnostic = chosen[0]
-                document.rejected.add(_fix_key(diagnostic.fix))  # type: ignore[arg-type]
+                document.rejected.add(_fix_key(diagnostic.fix))  # type: ignore[arg-type]  # every chosen diagnostic has a fix
                 warn(
                     f"{_display(path)}:{diagnostic.span.line}:{diagnostic.span.col + 1}: {diagnostic.code} fix skipped: "
                     f"would introduce {', '.join(introduced)}"
@@ -389,7 +392,7 @@ def _introduced(before: Report, after: Report, path: str, allowed: set[str]) -> 
     return sorted(code for code, count in counts.items() if count < 0 and code not in allowed)
 
 
-def _fix_key(fix: Fix) -> tuple:
+def _fix_key(fix: Fix) -> tuple[Any, ...]:
     return tuple((e.start, e.end, e.content) for e in fix.edits)
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, MetadataWrapper, PositionProvider
 
 from fusion_lint.base.diagnostics import Edit, apply_edits
 from fusion_lint.rules._edits import order_of
@@ -102,9 +102,9 @@ def _with_imports(module: cst.Module, imports: Sequence[tuple[str, str]]) -> cst
         small = statement.body[0]
         if not isinstance(small, cst.ImportFrom) or small.relative or isinstance(small.names, cst.ImportStar):
             continue
-        source = get_full_name_for_node(small.module) if small.module is not None else None
-        if source in wanted:
-            added = [cst.ImportAlias(name=cst.Name(name)) for name in wanted.pop(source)]
+        from_module = get_full_name_for_node(small.module) if small.module is not None else None
+        if from_module in wanted:
+            added = [cst.ImportAlias(name=cst.Name(name)) for name in wanted.pop(from_module)]
             body[index] = statement.with_changes(
                 body=[small.with_changes(names=_merged_names(list(small.names), added, small.lpar))]
             )
@@ -125,7 +125,7 @@ def _merged_names(
     merged = names + added
     order = order_of([alias.evaluated_name for alias in names])
     if order is not None:
-        merged.sort(key=lambda alias: order(alias.evaluated_name))  # type: ignore[arg-type,return-value]
+        merged.sort(key=lambda alias: order(alias.evaluated_name))  # type: ignore[arg-type,return-value]  # names of a from-import are plain names (str), as order_of reads them
     between = [alias.comma for alias in names[:-1] if isinstance(alias.comma, cst.Comma)]
     if between:
         separator = between[0]
@@ -189,7 +189,7 @@ class _Collect(cst.CSTVisitor):
         self.indents = [""]  # the absolute indentation of each block entered
         self.targets: list[_Target] = []
 
-    def offset(self, position) -> int:
+    def offset(self, position: CodePosition) -> int:
         return self.starts[position.line - 1] + position.column
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
@@ -328,7 +328,7 @@ def _parsed(text: str, target: _Target, newline: str) -> cst.CSTNode | None:
             old = target.node
             if isinstance(value, cst.Tuple) and len(value.lpar) == 1 and not isinstance(old, cst.Tuple):
                 return None  # ``"reason", message`` is two arguments of the call around it, not a tuple
-            return value.with_changes(lpar=[*old.lpar, *value.lpar[1:]], rpar=[*value.rpar[:-1], *old.rpar])  # type: ignore[attr-defined]
+            return value.with_changes(lpar=[*old.lpar, *value.lpar[1:]], rpar=[*value.rpar[:-1], *old.rpar])  # type: ignore[attr-defined]  # the replaced node is an expression: it has parentheses
         semicolon = getattr(target.node, "semicolon", None)
         return new.with_changes(semicolon=semicolon) if semicolon is not None else new
     except (cst.ParserSyntaxError, _NotThisKind):
@@ -344,9 +344,9 @@ def _in_block(code: str, indent: str, newline: str) -> cst.BaseStatement:
         return parsed.body[0]
     parsed = cst.parse_module(f"if 1:{newline}{indent}{code}{newline}")
     block = parsed.body[0]
-    if len(parsed.body) != 1 or not isinstance(block, cst.If) or len(block.body.body) != 1:  # type: ignore[attr-defined]
+    if len(parsed.body) != 1 or not isinstance(block, cst.If) or len(block.body.body) != 1:
         raise _NotThisKind
-    return block.body.body[0]  # type: ignore[attr-defined]
+    return block.body.body[0]  # type: ignore[return-value]  # an indented block's body holds statements
 
 
 def _decorated(code: str, indent: str, newline: str) -> cst.FunctionDef:
@@ -362,7 +362,7 @@ class _Replace(cst.CSTTransformer):
         super().__init__()
         self.replacements = replacements
 
-    def on_leave(self, original_node, updated_node):  # type: ignore[override]  # libcst's visitor protocol
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]  # libcst's visitor protocol
         new = self.replacements.get(original_node)
         if new is None:
             return updated_node

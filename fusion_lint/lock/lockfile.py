@@ -244,7 +244,7 @@ def _record_for(resolved: ResolvedDefinition) -> LockRecord | list[Unlockable]:
             entries.append(locked)
     if problems:
         return problems
-    return LockRecord(kind=definition.kind, name=definition.name, entries=tuple(entries))  # type: ignore[arg-type]
+    return LockRecord(kind=definition.kind, name=definition.name, entries=tuple(entries))  # type: ignore[arg-type]  # a tool or a resource: the caller skips prompts
 
 
 def _contract_problems(contract: ResolvedContract, label: str) -> list[Unlockable]:
@@ -305,29 +305,29 @@ def _entry_for(resolved: ResolvedEntry, label: str) -> LockEntry | Unlockable:
     for name, text in (("when", when), ("recovery", recovery)):
         if text.kind != "str":
             return refuse(f"{name} is {_shown(text)}, not a string", text.span)
-    optional = {}
+    optional: dict[str, Any] = {}
     for name, kind, allowed in (
         ("retryable", "bool", None),
         ("severity", "str", SEVERITIES),
         ("thrown_by", "str", THROWN_BY_VALUES),
     ):
-        value = values.get(name)
-        if value is None or value.kind == "none":
+        found = values.get(name)
+        if found is None or found.kind == "none":
             optional[name] = None
-        elif value.kind == kind and (allowed is None or value.value in allowed):
-            optional[name] = value.value
+        elif found.kind == kind and (allowed is None or found.value in allowed):
+            optional[name] = found.value
         else:
             expected = "True, False or None" if allowed is None else " or ".join(repr(a) for a in allowed)
-            return refuse(f"{name} is {_shown(value)}; expected {expected}", value.span)
+            return refuse(f"{name} is {_shown(found)}; expected {expected}", found.span)
     return LockEntry(
         reason=str(reason.value),
         code=code_name,
         code_value=code_value,
         when=str(when.value),
         recovery=str(recovery.value),
-        retryable=optional["retryable"],  # type: ignore[arg-type]
-        severity=optional["severity"],  # type: ignore[arg-type]
-        thrown_by=optional["thrown_by"],  # type: ignore[arg-type]
+        retryable=optional["retryable"],
+        severity=optional["severity"],
+        thrown_by=optional["thrown_by"],
     )
 
 

@@ -42,9 +42,10 @@ import os
 import threading
 import time
 import tokenize
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import unquote
 
 from lsprotocol import types as lsp
@@ -52,26 +53,18 @@ from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import RPCRequest
+from pygls.workspace import TextDocument
 
 import fusion_lint.discovery.kept_walk as kept_walk
 from fusion_lint import __version__
-from fusion_lint.base.diagnostics import Diagnostic
+from fusion_lint.base.diagnostics import Diagnostic, apply_edits
 from fusion_lint.base.memory import gc_paused
-from fusion_lint.check.abandon import AfterFreed
-from fusion_lint.check.engine import (
-    Options,
-    Superseded,
-    UsageError,
-    abandoned_when,
-    configure_tree,
-    free,
-    freed_later,
-    lint,
-)
+from fusion_lint.check.abandon import AfterFreed, Superseded, abandoned_when, free, freed_later
+from fusion_lint.check.engine import Options, UsageError, configure_tree, lint
 from fusion_lint.check.report import Report
 from fusion_lint.config.settings import ConfigError
 from fusion_lint.config.watched import relevant
-from fusion_lint.fix.apply import apply_edits, apply_fixes, comments_only, fixed_by_one, noqa_edits
+from fusion_lint.fix.apply import apply_fixes, comments_only, fixed_by_one, noqa_edits
 
 # Positions and edits in the client's units, named here too (the server's API).
 from fusion_lint.lsp.text import SOURCE, SourceLines, code_units, diagnostic_range, replacement, to_lsp, to_text_edits  # noqa: F401
@@ -144,7 +137,7 @@ def lint_unless_superseded(path: str, text: str, superseded: threading.Event) ->
     return None
 
 
-def lint_freeing_later(garbage: list, path: str, text: str, superseded: threading.Event) -> Report | None:
+def lint_freeing_later(garbage: list[Any], path: str, text: str, superseded: threading.Event) -> Report | None:
     """``lint_unless_superseded``, leaving in ``garbage`` what is to be freed once its diagnostics
     are published (``engine.freed_later``): freeing a resolved project is no part of the answer. Cyclic
     collection stays paused until then too: resumed as the lint returns, its first allocation began a
@@ -197,7 +190,7 @@ def fix_buffer(path: str, text: str) -> str:
     return ("\ufeff" if text.startswith("\ufeff") and not decoded.text.startswith("\ufeff") else "") + decoded.text
 
 
-def wanted(kind: str, only: list[str] | None) -> bool:
+def wanted(kind: str, only: Sequence[str] | None) -> bool:
     """Whether the client's ``only`` filter admits ``kind`` (hierarchical: ``source`` admits ``source.fixAll``)."""
     return only is None or any(kind == allowed or kind.startswith(allowed + ".") for allowed in only)
 
@@ -222,7 +215,9 @@ class Linted:
 
 
 def overlaps(a: lsp.Range, b: lsp.Range) -> bool:
-    key = lambda position: (position.line, position.character)  # noqa: E731
+    def key(position: lsp.Position) -> tuple[int, int]:
+        return (position.line, position.character)
+
     return key(a.start) <= key(b.end) and key(b.start) <= key(a.end)
 
 
@@ -250,7 +245,7 @@ class _Protocol(LanguageServerProtocol):
     """pygls drops every message after ``shutdown``; the specification wants a request answered with
     InvalidRequest (notifications other than ``exit`` are still dropped)."""
 
-    def handle_message(self, message) -> None:  # type: ignore[no-untyped-def]
+    def handle_message(self, message) -> None:  # type: ignore[no-untyped-def]  # pygls's message objects are untyped
         method = getattr(message, "method", "")
         if self._shutdown and method != lsp.EXIT and isinstance(message, RPCRequest):
             error = JsonRpcInvalidRequest(f"the server is shutting down: '{method}' arrived after 'shutdown'")
@@ -270,8 +265,8 @@ class FusionLintServer(LanguageServer):
         self.debounce = debounce
         # Lints run off the event loop, each buffer parsed in its thread's worker process.
         self.linter = ThreadPoolExecutor(max_workers=LINT_THREADS, thread_name_prefix="fusion-lint")
-        self.in_flight: dict[str, tuple[Future, threading.Event]] = {}  # uri -> its lint, "superseded"
-        self.scheduled: dict[str, asyncio.Task] = {}
+        self.in_flight: dict[str, tuple[Future[Any], threading.Event]] = {}  # uri -> its lint, "superseded"
+        self.scheduled: dict[str, asyncio.Task[Any]] = {}
         self.last_edit: dict[str, float] = {}
         self.linted: dict[str, Linted] = {}
         self.shown_errors: set[str] = set()
@@ -280,13 +275,14 @@ class FusionLintServer(LanguageServer):
 
     # -- which documents -------------------------------------------------------------------------
 
-    def open_document(self, uri: str):
+    def open_document(self, uri: str) -> TextDocument | None:
         """The open document, or None (pygls would otherwise make one up from the disk). pygls
         keys documents by the unquoted URI; clients percent-encode (a space, a drive colon)."""
-        return self.workspace.text_documents.get(unquote(uri))
+        found: TextDocument | None = self.workspace.text_documents.get(unquote(uri))
+        return found
 
     @staticmethod
-    def is_python(document) -> bool:
+    def is_python(document: TextDocument) -> bool:
         return document.language_id == "python" or document.path.endswith(PYTHON_SUFFIXES)
 
     # -- scheduling ------------------------------------------------------------------------------
@@ -309,7 +305,7 @@ class FusionLintServer(LanguageServer):
         self.schedule(uri, 0.0 if quiet else self.debounce)
 
     async def _lint_later(self, uri: str, delay: float) -> None:
-        garbage: list = []  # what the lint leaves, freed after the publish (not before it, not here)
+        garbage: list[Any] = []  # what the lint leaves, freed after the publish (not before it, not here)
         try:
             if delay:
                 await asyncio.sleep(delay)
@@ -429,7 +425,7 @@ class FusionLintServer(LanguageServer):
             return None
         return self.workspace_edit(uri, linted.version, to_text_edits([edit], linted.lines))
 
-    async def apply_autofix(self, arguments: list | None) -> None:
+    async def apply_autofix(self, arguments: list[Any] | None) -> None:
         """``fusion-lint.applyAutofix`` with ``[{"uri": ..., "version": ...}]`` (ruff's shape) or
         ``[uri]``: every safe fix of the document, sent back as ``workspace/applyEdit``."""
         for argument in arguments or []:
@@ -513,7 +509,7 @@ class FusionLintServer(LanguageServer):
         workspace = self.client_capabilities.workspace
         return bool(workspace and workspace.diagnostics and workspace.diagnostics.refresh_support)
 
-    async def _refresh_after(self, tasks: list[asyncio.Task]) -> None:
+    async def _refresh_after(self, tasks: list[asyncio.Task[Any]]) -> None:
         await asyncio.wait(tasks)
         with contextlib.suppress(Exception):
             await self.workspace_diagnostic_refresh_async(None)
@@ -575,7 +571,7 @@ class FusionLintServer(LanguageServer):
         ``--add-noqa`` would add (merged into a ``# noqa:`` list already there, other linters' codes
         kept; on the statement's first line when the diagnostic's line ends inside a string)."""
         actions: list[lsp.CodeAction] = []
-        offered: set[tuple] = set()
+        offered: set[tuple[Any, ...]] = set()
         for item, found in shown:
             if found.code in PER_FILE_RULES:
                 continue  # about the whole file: no line comment reaches it
@@ -606,7 +602,7 @@ class FusionLintServer(LanguageServer):
 
     def shutdown(self) -> None:
         self.linter.shutdown(wait=False, cancel_futures=True)
-        super().shutdown()
+        super().shutdown()  # type: ignore[no-untyped-call]  # pygls leaves it unannotated
 
 
 def create_server(debounce: float = DEBOUNCE_S) -> FusionLintServer:

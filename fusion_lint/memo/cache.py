@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fusion_lint import __version__
 from fusion_lint.base.files import read_regular
@@ -110,7 +110,7 @@ class FileCache:
 class RunEntry:
     """What one run reported, and the files outside its key that it read, with their digests."""
 
-    diagnostics: list
+    diagnostics: list[Any]
     outside: dict[str, str | None] = field(default_factory=dict)  # path -> digest (None: unreadable)
     texts: list[str] = field(default_factory=list)  # files whose decoded text the report carries
     definitions: dict[str, int] = field(default_factory=dict)  # the summary's counts of definitions
@@ -206,7 +206,7 @@ class RunMemo:
         root: Path,
         report_set: set[str],
         walk_problems: list[tuple[str, str]],
-        results: list,
+        results: list[Any],
         enabled: Iterable[str],
         report_unused_suppressions: bool,
         configs: Iterable[str] = (),
@@ -247,8 +247,8 @@ class RunMemo:
 
     def store(
         self,
-        diagnostics: list,
-        results: Iterable,
+        diagnostics: list[Any],
+        results: Iterable[Any],
         files: Iterable[str],
         texts: dict[str, str],
         definitions: dict[str, int] | None = None,

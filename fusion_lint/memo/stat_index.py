@@ -22,6 +22,7 @@ import re
 import stat
 import time
 from pathlib import Path
+from typing import TypeGuard
 
 from fusion_lint.memo.store import load_entry, store_entry, user_key
 
@@ -102,7 +103,7 @@ class StatIndex:
 _REMEMBERED: dict[tuple[str, str], dict[str, Record]] = {}
 
 
-def _well_formed(loaded: object) -> bool:
+def _well_formed(loaded: object) -> TypeGuard[dict[str, Record]]:
     """A signed entry is ours, but its shape is still checked before any verdict is used from it."""
     if not isinstance(loaded, dict):
         return False

@@ -31,7 +31,8 @@ DOCUMENT_FORMATS = frozenset({"sarif", "junit"})
 class _Formatters(Mapping[str, Callable[..., str]]):
     def __getitem__(self, name: str) -> Callable[..., str]:
         module, function = _REPORTERS[name]
-        return getattr(import_module(f".{module}", __name__), function)
+        formatter: Callable[..., str] = getattr(import_module(f".{module}", __name__), function)
+        return formatter
 
     def __iter__(self) -> Iterator[str]:
         return iter(_REPORTERS)

@@ -16,6 +16,7 @@ import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from fusion_lint.rules import Rule, all_rules, without_markers
 
@@ -227,7 +228,7 @@ def rule_markdown(rule: type[Rule]) -> list[str]:
     return out
 
 
-def rule_json(rule: type[Rule]) -> dict:
+def rule_json(rule: type[Rule]) -> dict[str, Any]:
     """``fusion-lint rule CODE --output-format json``: ruff's keys (name, code, linter, summary, fix,
     explanation, preview), then fusion-lint's own (severity, default, fix safety, url)."""
     return {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from fusion_lint.base.diagnostics import Diagnostic
 from fusion_lint.check.report import Report
@@ -10,13 +11,13 @@ from fusion_lint.output.common import display_path
 from fusion_lint.rules import rule_by_code_or_name
 
 
-def _row_column(text: str, offset: int) -> dict:
+def _row_column(text: str, offset: int) -> dict[str, Any]:
     """An offset as a 1-based row and column (code points), like a diagnostic's location."""
     row = text.count("\n", 0, offset) + 1
     return {"row": row, "column": offset - (text.rfind("\n", 0, offset) + 1) + 1}
 
 
-def diagnostic_json(diagnostic: Diagnostic, text: str | None = None) -> dict:
+def diagnostic_json(diagnostic: Diagnostic, text: str | None = None) -> dict[str, Any]:
     """``text``: the file's decoded text; when given, each edit also carries its
     ``location``/``end_location`` (1-based) besides its offsets."""
     span = diagnostic.span
@@ -24,7 +25,7 @@ def diagnostic_json(diagnostic: Diagnostic, text: str | None = None) -> dict:
     if diagnostic.fix is not None:
         edits = []
         for e in diagnostic.fix.edits:
-            edit: dict = {"start": e.start, "end": e.end, "content": e.content}
+            edit: dict[str, Any] = {"start": e.start, "end": e.end, "content": e.content}
             if text is not None and e.end <= len(text):
                 edit["location"], edit["end_location"] = _row_column(text, e.start), _row_column(text, e.end)
             edits.append(edit)

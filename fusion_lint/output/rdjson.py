@@ -10,6 +10,7 @@ One object: ``source`` (our name and URL), ``severity``, and ``diagnostics``, ea
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from fusion_lint.base.diagnostics import Diagnostic
 from fusion_lint.check.report import Report
@@ -19,13 +20,13 @@ from fusion_lint.rules import rule_by_code_or_name
 SEVERITY = {"error": "ERROR", "warning": "WARNING"}
 
 
-def _position(lines: list[str], line: int, column: int) -> dict:
+def _position(lines: list[str], line: int, column: int) -> dict[str, Any]:
     """Line (1-based) and code-point column (0-based) as rdjson's line and UTF-8 byte column."""
     text = lines[line - 1] if 1 <= line <= len(lines) else ""
     return {"line": max(line, 1), "column": len(text[:column].encode("utf-8", "surrogatepass")) + 1}
 
 
-def _offset_position(text: str, offset: int) -> dict:
+def _offset_position(text: str, offset: int) -> dict[str, Any]:
     """A character offset into the decoded text as rdjson's line and byte column."""
     start_of_line = text.rfind("\n", 0, offset) + 1
     return {
@@ -34,7 +35,7 @@ def _offset_position(text: str, offset: int) -> dict:
     }
 
 
-def _suggestions(report: Report, diagnostic: Diagnostic) -> list[dict]:
+def _suggestions(report: Report, diagnostic: Diagnostic) -> list[dict[str, Any]]:
     text = report.texts.get(diagnostic.path)
     if diagnostic.fix is None or text is None:
         return []
@@ -48,13 +49,13 @@ def _suggestions(report: Report, diagnostic: Diagnostic) -> list[dict]:
     ]
 
 
-def rdjson_diagnostic(report: Report, diagnostic: Diagnostic, lines: list[str]) -> dict:
+def rdjson_diagnostic(report: Report, diagnostic: Diagnostic, lines: list[str]) -> dict[str, Any]:
     span = diagnostic.span
     rule = rule_by_code_or_name(diagnostic.code)
-    code: dict = {"value": diagnostic.code}
+    code: dict[str, Any] = {"value": diagnostic.code}
     if rule is not None:
         code["url"] = rule.url()
-    found: dict = {
+    found: dict[str, Any] = {
         "message": f"[{diagnostic.name}] {diagnostic.message}",
         "location": {
             "path": display_path(diagnostic.path),

@@ -10,6 +10,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from fusion_lint import __version__
@@ -30,7 +31,7 @@ def _reported_rules(report: Report) -> list[type[Rule]]:
     return [by_code[code] for code in sorted(codes) if code in by_code]
 
 
-def _sarif_rule(rule: type[Rule]) -> dict:
+def _sarif_rule(rule: type[Rule]) -> dict[str, Any]:
     described = {
         "id": rule.code,
         "name": rule.name,
@@ -61,7 +62,7 @@ def _source_root(report: Report) -> str:
     return repository_root(os.path.join(os.getcwd(), "x")) or os.getcwd()
 
 
-def _artifact_location(path: str, source_root: str) -> dict:
+def _artifact_location(path: str, source_root: str) -> dict[str, Any]:
     """A URI relative to the repository root (what code scanning resolves against the checkout,
     whatever folder the run started in); a file outside it keeps an absolute ``file:`` URI."""
     absolute = os.path.abspath(path)
@@ -72,12 +73,17 @@ def _artifact_location(path: str, source_root: str) -> dict:
     return {"uri": Path(absolute).as_uri()}
 
 
-def _sarif_region(report: Report, diagnostic: Diagnostic, show_source: bool) -> dict:
+def _sarif_region(report: Report, diagnostic: Diagnostic, show_source: bool) -> dict[str, Any]:
     span = diagnostic.span
     line = max(span.line, 1)
     end_line = max(span.end_line, line)
     end_col = span.end_col if end_line > line or span.end_col >= span.col else span.col
-    region = {"startLine": line, "startColumn": span.col + 1, "endLine": end_line, "endColumn": end_col + 1}
+    region: dict[str, Any] = {
+        "startLine": line,
+        "startColumn": span.col + 1,
+        "endLine": end_line,
+        "endColumn": end_col + 1,
+    }
     if show_source:
         excerpt = source_excerpt(report, diagnostic)
         if excerpt:
@@ -85,7 +91,7 @@ def _sarif_region(report: Report, diagnostic: Diagnostic, show_source: bool) -> 
     return region
 
 
-def _sarif_fix(diagnostic: Diagnostic, location: dict) -> list[dict] | None:
+def _sarif_fix(diagnostic: Diagnostic, location: dict[str, Any]) -> list[dict[str, Any]] | None:
     if diagnostic.fix is None:
         return None
     # Offsets are code points into the decoded text, which is what charOffset counts under
@@ -131,7 +137,7 @@ def sarif(report: Report, *, show_source: bool = False, quiet: bool = False, sta
         if fixes:
             result["fixes"] = fixes
         results.append(result)
-    run: dict = {
+    run: dict[str, Any] = {
         "tool": {
             "driver": {
                 "name": "fusion-lint",

@@ -9,12 +9,13 @@ JUnit) keep their findings and carry the counts inside the document instead.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from fusion_lint.check.report import Report
 from fusion_lint.output.common import statistics, statistics_lines, summary_lines
 
 
-def statistics_json(report: Report) -> list[dict]:
+def statistics_json(report: Report) -> list[dict[str, Any]]:
     safe: dict[str, int] = {}
     for diagnostic in report.diagnostics:
         if diagnostic.fix is not None and diagnostic.fix.applicability == "safe":

@@ -26,7 +26,7 @@ def text(
     """``show_fixes``: under each finding with a fix, what the fix does and whether it is safe."""
 
     def style(value: str, **how: object) -> str:
-        return click.style(value, **how) if color else value  # type: ignore[arg-type]
+        return click.style(value, **how) if color else value  # type: ignore[arg-type]  # the caller passes click.style's own keywords
 
     out: list[str] = []
     current = None
@@ -61,4 +61,4 @@ def full(report: Report, **flags: object) -> str:
     """``concise`` with the source line and caret of every finding and what its fix does."""
     flags.pop("show_source", None)
     flags.pop("show_fixes", None)  # always shown here
-    return text(report, show_source=True, show_fixes=True, **flags)  # type: ignore[arg-type]
+    return text(report, show_source=True, show_fixes=True, **flags)  # type: ignore[arg-type]  # the formatters' flags are text()'s own keywords

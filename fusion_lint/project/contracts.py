@@ -64,7 +64,7 @@ class ContractResolver:
             base = found[0] if found is not None else None
             if not isinstance(base, Entry) or base.form != "dict":
                 continue
-            base_path = found[1]  # type: ignore[index]
+            base_path = found[1]  # type: ignore[index]  # found is not None: base would be None otherwise
             base = self._with_spreads(base, base_path, seen | {qname}) if base.spreads else base
             if base.opaque:
                 continue  # the dict hides fields of its own: the entry stays unknown

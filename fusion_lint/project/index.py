@@ -454,7 +454,7 @@ class ProjectIndex:
                     framework = self.server_class(definition.server.ref or "")
                     if framework is not None:
                         definition = dataclasses.replace(definition, server=ServerRef(framework))
-                    elif self._module_and_name(definition.server.ref or "") is None or not facts.imports_framework:
+                    elif self._module_and_name(definition.server.ref or "") is None or not facts.imports_framework:  # type: ignore[union-attr]  # server is not None: tested above
                         # A class from outside the project that is no server (pydantic-ai's ``Agent``),
                         # or a project class that is none in a module importing no framework.
                         continue

@@ -204,7 +204,8 @@ class KeptResolution:
 
     def _record(self, index: ProjectIndex, contracts: ContractResolver, path: str, full_paths: set[str]) -> KeptFile:
         self._drop(path)
-        contracts.uses = uses = []
+        uses: list[tuple[Entry, str, ResolvedEntry]] = []
+        contracts.uses = uses
         try:
             definitions = [resolved_definition(index, contracts, d, path, full_paths) for d in index.definitions(path)]
         finally:

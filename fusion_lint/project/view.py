@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from fusion_lint.base.diagnostics import Span
 from fusion_lint.facts.model import (
@@ -174,9 +175,9 @@ class Vocabulary:
     computed_tools: frozenset[str] = frozenset()  # the functions registered under a computed name
     unknowable_tools: bool = False  # a computed name registers a function the project cannot follow
     # What the recovery rules learn about each text, so a text shared by many entries is read once.
-    scans: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+    scans: dict[str, Any] = field(default_factory=dict[str, Any], compare=False, hash=False, repr=False)
 
-    def words(self) -> tuple:
+    def words(self) -> tuple[Any, ...]:
         """Every field a rule may read, in ``VocabularyShare``'s order: what the run's snapshot stores
         per file, the rules' cache digests and ``same_vocabulary`` compares (one list for the three,
         so a field added here cannot be missed by one of them)."""

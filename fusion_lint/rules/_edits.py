@@ -227,7 +227,7 @@ def add_import_name(text: str, statement: FromImport, name: str) -> Edit | None:
     if statement.star or not aliases:
         return None
     key = order_of(names)
-    position = len(names) if key is None else sum(1 for n in names if key(n) < key(name))  # type: ignore[operator]
+    position = len(names) if key is None else sum(1 for n in names if key(n) < key(name))  # type: ignore[operator,misc]  # key is not None in this branch; names compare as the order's keys
     newline = newline_of(text)
 
     def vertical(start: int) -> bool:  # the alias is the first thing on its line

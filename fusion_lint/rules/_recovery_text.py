@@ -168,7 +168,8 @@ class _Text:
         matches = list(pattern.finditer(self.text))
         if not matches:
             return iter(())
-        pieces, at = [], 0  # slices, not a list of characters: this runs for every recovery text
+        pieces: list[str] = []
+        at = 0  # slices, not a list of characters: this runs for every recovery text
         for match in matches:
             pieces += (self.text[at : match.start()], " " * (match.end() - match.start()))
             at = match.end()
@@ -238,7 +239,7 @@ def _prose(remaining: _Text, vocabulary: Vocabulary, scan: Scan, base: int = 0) 
             scan.add_internal(match.group(0), "call", base + match.start())
     for pattern, kind in ((FILE, "file"), (FLAG, "flag")):
         for match in remaining.claim(pattern):
-            scan.add_internal(match.group(0), kind, base + match.start())  # type: ignore[arg-type]
+            scan.add_internal(match.group(0), kind, base + match.start())  # type: ignore[arg-type]  # "file" or "flag": the loop's own literals
     for pattern in ENV_PATTERNS:
         for match in remaining.claim(pattern):
             token = match.group("name") or match.group(0).strip()

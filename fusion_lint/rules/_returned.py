@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from fusion_lint.base.diagnostics import Span
 from fusion_lint.facts.model import FunctionFacts, Return, Shape
 
 # The first word of a message that reports a failure (DESIGN §12.2), not followed by ``(`` (code).
@@ -122,5 +123,5 @@ def caught_through_local(returned: Return, facts: FunctionFacts) -> tuple[str, s
     return None
 
 
-def _holds(span, line: int) -> bool:
+def _holds(span: Span, line: int) -> bool:
     return span.line <= line <= span.end_line

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fusion_lint.project.view import ProjectView, ResolvedDefinition
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import SHAPE_PRELUDE
 
@@ -40,7 +41,7 @@ async def get_invoice(invoice_id: str):
 """),
     )
 
-    def check_definition(self, definition, project) -> Iterable[Finding]:
+    def check_definition(self, definition: ResolvedDefinition, project: ProjectView) -> Iterable[Finding]:
         if definition.contract.wrong_type is not None:
             bad, path = definition.contract.wrong_type
             yield Finding(

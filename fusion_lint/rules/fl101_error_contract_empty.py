@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from functools import partial
 
 from fusion_lint.base.diagnostics import Fix
+from fusion_lint.project.view import ProjectView, ResolvedDefinition
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._edits import CallText
 from fusion_lint.rules._shared import SHAPE_PRELUDE
@@ -47,7 +48,7 @@ async def get_invoice(invoice_id: str):
         ),
     )
 
-    def check_definition(self, definition, project) -> Iterable[Finding]:
+    def check_definition(self, definition: ResolvedDefinition, project: ProjectView) -> Iterable[Finding]:
         expr = definition.definition.errors
         if definition.contract.empty_literal and expr is not None:
             yield Finding(
@@ -58,7 +59,7 @@ async def get_invoice(invoice_id: str):
             )
 
     @staticmethod
-    def drop_errors(definition, text: str) -> Fix | None:
+    def drop_errors(definition: ResolvedDefinition, text: str) -> Fix | None:
         """The ``errors=[]`` argument dropped with its comma, leaving the call well-formatted."""
         call = CallText.of(text, definition.definition.call)
         if call is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fusion_lint.project.view import ProjectView, ResolvedDefinition
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import SHAPE_PRELUDE
 
@@ -34,7 +35,7 @@ async def get_invoice(invoice_id: str):
 """),
     )
 
-    def check_definition(self, definition, project) -> Iterable[Finding]:
+    def check_definition(self, definition: ResolvedDefinition, project: ProjectView) -> Iterable[Finding]:
         for item, path in definition.contract.bad_items:
             yield Finding(
                 item.span,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from fusion_lint.project.view import UNRESOLVED_KINDS
+from fusion_lint.project.view import UNRESOLVED_KINDS, ProjectView, ResolvedEntry
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import SHAPE_PRELUDE, entry_label, kind_phrase
 from mcp_fusion.errors import CODE_EXPECTATION
@@ -50,7 +50,7 @@ async def get_invoice(invoice_id: str):
 """),
     )
 
-    def check_entry(self, entry, project) -> Iterable[Finding]:
+    def check_entry(self, entry: ResolvedEntry, project: ProjectView) -> Iterable[Finding]:
         value = entry.get("code")
         if entry.entry.opaque and value is None:
             return

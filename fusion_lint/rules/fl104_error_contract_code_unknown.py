@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
+from fusion_lint.project.view import ProjectView, ResolvedEntry
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import SHAPE_PRELUDE, entry_label
 from mcp_fusion import CANONICAL_CODES, JsonRpcErrorCode, is_valid_code
@@ -50,7 +51,7 @@ async def get_invoice(invoice_id: str):
 """),
     )
 
-    def check_entry(self, entry, project) -> Iterable[Finding]:
+    def check_entry(self, entry: ResolvedEntry, project: ProjectView) -> Iterable[Finding]:
         value = entry.get("code")
         if value is None:
             return

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from functools import partial
 
 from fusion_lint.base.diagnostics import Edit, Fix, Span
-from fusion_lint.project.view import ResolvedEntry
+from fusion_lint.project.view import ProjectView, ResolvedEntry
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._edits import string_like, valid_span
 from fusion_lint.rules._shared import REASON_FORMAT, SHAPE_PRELUDE, snake_case
@@ -63,7 +63,7 @@ async def get_invoice(invoice_id: str):
 """),
     )
 
-    def check_entry(self, entry, project) -> Iterable[Finding]:
+    def check_entry(self, entry: ResolvedEntry, project: ProjectView) -> Iterable[Finding]:
         value = entry.get("reason")
         if value is not None and value.kind == "str" and str(value.value).strip():
             if not REASON_FORMAT.match(str(value.value)):

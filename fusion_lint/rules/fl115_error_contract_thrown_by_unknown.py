@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from fusion_lint.project.view import UNRESOLVED_KINDS
+from fusion_lint.project.view import UNRESOLVED_KINDS, ProjectView, ResolvedEntry
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import SHAPE_PRELUDE, entry_label, kind_phrase
 from mcp_fusion import THROWN_BY_VALUES
@@ -38,7 +38,7 @@ async def get_invoice(invoice_id: str):
 """),
     )
 
-    def check_entry(self, entry, project) -> Iterable[Finding]:
+    def check_entry(self, entry: ResolvedEntry, project: ProjectView) -> Iterable[Finding]:
         value = entry.get("thrown_by")
         if value is None or value.kind in ("none", *UNRESOLVED_KINDS):
             return

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
+from fusion_lint.project.view import ProjectView, ResolvedEntry
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import SHAPE_PRELUDE, entry_label
 from mcp_fusion import CONTRACT_FIELDS
@@ -37,7 +38,7 @@ async def get_invoice(invoice_id: str):
 """),
     )
 
-    def check_entry(self, entry, project) -> Iterable[Finding]:
+    def check_entry(self, entry: ResolvedEntry, project: ProjectView) -> Iterable[Finding]:
         for entry_field in entry.entry.fields:
             if entry_field.name not in CONTRACT_FIELDS:
                 close = difflib.get_close_matches(entry_field.name, CONTRACT_FIELDS, n=1, cutoff=0.6)

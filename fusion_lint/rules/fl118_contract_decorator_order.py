@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from functools import partial
 
 from fusion_lint.base.diagnostics import Edit, Fix, Span
+from fusion_lint.project.view import ProjectView, ResolvedDefinition
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._edits import line_start, valid_span
 
@@ -63,7 +64,7 @@ def get_invoice(invoice_id: str) -> dict:
         ),
     )
 
-    def check_definition(self, definition, project) -> Iterable[Finding]:
+    def check_definition(self, definition: ResolvedDefinition, project: ProjectView) -> Iterable[Finding]:
         facts = definition.definition
         if facts.server is None or not facts.contract_above or facts.contract_span is None:
             return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from fusion_lint.project.view import UNRESOLVED_KINDS
+from fusion_lint.project.view import UNRESOLVED_KINDS, ProjectView, ResolvedDefinition, ResolvedEntry
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import SHAPE_PRELUDE, entry_label
 from mcp_fusion import CONTRACT_FIELDS
@@ -85,7 +85,7 @@ async def get_invoice(invoice_id: str):
 """),
     )
 
-    def check_definition(self, definition, project) -> Iterable[Finding]:
+    def check_definition(self, definition: ResolvedDefinition, project: ProjectView) -> Iterable[Finding]:
         if definition.handler is None:
             written = definition.definition
             what = written.handler_unresolved or f"'{written.handler_ref or written.handler}'"
@@ -117,7 +117,7 @@ async def get_invoice(invoice_id: str):
                             reached.path,
                         )
 
-    def check_entry(self, entry, project) -> Iterable[Finding]:
+    def check_entry(self, entry: ResolvedEntry, project: ProjectView) -> Iterable[Finding]:
         if entry.entry.opaque:
             hidden = [name for name in ("reason", "code") if entry.entry.get(name) is None]
             also = f", and {HANDLER_CHECKS} for this definition" if hidden else ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from fusion_lint.facts.model import is_runtime
+from fusion_lint.project.view import ProjectView, ResolvedDefinition
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import BASELINE, CODED_RAISES, HANDLER_PRELUDE, code_spelling, handler_checkable, raises
 from mcp_fusion import FACTORY_CODES
@@ -100,7 +101,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
 """),
     )
 
-    def check_definition(self, definition, project) -> Iterable[Finding]:
+    def check_definition(self, definition: ResolvedDefinition, project: ProjectView) -> Iterable[Finding]:
         if not handler_checkable(definition):
             return
         codes = {entry.code for entry in definition.contract.entries if entry.reason is not None and entry.code}
@@ -126,7 +127,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
                     )
 
 
-def _made_by_project_functions(definition, project) -> dict[str, tuple[str, str]]:
+def _made_by_project_functions(definition: ResolvedDefinition, project: ProjectView) -> dict[str, tuple[str, str]]:
     """``module.function`` -> (factory, code) for each function in reach that returns the runtime's
     error factory (``def make_error(x): return not_found(...)``; raised as ``raise make_error(x)``)."""
     made: dict[str, tuple[str, str]] = {}

@@ -7,6 +7,7 @@ from functools import partial
 
 from fusion_lint.base.diagnostics import Fix
 from fusion_lint.facts.model import Raise
+from fusion_lint.project.view import ProjectView, ResolvedDefinition
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._edits import CallText, python_string
 from fusion_lint.rules._shared import BASELINE, HANDLER_PRELUDE, handler_checkable, raises
@@ -48,7 +49,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
         ),
     )
 
-    def check_definition(self, definition, project) -> Iterable[Finding]:
+    def check_definition(self, definition: ResolvedDefinition, project: ProjectView) -> Iterable[Finding]:
         if not handler_checkable(definition):
             return
         declared = [entry for entry in definition.contract.entries if entry.reason is not None]

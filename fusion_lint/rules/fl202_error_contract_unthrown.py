@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fusion_lint.project.view import ProjectView, ResolvedDefinition
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import HANDLER_PRELUDE, fail_sites, handler_checkable, named_reasons
 
@@ -47,7 +48,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
 """),
     )
 
-    def check_definition(self, definition, project) -> Iterable[Finding]:
+    def check_definition(self, definition: ResolvedDefinition, project: ProjectView) -> Iterable[Finding]:
         if not handler_checkable(definition):
             return
         sites = [site for site, _ in fail_sites(definition) if site.method == "fail"]
@@ -61,7 +62,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
             if entry.reason is None or entry.thrown_by == "service" or entry.reason in named:
                 continue
             yield Finding(
-                entry.get("reason").span,  # type: ignore[union-attr]
+                entry.get("reason").span,  # type: ignore[union-attr]  # its reason is not None: the field is there
                 f"reason '{entry.reason}' is declared but nothing raises it; raise {spelled}('{entry.reason}') where "
                 'it happens, mark it thrown_by="service" if a service layer raises it, or remove it',
                 entry.path,

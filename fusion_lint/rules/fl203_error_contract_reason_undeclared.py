@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fusion_lint.project.view import FunctionView, ProjectView
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import HANDLER_PRELUDE, handler_checkable, listing
 
@@ -47,7 +48,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
 """),
     )
 
-    def check_function(self, function, project) -> Iterable[Finding]:
+    def check_function(self, function: FunctionView, project: ProjectView) -> Iterable[Finding]:
         reaching = list({id(d): d for d, _ in function.reached_by if handler_checkable(d)}.values())
         if not reaching:
             return

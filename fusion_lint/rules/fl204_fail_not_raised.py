@@ -7,6 +7,7 @@ from functools import partial
 
 from fusion_lint.base.diagnostics import Edit, Fix
 from fusion_lint.facts.model import FailSite
+from fusion_lint.project.view import ProjectView, ResolvedDefinition
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._edits import line_start, valid_span
 from fusion_lint.rules._shared import HANDLER_PRELUDE, fail_sites, handler_checkable
@@ -62,7 +63,7 @@ async def void_invoice(invoice_id: str):
         ),
     )
 
-    def check_definition(self, definition, project) -> Iterable[Finding]:
+    def check_definition(self, definition: ResolvedDefinition, project: ProjectView) -> Iterable[Finding]:
         if not handler_checkable(definition):
             return
         for site, path in fail_sites(definition):

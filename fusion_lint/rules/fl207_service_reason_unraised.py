@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fusion_lint.project.view import ProjectView, ResolvedDefinition
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import HANDLER_PRELUDE, handler_checkable, named_reasons
 
@@ -46,14 +47,14 @@ def lookup():
 """),
     )
 
-    def check_definition(self, definition, project) -> Iterable[Finding]:
+    def check_definition(self, definition: ResolvedDefinition, project: ProjectView) -> Iterable[Finding]:
         if not handler_checkable(definition):
             return
         named = named_reasons(definition)
         for entry in definition.contract.entries:
             if entry.reason is not None and entry.thrown_by == "service" and entry.reason not in named:
                 yield Finding(
-                    entry.get("reason").span,  # type: ignore[union-attr]
+                    entry.get("reason").span,  # type: ignore[union-attr]  # its reason is not None: the field is there
                     f"reason '{entry.reason}' is marked thrown_by=\"service\" but no code the handler reaches raises "
                     f"it; raise it with data={{'reason': '{entry.reason}'}} in the service, or drop the entry",
                     entry.path,

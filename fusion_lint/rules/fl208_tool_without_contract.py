@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from fusion_lint.base.diagnostics import Edit, Fix, Span
-from fusion_lint.facts.model import FileFacts, Raise
+from fusion_lint.facts.model import Definition, Except, FileFacts, Raise, Return, Shape
 from fusion_lint.project.view import ProjectView, ResolvedDefinition
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._edits import line_start, newline_of, python_string, valid_span
@@ -119,8 +119,8 @@ UPSTREAM = re.compile(r"\b(response|returned|result|server said|status code)\b",
 def _code_from_words(*texts: str | None) -> str | None:
     for text in texts:
         for pattern, code in WORD_CODES if text else ():
-            if pattern.search(text):  # type: ignore[arg-type]
-                return "INTERNAL_ERROR" if code == "INVALID_PARAMS" and UPSTREAM.search(text) else code  # type: ignore[arg-type]
+            if pattern.search(text):  # type: ignore[arg-type]  # text is not None: the loop runs only then
+                return "INTERNAL_ERROR" if code == "INVALID_PARAMS" and UPSTREAM.search(text) else code  # type: ignore[arg-type]  # text is not None, as above
     return None
 
 
@@ -298,7 +298,7 @@ def draft_for_raise(site: Raise, function: str, in_handler: bool) -> Draft:
     exception = (site.exception or "").rpartition(".")[2]
     message = site.sentence or site.text or ""
     if site.kind == "factory" and site.factory in FACTORY_CODES:
-        code = FACTORY_CODES[site.factory].name
+        code = FACTORY_CODES[site.factory].name  # type: ignore[index]  # a str: in FACTORY_CODES
     elif site.kind == "mcp_error" and site.code:
         code = site.code
     else:
@@ -363,7 +363,7 @@ def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[D
                     _class_reason(exception) or _failed(function),
                     _code_for(exception),
                     _fails(function, exception if exception != "Exception" else ""),
-                    Site("reraise", where, span=site.span, cause=clause.name) if rewritable else Site("left", where),  # type: ignore[union-attr]
+                    Site("reraise", where, span=site.span, cause=clause.name) if rewritable else Site("left", where),  # type: ignore[union-attr]  # clause is not None when rewritable
                 )
             else:
                 yield draft_for_raise(site, reached.function.qualname, in_handler)
@@ -397,7 +397,7 @@ def failures(definition: ResolvedDefinition, project: ProjectView) -> Iterator[D
             )
 
 
-def _return_site(returned, where: str) -> Site:
+def _return_site(returned: Return, where: str) -> Site:
     """A returned error text becomes ``raise fail(reason, <the text>)``, ``from`` the caught exception."""
     text = returned.text
     if text is None or caught_by(text.tries, "McpError"):
@@ -406,13 +406,13 @@ def _return_site(returned, where: str) -> Site:
     return Site("return", where, span=returned.span, value_span=text.span, cause=clause.name if clause else None)
 
 
-def _caught(clauses: tuple) -> str:
+def _caught(clauses: tuple[Except, ...]) -> str:
     """The class the innermost except clause catches, when it names one (else ``Exception``)."""
     types = clauses[0].types if clauses else ()
     return types[0].rpartition(".")[2] if len(types) == 1 else "Exception"
 
 
-def _texts(shape) -> Iterator:
+def _texts(shape: Shape) -> Iterator[Shape]:
     """The strings a returned value is made of, a level or two deep."""
     yield shape
     for _, inner in shape.keys:
@@ -458,7 +458,7 @@ def draft_contract(
         made = [_rewrite(text, site, draft.reason) if fail_free else None for site in sites]
         if sites and all(edits is not None for edits in made):
             declared.append(draft)
-            rewrites.extend(edit for edits in made for edit in edits)  # type: ignore[union-attr]
+            rewrites.extend(edit for edits in made for edit in edits)  # type: ignore[union-attr]  # every edits is not None: tested by all() above
         else:  # declared but still raised as before, it would be masked: not declared, and said
             left.extend(site.where for site, edits in zip(sites, made) if edits is None)
     if not declared:
@@ -681,7 +681,7 @@ def read_statement(path: str) -> str:
         ),
     )
 
-    def check_definition(self, definition, project) -> Iterable[Finding]:
+    def check_definition(self, definition: ResolvedDefinition, project: ProjectView) -> Iterable[Finding]:
         facts = definition.definition
         if definition.kind == "prompt" or definition.handler is None or definition.contract.declared:
             return
@@ -711,7 +711,7 @@ def read_statement(path: str) -> str:
         )
 
 
-def advice(definition) -> str:
+def advice(definition: Definition) -> str:
     """What the author can do: a contract where the definition can take one. A low-level dispatcher
     serves every tool of its server from one function, which no ``@contract`` describes (a contract
     is one tool's, and ``fail()`` outside a contracted handler raises): its tools get contracts by

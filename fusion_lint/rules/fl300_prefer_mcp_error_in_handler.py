@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from fusion_lint.facts.frameworks import what_the_client_reads, what_the_model_sees
+from fusion_lint.project.view import FunctionView, ProjectView
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import HANDLER_PRELUDE, by_framework, caught_by, escapes_to, tool_name
 
@@ -25,7 +27,7 @@ BUILTIN_EXCEPTIONS = frozenset(
 )
 
 
-def by_kind(groups: list) -> Iterator[tuple]:
+def by_kind(groups: list[Any]) -> Iterator[tuple[Any, ...]]:
     """Each framework group split into its tools and its resources or prompts, which the framework
     answers differently (a resource's or a prompt's failure is a JSON-RPC error, not a result)."""
     for framework, masked, guarded, subjects in groups:
@@ -177,7 +179,7 @@ async def flush_cache(name: str) -> dict:
 """),
     )
 
-    def check_function(self, function, project) -> Iterable[Finding]:
+    def check_function(self, function: FunctionView, project: ProjectView) -> Iterable[Finding]:
         for site in function.function.raises:
             if site.kind not in ("call", "name") or site.exception not in BUILTIN_EXCEPTIONS:
                 continue
@@ -196,14 +198,14 @@ async def flush_cache(name: str) -> dict:
                         ),
                     )
                 elif kind != "tool":
-                    sees = what_the_client_reads(framework, masked, kind)  # type: ignore[arg-type]
+                    sees = what_the_client_reads(framework, masked, kind)
                     advice = (
                         "declare the failure with @contract(errors=[...]) and raise fail(<reason>)"
                         if kind == "resource"
                         else "raise an error whose message says what to change (a prompt takes no contract)"
                     )
                 else:
-                    sees = what_the_model_sees(framework, masked, tool_name(subjects))  # type: ignore[arg-type]
+                    sees = what_the_model_sees(framework, masked, tool_name(subjects))
                     advice = "declare the failure with @contract(errors=[...]) and raise fail(<reason>)"
                     if framework == "mcp2" or (framework == "fastmcp" and masked):
                         # Only where the framework masks other exceptions does ToolError change what is sent.

@@ -7,6 +7,7 @@ from functools import partial
 
 from fusion_lint.base.diagnostics import Edit, Fix
 from fusion_lint.facts.model import Construction, FileFacts, FromImport, is_runtime
+from fusion_lint.project.view import FunctionView, ProjectView
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._edits import CallText, add_import_name
 from fusion_lint.rules._shared import FACTORY_FOR_CODE, HANDLER_PRELUDE
@@ -58,7 +59,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
         ),
     )
 
-    def check_function(self, function, project) -> Iterable[Finding]:
+    def check_function(self, function: FunctionView, project: ProjectView) -> Iterable[Finding]:
         if not function.handler_of:
             return
         for made in function.function.constructions:

@@ -8,6 +8,7 @@ from functools import partial
 from fusion_lint.base.diagnostics import Edit, Fix
 from fusion_lint.facts.frameworks import TOOL_ERRORS
 from fusion_lint.facts.model import Raise
+from fusion_lint.project.view import FunctionView, ProjectView
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._edits import valid_span
 from fusion_lint.rules._shared import HANDLER_PRELUDE
@@ -90,7 +91,7 @@ def get_invoice(invoice_id: str) -> dict:
         ),
     )
 
-    def check_function(self, function, project) -> Iterable[Finding]:
+    def check_function(self, function: FunctionView, project: ProjectView) -> Iterable[Finding]:
         if not function.handler_of:
             return
         for site in function.function.raises:

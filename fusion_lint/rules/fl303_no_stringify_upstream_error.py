@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from fusion_lint.facts.frameworks import TOOL_ERRORS, sends_exception_text
 from fusion_lint.facts.model import Raise
+from fusion_lint.project.view import FunctionView, ProjectView
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import HANDLER_PRELUDE, by_framework
 
@@ -55,7 +56,7 @@ def reaches_the_model(site: Raise, framework: str, masked: bool, guarded: bool) 
     """Whether the raised exception's message is what the model reads (DESIGN §12.2, measured)."""
     if site.kind in RUNTIME_RAISES or (site.kind == "call" and site.exception in TOOL_ERRORS):
         return True  # a declared failure, or a framework's ToolError (sent even under masking)
-    return site.kind == "call" and not guarded and sends_exception_text(framework, masked)  # type: ignore[arg-type]
+    return site.kind == "call" and not guarded and sends_exception_text(framework, masked)  # type: ignore[arg-type]  # a definition's framework: a Framework literal, passed as str
 
 
 @register
@@ -122,7 +123,7 @@ def void_invoice(invoice_id: str) -> str:
 """),
     )
 
-    def check_function(self, function, project) -> Iterable[Finding]:
+    def check_function(self, function: FunctionView, project: ProjectView) -> Iterable[Finding]:
         if not function.handler_of:
             return
         for site in function.function.raises:

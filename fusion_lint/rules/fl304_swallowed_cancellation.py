@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from fusion_lint.base.diagnostics import Span
 from fusion_lint.facts.model import Except
+from fusion_lint.project.view import FunctionView, ProjectView
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._shared import HANDLER_PRELUDE
 
@@ -74,7 +75,7 @@ async def get_invoice(invoice_id: str, ctx: Context):
 """),
     )
 
-    def check_function(self, function, project) -> Iterable[Finding]:
+    def check_function(self, function: FunctionView, project: ProjectView) -> Iterable[Finding]:
         if not function.handler_of:
             return
         for clause in function.function.excepts:

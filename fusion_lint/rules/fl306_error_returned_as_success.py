@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fusion_lint.project.view import FunctionView, ProjectView
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._returned import built_from_caught, caught_through_local, failure
 from fusion_lint.rules._shared import HANDLER_PRELUDE
@@ -93,7 +94,7 @@ def pay_invoice(invoice_id: str) -> str:
 """),
     )
 
-    def check_function(self, function, project) -> Iterable[Finding]:
+    def check_function(self, function: FunctionView, project: ProjectView) -> Iterable[Finding]:
         if not function.handler_of:
             return
         framework = any(d.definition.server is not None for d in function.handler_of)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from fusion_lint.facts.model import Except, FunctionFacts, Uses
+from fusion_lint.project.view import FunctionView, ProjectView
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._returned import is_error_result
 from fusion_lint.rules._shared import HANDLER_PRELUDE, by_framework, listing
@@ -150,7 +151,7 @@ def get_invoice(invoice_id: str) -> CallToolResult:
 """),
     )
 
-    def check_function(self, function, project) -> Iterable[Finding]:
+    def check_function(self, function: FunctionView, project: ProjectView) -> Iterable[Finding]:
         if not function.handler_of:
             return
         facts = function.function

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from fusion_lint.facts.frameworks import SDK_ERRORS
+from fusion_lint.project.view import FunctionView, ProjectView
 from fusion_lint.rules import Example, Finding, Rule, register
 
 #: MCP 2026-07-28: the implementation-defined server-error band, split in two.
@@ -82,7 +83,7 @@ def invoice(invoice_id: str) -> str:
 """),
     )
 
-    def check_function(self, function, project) -> Iterable[Finding]:
+    def check_function(self, function: FunctionView, project: ProjectView) -> Iterable[Finding]:
         if not function.reached_by:
             return
         for site in function.function.raises:

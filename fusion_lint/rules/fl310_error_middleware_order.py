@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fusion_lint.project.view import ProjectView, ResolvedDefinition
 from fusion_lint.rules import Example, Finding, Rule, register
 
 
@@ -83,7 +84,7 @@ def get_invoice(invoice_id: str) -> dict:
 """),
     )
 
-    def check_definition(self, definition, project) -> Iterable[Finding]:
+    def check_definition(self, definition: ResolvedDefinition, project: ProjectView) -> Iterable[Finding]:
         server = definition.definition.server
         if server is None or server.framework not in ("fastmcp", "unknown"):
             return

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fusion_lint.project.view import ProjectView, ResolvedEntry
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._recovery_text import KIND_LABELS, scan_recovery
 from fusion_lint.rules._shared import RECOVERY_PRELUDE, entry_label, listing, recovery
@@ -58,7 +59,7 @@ async def get_invoice(invoice_id: str, ctx: Context) -> dict:
 """),
     )
 
-    def check_entry(self, entry, project) -> Iterable[Finding]:
+    def check_entry(self, entry: ResolvedEntry, project: ProjectView) -> Iterable[Finding]:
         value = recovery(entry)
         if value is None:
             return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from fusion_lint.project.view import Vocabulary
+from fusion_lint.project.view import ProjectView, ResolvedEntry, Vocabulary
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._recovery_text import scan_recovery
 from fusion_lint.rules._shared import RECOVERY_PRELUDE, entry_label, listing, recovery
@@ -56,7 +56,7 @@ async def get_invoice(invoice_id: str, ctx: Context) -> dict:
 """),
     )
 
-    def check_entry(self, entry, project) -> Iterable[Finding]:
+    def check_entry(self, entry: ResolvedEntry, project: ProjectView) -> Iterable[Finding]:
         vocabulary = project.vocabulary
         value = recovery(entry)
         if value is None or vocabulary.unknowable_tools:

@@ -11,7 +11,7 @@ import codecs
 import io
 import sys
 import tokenize
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -87,10 +87,10 @@ def gate_tree(text: str, path: str) -> ast.Module | Unreadable:
         # NUL bytes (ValueError before 3.12), nesting beyond the interpreter's limits.
         message = str(exc) or type(exc).__name__
         return Unreadable("FL000", f"CPython cannot parse this file: {message}")
-    line = too_deep(tree, text)
-    if line is not None:
-        why = f"the code on line {line} nests deeper than {MAX_DEPTH} levels, more than fusion-lint parses safely"
-        return Unreadable("FL000", why, line)
+    deep = too_deep(tree, text)
+    if deep is not None:
+        why = f"the code on line {deep} nests deeper than {MAX_DEPTH} levels, more than fusion-lint parses safely"
+        return Unreadable("FL000", why, deep)
     return tree
 
 
@@ -126,7 +126,7 @@ def too_deep(tree: ast.Module, text: str) -> int | None:
         return None
     lines = split_lines(text)
     longest = max(map(len, lines))
-    pending: list[tuple[list[ast.AST], int]] = [(tree.body, 2)]
+    pending: list[tuple[Sequence[ast.AST], int]] = [(tree.body, 2)]
     while pending:
         statements, depth = pending.pop()
         for statement in statements:
@@ -151,7 +151,7 @@ def _header_lines(node: ast.AST) -> tuple[int, int, bool]:
         first = node.pattern.lineno
     else:
         decorators = getattr(node, "decorator_list", None)
-        first = min(node.lineno, *(d.lineno for d in decorators)) if decorators else node.lineno  # type: ignore[attr-defined]
+        first = min(node.lineno, *(d.lineno for d in decorators)) if decorators else node.lineno  # type: ignore[attr-defined]  # a statement with decorators: placed, as they are
     if isinstance(body, list) and body:
         return first, body[0].lineno, True
     if cases:

@@ -136,9 +136,10 @@ class _Scanner:
             elif text.startswith(("{{", "}}"), index):
                 index += 2
             elif char == "{":
-                index = self.field(index + 1)
-                if index is None:
+                after = self.field(index + 1)
+                if after is None:
                     return None
+                index = after
             elif char == "}":
                 return None
             else:
@@ -164,9 +165,10 @@ class _Scanner:
             ):
                 match = _TOKEN.match(text, index)
                 if match is not None and match.group(0) != "#":
-                    index = self._nested(match)
-                    if index is None:
+                    after = self._nested(match)
+                    if after is None:
                         return None
+                    index = after
                     continue
             elif depth == 0 and (char == "}" or char == ":" or (char == "!" and not text.startswith("!=", index))):
                 expression_end = index
@@ -180,9 +182,10 @@ class _Scanner:
             index += 1
             while index < len(text) and text[index] != "}":
                 if text[index] == "{":
-                    index = self.field(index + 1)
-                    if index is None:
+                    after = self.field(index + 1)
+                    if after is None:
                         return None
+                    index = after
                 else:
                     index += 1
         return index + 1 if text.startswith("}", index) else None

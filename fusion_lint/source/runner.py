@@ -161,7 +161,7 @@ class FactsLease:
     from_memory: int = 0  # results served from memory
     from_disk: list[str] = field(default_factory=list)  # paths whose cached result was unpickled
     analysed: list[str] = field(default_factory=list)  # paths parsed and their facts extracted
-    early: dict[str, Future] = field(default_factory=dict)  # key -> a buffer's analysis, begun early
+    early: dict[str, Future[FileResult]] = field(default_factory=dict)  # key -> a buffer's analysis, begun early
 
     def get(self, key: str | None, path: str) -> FileResult | None:
         if key is None:
@@ -178,12 +178,12 @@ class FactsLease:
                 if not _transient(result):  # a deadline met is this run's FL000, not parsed twice
                     self.keep(key, result)
                 return result
-        result = self.kept.results.get(key)
-        if result is None or result.path != path:
+        kept = self.kept.results.get(key)
+        if kept is None or kept.path != path:
             return None
         self.used.add(key)
         self.from_memory += 1
-        return result
+        return kept
 
     def analyse_early(self, path: str, data: bytes, runtime_modules: Sequence[str]) -> None:
         """Begin analysing a buffer in its worker now, while this process walks and stats the
@@ -432,15 +432,15 @@ def run_files(
                 results[index] = cached
                 if lease is not None:
                     lease.from_disk.append(partial.path)
-                    lease.keep(partial.key, cached)  # type: ignore[arg-type]
+                    lease.keep(partial.key, cached)  # type: ignore[arg-type]  # not None: cached was found by it
                 continue
             if data is None:  # its stat said unchanged, but its entry is gone or damaged: read it now
-                data = _read_again(partial.path, module_of(partial.path), cache)
-                if isinstance(data, Unreadable):
-                    results[index] = FileResult(partial.path, problem=data)
+                again = _read_again(partial.path, module_of(partial.path), cache)
+                if isinstance(again, Unreadable):
+                    results[index] = FileResult(partial.path, problem=again)
                     continue
-                results[index] = FileResult(partial.path, key=data[1])
-                data = data[0]
+                results[index] = FileResult(partial.path, key=again[1])
+                data = again[0]
             pending.append((index, data))
 
     lighter: set[str] = set()

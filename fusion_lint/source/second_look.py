@@ -71,9 +71,10 @@ def admit_reexport_users(
     for path in skipped:
         data = overrides.get(path)
         if data is None:
-            data = read_source(path)
-            if not isinstance(data, bytes):
+            read = read_source(path)
+            if not isinstance(read, bytes):
                 continue
+            data = read
         tails = import_tails(data)  # once per file, not once per hub
         if not tails:
             continue  # no import statement: no hub reached

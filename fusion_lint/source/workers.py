@@ -134,7 +134,7 @@ class WorkerPool:
 
     def _start(self) -> _Worker:
         parent, child = self.context.Pipe(duplex=True)
-        process = self.context.Process(
+        process = self.context.Process(  # type: ignore[attr-defined]  # every context get_context() makes has one
             target=_serve, args=(child, self.analyze, self.runtime_modules), daemon=True, name="fusion-lint-worker"
         )
         process.start()

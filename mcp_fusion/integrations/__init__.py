@@ -48,7 +48,7 @@ def invalid_arguments(
     tool_failure_meta: bool = False,
 ) -> ToolResultParts:
     """The ``<validation_error>`` result for a tool's rejected arguments, logged like ``FusionServer``'s."""
-    problems = [{**error, "type": _CALL_ERROR_TYPES.get(error.get("type"), error.get("type"))} for error in errors]
+    problems = [{**error, "type": _CALL_ERROR_TYPES.get(error.get("type"), error.get("type"))} for error in errors]  # type: ignore[arg-type]  # dict.get takes any key: None finds nothing
     envelope = ValidationEnvelope(action=name, fields=tuple(describe_problems(problems, input_schema)), kind="tool")
     logged = arguments if isinstance(arguments, Mapping) else {"arguments": arguments}
     log_failure(_ToolTarget(name), NOTICE, envelope.code_name, envelope.reason, envelope.message, logged)

@@ -27,7 +27,7 @@ from ..serving import serving_tool
 from . import invalid_arguments
 
 
-class FusionMiddleware(Middleware):  # type: ignore[misc] - fastmcp is untyped for mypy here
+class FusionMiddleware(Middleware):  # type: ignore[misc]  # fastmcp is not in the dev extra: Middleware is Any here
     """Rejected arguments as a ``<validation_error>``; contracted handlers told their registered name.
 
     ``tool_failure_meta=True`` adds the draft ``toolFailure`` metadata to every failure (MCP PRs #3312/#3313).

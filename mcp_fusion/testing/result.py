@@ -62,14 +62,16 @@ class ContractResult:
     def text(self) -> str | None:
         for block in self.content:
             if block.get("type") == "text" and isinstance(block.get("text"), str):
-                return block["text"]
+                text: str = block["text"]
+                return text
         return None
 
     @property
     def mirror(self) -> dict[str, Any] | None:
         """The structured failure ``{"code", "code_name", "message", "data"}``, wherever the result carries it."""
         if isinstance(self.meta, dict) and isinstance(self.meta.get(ERROR_META_KEY), dict):
-            return self.meta[ERROR_META_KEY]
+            mirror: dict[str, Any] = self.meta[ERROR_META_KEY]
+            return mirror
         error = (self.structured_content or {}).get("error")
         return error if isinstance(error, dict) else None
 

@@ -150,7 +150,7 @@ async def _call_in_memory(kind: str, app: Any, name: str, arguments: dict[str, A
             names = [tool.name for tool in await client.list_tools()]
             return names, await client.call_tool_mcp(name, arguments) if name in names else None
     if kind == "mcp1" or (kind == "lowlevel" and sdk_major() == 1):
-        from mcp.shared.memory import create_connected_server_and_client_session
+        from mcp.shared.memory import create_connected_server_and_client_session  # type: ignore[attr-defined]  # mcp 1.x's (checked against 2.x)
 
         server = app._mcp_server if kind == "mcp1" else app  # FastMCP 1.x keeps its low-level server there
         async with create_connected_server_and_client_session(server) as session:
@@ -271,7 +271,7 @@ def _without(handler: Callable[..., Any], names: list[str]) -> Callable[..., Any
     def arguments_only(*args: Any, **kwargs: Any) -> Any:  # pragma: no cover - never called, only read
         raise AssertionError("read for its signature only")
 
-    arguments_only.__signature__ = signature.replace(  # type: ignore[attr-defined]
+    arguments_only.__signature__ = signature.replace(  # type: ignore[attr-defined]  # inspect reads __signature__ off any function
         parameters=[p for p in signature.parameters.values() if p.name not in names]
     )
     return arguments_only
@@ -302,4 +302,5 @@ def _wire_of(value: Any) -> dict[str, Any]:
 
 
 def _dump(model: Any) -> dict[str, Any]:
-    return model.model_dump(by_alias=True, mode="json", exclude_none=True)
+    dumped: dict[str, Any] = model.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return dumped

@@ -17,7 +17,7 @@ from typing import Any, Union, get_args, get_origin
 try:  # Python 3.10+: ``X | Y`` unions have their own origin type.
     from types import UnionType
 except ImportError:  # pragma: no cover
-    UnionType = Union  # type: ignore[misc,assignment]
+    UnionType = Union  # type: ignore[misc,assignment]  # Python < 3.10 only: typing.Union stands in for types.UnionType
 
 #: Packages whose ``Context`` class a framework injects into the parameter annotated with it.
 FRAMEWORK_PACKAGES = ("mcp", "fastmcp")

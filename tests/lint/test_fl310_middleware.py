@@ -75,3 +75,14 @@ def test_transform_errors_off_and_no_integration_are_quiet(tmp_path: Path) -> No
     assert fl310(lint_json(tmp_path, "--no-cache")) == []
     server.write_text(SERVER.format(first="", second=ERRORS))
     assert fl310(lint_json(tmp_path, "--no-cache")) == []
+
+
+def test_a_plain_function_named_add_middleware_is_no_server_call(tmp_path: Path) -> None:
+    # ``add_middleware(m)`` without a receiver once crashed the file's analysis (FL999).
+    (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
+    (tmp_path / "server.py").write_text(
+        SERVER.format(
+            first="def add_middleware(m):\n    return m\n", second="add_middleware(ErrorHandlingMiddleware())"
+        )
+    )
+    assert [d["code"] for d in lint_json(tmp_path) if d["code"] == "FL999"] == []
