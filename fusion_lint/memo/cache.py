@@ -255,9 +255,14 @@ class RunMemo:
     ) -> None:
         """``results``: the analysed files (a crash or a timeout among them: nothing is stored);
         ``files``: every file whose facts the run used; ``texts``: the texts the rules read."""
+        results = list(results)
         if any(result.problem is not None and result.problem.transient for result in results):
             return
-        read = set(files) | {path for path, text in texts.items() if text}
+        # Every file the run analysed or reported a problem of, beyond those the key covers: one
+        # the pre-scan skipped and the second look admitted is "skipped" in the key, so its
+        # content is not in it — a syntax error there, then repaired, must not replay the error.
+        analysed = {result.path for result in results if not result.skipped}
+        read = set(files) | analysed | {path for path, text in texts.items() if text}
         outside = {path: digest_of_file(path) for path in sorted(read - self.keyed_paths)}
         entry = RunEntry(
             diagnostics, outside, sorted(path for path, text in texts.items() if text), dict(definitions or {})

@@ -428,3 +428,34 @@ def test_a_file_one_python_cannot_parse_is_parsed_by_the_next_from_the_same_cach
         outputs[version] = done.stdout
     assert "generic.py:3:6: FL000" in outputs[max(older)] and "needs Python \u2265 3.12" in outputs[max(older)]
     assert "FL000" not in outputs[min(newer)]
+
+
+HUB = "from mcp_fusion import ErrorContract, JsonRpcErrorCode, tool\n\n__all__ = ['ErrorContract', 'JsonRpcErrorCode', 'tool']\n"
+HUB_USER = """\
+from app.api import tool
+
+
+@tool("get_thing")
+async def get_thing(thing_id: str, ctx) -> dict:
+    raise ValueError("no thing")
+"""
+
+
+def test_a_repaired_syntax_error_in_a_file_the_second_look_admits_is_not_replayed(tmp_path: Path) -> None:
+    """Found by bench/differential.py --corpus (aws-transform-mcp-server): a file the pre-scan skips
+    and the second look admits (it imports a re-export hub) is "skipped" in the whole run's key, so
+    its content is not in it. Broken, its FL000 had no digest in the run entry either: once repaired,
+    the warm run replayed the syntax error."""
+    (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "api.py").write_text(HUB)
+    tools = tmp_path / "app" / "tools.py"
+    tools.write_text(HUB_USER)
+    assert any(code == "FL300" for code, *_ in seen(run(tmp_path)))  # (the second look admitted it)
+    tools.write_text(HUB_USER + "\ndef broken(:\n")
+    assert seen(run(tmp_path)) == seen(run(tmp_path, use_cache=False))
+    assert "FL000" in [code for code, *_ in seen(run(tmp_path))]
+    tools.write_text(HUB_USER + "\n")
+    assert seen(run(tmp_path)) == seen(run(tmp_path, use_cache=False))
+    assert "FL000" not in [code for code, *_ in seen(run(tmp_path))]
