@@ -120,6 +120,12 @@ class CorpusEdits:
         return found
 
 
+def _report(sequence: str, steps: int, found: list[Difference]) -> None:
+    print(f"{sequence}: {steps} steps, {len(found)} differences", flush=True)
+    for difference in found:
+        print(f"  {difference}", flush=True)
+
+
 def main(argv: Sequence[str] = ()) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=list(range(1, 21)))
@@ -142,9 +148,7 @@ def main(argv: Sequence[str] = ()) -> int:
                 found = edits.run(args.steps)
             steps += edits.steps
             differing += bool(found)
-            print(f"{unit.relative_to(CORPUS)}: {edits.steps} steps, {len(found)} differences", flush=True)
-            for difference in found:
-                print(f"  {difference}", flush=True)
+            _report(str(unit.relative_to(CORPUS)), edits.steps, found)
         print(
             f"\n{steps} edit steps over {len(units)} corpus units: {differing} with a difference ({time.perf_counter() - began:.0f} s)"
         )
@@ -158,9 +162,7 @@ def main(argv: Sequence[str] = ()) -> int:
                 runner.close()
         steps += runner.steps
         differing += bool(found)
-        print(f"seed {seed}: {runner.steps} steps, {len(found)} differences", flush=True)
-        for difference in found:
-            print(f"  {difference}", flush=True)
+        _report(f"seed {seed}", runner.steps, found)
     print(
         f"\n{steps} edit steps over {len(args.seeds)} seeds: {differing} sequences with a difference "
         f"({time.perf_counter() - began:.0f} s)"
