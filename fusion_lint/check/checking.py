@@ -10,10 +10,10 @@ import itertools
 import os
 import traceback
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, cast
 
 from fusion_lint.base.diagnostics import Diagnostic, Span
+from fusion_lint.base.stats import CheckCounts
 from fusion_lint.check.reads import SHARED_SCOPES, Item, Reads, neighbour_files
 from fusion_lint.check.rule_cache import RuleMemo
 from fusion_lint.check.suppression import Reported
@@ -29,18 +29,6 @@ def _touches(definition: ResolvedDefinition, report_set: set[str]) -> bool:
     return not definition.contract.files.isdisjoint(report_set) or any(r.path in report_set for r in definition.reach)
 
 
-@dataclass
-class CheckCounts:
-    """What the last ``check`` did (the incremental tests count it; no timing)."""
-
-    ran: int = 0  # rule invocations: one rule's ``check_*`` on one item
-    replayed: int = 0  # (rule, item) pairs answered from the rules' cache instead
-    paths: set[str] = field(default_factory=set)  # the files of the items some rule ran on
-
-
-LAST_CHECK = CheckCounts()
-
-
 #: Sees each checked item's findings, by rule (ran or replayed): (code, scope, item, findings).
 Observer = Callable[[str, str, object, list[Finding]], None]
 
@@ -53,6 +41,7 @@ def check(
     memo: RuleMemo | None = None,
     observe: Observer | None = None,
     reads: Reads | None = None,
+    counts: CheckCounts | None = None,
 ) -> list[Reported]:
     """Run ``rules`` over the resolved project: definition rules once per definition, entry rules
     once per contract entry, function rules once per function. Only what can report into a
@@ -63,7 +52,8 @@ def check(
     the findings of earlier runs for items whose inputs did not change, replayed in place of
     running the rule (``rule_cache``), in the same order. ``observe``: sees every item's findings
     (the run's snapshot records them, ``snapshot``). ``reads``: records what the rules of each
-    shared item read (``reads``); those items run, never replayed, so that every one is recorded."""
+    shared item read (``reads``); those items run, never replayed, so that every one is recorded.
+    ``counts``: the run's counters (``Session.stats.check``), set to what this check did."""
     view = views or (lambda path: project)
     order = dict(zip(map(id, project.definitions), itertools.count()))
     candidates = project.definitions if project.touch_candidates is None else project.touch_candidates
@@ -75,8 +65,9 @@ def check(
     functions = [f for f in project.functions if f.path in report_set]
     found: list[tuple[type[Rule], Finding, Sequence[ResolvedDefinition]]] = []
     internal: list[Reported] = []
-    LAST_CHECK.ran = LAST_CHECK.replayed = 0
-    LAST_CHECK.paths.clear()
+    counts = counts if counts is not None else CheckCounts()
+    counts.ran = counts.replayed = 0  # (the last check counts: a snapshot that fell back checked before)
+    counts.paths.clear()
     items: dict[str, list[tuple[object, list[ResolvedDefinition], Span, str, ProjectView]]] = {
         "definition": [(d, [d], d.definition.span, d.path, view(d.path)) for d in touching],
         "entry": [(e, e.holders, e.entry.span, e.path, view(e.path)) for e in entries],
@@ -98,7 +89,7 @@ def check(
             if plan is not None:
                 ran = len(plan.misses) + len(recorded.difference(plan.misses))
                 visit = sorted(set(visit) | recorded) if recorded else visit
-            LAST_CHECK.replayed += len(scoped) - ran
+            counts.replayed += len(scoped) - ran
             for index in visit:
                 item, subjects, span, path, item_view = scoped[index]
                 record = plan.found[index] if plan is not None and index not in recorded else None
@@ -106,8 +97,8 @@ def check(
                 if record is not None:
                     findings = record.get(code, [])
                 else:
-                    LAST_CHECK.ran += 1
-                    LAST_CHECK.paths.add(path)
+                    counts.ran += 1
+                    counts.paths.add(path)
                     try:
                         if index in recorded:
                             with reads.recording(scope, cast(Item, item), item_view):  # type: ignore[union-attr]  # (``recorded`` is empty without ``reads``)

@@ -27,13 +27,15 @@ import fusion_lint.source.second_look as second_look
 from fusion_lint.base.diagnostics import Diagnostic, Span
 from fusion_lint.base.memory import gc_paused
 from fusion_lint.base.modules import import_roots, module_of
+from fusion_lint.base.stats import ResolveCounts, RunStats
 from fusion_lint.check.abandon import Superseded, abandoned_when, free, free_later, freed_later, stop_if_superseded  # noqa: F401 (LSP API)
-from fusion_lint.check.checking import LAST_CHECK, CheckCounts, all_rules_by_code, check  # noqa: F401 (the engine's API)
+from fusion_lint.check.checking import all_rules_by_code, check  # noqa: F401 (the engine's API)
 from fusion_lint.check.reads import Reads
 from fusion_lint.check.report import Report
 from fusion_lint.check.rule_cache import RuleMemo
 from fusion_lint.check.scopes import FileScopes
 from fusion_lint.check.selection import RuleSelector, Selection
+from fusion_lint.check.session import Mode, Session
 from fusion_lint.check.snapshot import Recorder, places
 from fusion_lint.check.snapshot_run import Plan as SnapshotPlan
 from fusion_lint.check.snapshot_run import snapshot_allowed
@@ -109,7 +111,11 @@ class Analysis:
     # (``snapshot_run``): then no fact was loaded yet.
     snapshot: SnapshotPlan | None = None
     partial: partial_run.PartialRun | None = None  # what a partial run read lightly, resolves in full
-    buffer: bool = False  # one buffer linted (``--stdin-filename``, the editor): ``facts_partial`` may serve
+    session: Session = field(default_factory=Session)  # the run's mode and counters
+
+    @property
+    def stats(self) -> RunStats:
+        return self.session.stats
 
     def text(self, path: str) -> str | None:
         """The decoded text of a file, as the run saw it (what a fix's offsets point into)."""
@@ -121,12 +127,15 @@ class Analysis:
 
     def resolved(self) -> ProjectView:
         try:
-            if self.buffer and self.partial is None:
+            if self.session.mode is Mode.BUFFER and self.partial is None:  # ``facts_partial`` may serve
                 walked = [result.path for result in self.results]
-                return facts_partial.resolved(
-                    self.index, self.settings, walked, self.report_set, self.loaded, self.read
+                view = facts_partial.resolved(
+                    self.index, self.settings, walked, self.report_set, self.loaded, self.read, self.stats
                 )
-            return partial_run.resolved(self.index, self.settings, self.partial, self.loaded, self.read)
+            else:
+                view = partial_run.resolved(self.index, self.settings, self.partial, self.loaded, self.read, self.stats)
+            self.stats.resolve = ResolveCounts(view.resolved_in_full, len(view.definitions) - view.resolved_in_full)
+            return view
         finally:
             if self.kept is not None:
                 self.kept.close()
@@ -214,14 +223,20 @@ def analyse(
     selector: RuleSelector | None = None,
     tree: ConfigTree | None = None,
     snapshot: bool = False,
+    session: Session | None = None,
 ) -> Analysis:
     """Discover, analyse every file (parallel, cached) and index the project.
 
     With ``selector`` (the rules each config enables), a run whose every input is unchanged is
-    found in the cache before any file's facts are loaded: ``memo.entry`` then holds its report."""
+    found in the cache before any file's facts are loaded: ``memo.entry`` then holds its report.
+    ``session``: the run's, told its mode and counting what the stages do (a new one if None)."""
+    session = session or Session()
     tree = tree or _tree(options)
     if options.sources is not None:
-        return _analyse_sources(options, config, settings, FileScopes(tree, Path("/"), selector))
+        session.mode = Mode.PROJECT  # (every file given is reported)
+        analysis = _analyse_sources(options, config, settings, FileScopes(tree, Path("/"), selector))
+        analysis.session = session
+        return analysis
     root, scopes, walker, reported = discover(options, config, settings, selector, tree)
     report_set = set(reported.files)
     overrides = dict(options.overrides)
@@ -231,7 +246,13 @@ def analyse(
     # The project: every file under the root that passes the pre-scan, so cross-file facts (tool
     # names, services, shared contracts) are the same whether one file or the tree is reported.
     project_files = reported
-    if options.stdin is not None or [Path(os.path.abspath(p)) for p in options.paths] != [root]:
+    if options.stdin is not None:
+        session.mode = Mode.BUFFER
+    elif [Path(os.path.abspath(p)) for p in options.paths] != [root]:
+        session.mode = Mode.PART
+    else:
+        session.mode = Mode.PROJECT
+    if session.mode is not Mode.PROJECT:
         project_files = Discovery()  # (the whole project named: one walk, not two of the same tree)
         walker.walk([root], project_files)
     all_paths = sorted(set(project_files.files) | report_set)
@@ -257,7 +278,9 @@ def analyse(
         if memo is None or memo.lookup() is not None:
             return memo is not None
         if snapshot and snapshot_allowed(enabled):
-            found_plan = snapshot_run.plan(memo.cache.directory, memo.frame, partial, report_set)
+            found_plan = snapshot_run.plan(
+                memo.cache.directory, memo.frame, partial, report_set, session.stats.snapshot
+            )
         return found_plan is not None
 
     probe = remembered if selector is not None and cacheable else None
@@ -290,6 +313,7 @@ def analyse(
             scopes,
             enabled,
             snapshot=found_plan,
+            session=session,
         )
     if memo is None or memo.entry is None:
         results = second_look.admit_reexport_users(results, settings, options.use_cache, root, overrides)
@@ -338,7 +362,7 @@ def analyse(
         kept,
         file_keys,
         partial=lightly,
-        buffer=options.stdin is not None,
+        session=session,
     )
 
 
@@ -450,13 +474,11 @@ def _afresh() -> Iterator[None]:
 # file's facts again and again: measured ~20% of the rules' time on the dense benchmark corpus.
 @gc_paused()
 def _lint(options: Options, configured: tuple[ConfigTree, LoadedConfig, Settings] | None) -> Report:
-    LAST_CHECK.ran = LAST_CHECK.replayed = 0
-    LAST_CHECK.paths.clear()
-    snapshot_run.reset_counts()
+    session = Session()
     tree, config, settings = configured or configure_tree(options)
     rules = all_rules()
     selector = RuleSelector(options.selection, rules)
-    analysis = analyse(options, config, settings, selector, tree, snapshot=True)
+    analysis = analyse(options, config, settings, selector, tree, snapshot=True, session=session)
     report_set, enabled, scopes = analysis.report_set, analysis.enabled, analysis.scopes
     assert scopes is not None
     _stop_if_superseded(analysis)
@@ -471,6 +493,7 @@ def _lint(options: Options, configured: tuple[ConfigTree, LoadedConfig, Settings
             sorted(report_set),
             frozenset(enabled),
             dict(memo.entry.definitions),
+            stats=session.stats,
         )
 
     active = [rule for rule in rules if rule.code in enabled and rule.code not in ENGINE_RULES]
@@ -480,7 +503,7 @@ def _lint(options: Options, configured: tuple[ConfigTree, LoadedConfig, Settings
         if answer is not None:
             found, stand_ins, counts, used_files = answer
             return _finish(options, analysis, found, stand_ins, used_files, counts, rules)
-        analysis = analyse(options, config, settings, selector, tree)  # the ordinary path, as if no snapshot
+        analysis = analyse(options, config, settings, selector, tree, session=session)  # the ordinary path
         memo = analysis.memo
     view = analysis.resolved()
     try:  # whatever stops the lint from here, the view's cycles (and a kept resolution's lock) are let go
@@ -497,7 +520,7 @@ def _lint(options: Options, configured: tuple[ConfigTree, LoadedConfig, Settings
         recorder, reads = None, None
         if memo is not None and snapshot_allowed(enabled) and report_set == {r.path for r in analysis.results}:
             recorder, reads = Recorder(places(view.definitions), analysis.text), Reads()
-        found = check(view, active, report_set, scopes.views(view), rule_memo, recorder, reads)
+        found = check(view, active, report_set, scopes.views(view), rule_memo, recorder, reads, session.stats.check)
         if rule_memo is not None:
             rule_memo.save()
         if (
@@ -552,7 +575,14 @@ def _finish(
     if memo is not None:
         memo.store(ordered, analysis.results, used_files, fixed_texts, counts)
     return Report(
-        ordered, len(report_set), analysis.config, fixed_texts, sorted(report_set), frozenset(analysis.enabled), counts
+        ordered,
+        len(report_set),
+        analysis.config,
+        fixed_texts,
+        sorted(report_set),
+        frozenset(analysis.enabled),
+        counts,
+        stats=analysis.stats,
     )
 
 

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import fusion_lint.project.kept_resolution as kept_resolution
+from fusion_lint.base.stats import RunStats
 from fusion_lint.check.partial_run import may_name_tools
 from fusion_lint.check.snapshot import modules_under, prefixes, reached_from
 from fusion_lint.config.settings import Settings
@@ -41,11 +42,6 @@ FACTS_PARTIAL = True
 
 _IMPORTS = re.compile(rb"\bimport\b")
 
-#: The files the last buffer's lint resolved in full (None: all of them), for the tests.
-LAST_FULL_PATHS: set[str] | None = None
-#: The files outside the analysed ones whose facts the last buffer's lint loaded for its graph.
-LAST_LOOKED_AT: list[str] = []
-
 
 def resolved(
     index: ProjectIndex,
@@ -54,15 +50,17 @@ def resolved(
     report_set: set[str],
     loaded: list[str],
     read: Callable[[str], bytes | None],
+    stats: RunStats,
 ) -> ProjectView:
     """The buffer's resolved project: in full for the files that may report into it (all when
     the import graph cannot tell, or when the resolution loaded a file the graph did not know).
     In the language server, the files resolved only for vocabulary come from its last lint where
-    they still hold (``project.kept_resolution``)."""
-    global LAST_FULL_PATHS
+    they still hold (``project.kept_resolution``). ``stats``: the run's counters, told which files
+    were resolved in full and which the graph looked at."""
     rules = settings.recovery_min_words, tuple(settings.runtime_modules)
     graph = _graph(index, report_set, read)
-    LAST_FULL_PATHS = chosen = graph.chosen if graph is not None else None
+    stats.partial.full_paths = chosen = graph.chosen if graph is not None else None
+    stats.partial.looked_at = list(graph.nodes) if graph is not None else []
     # (files the graph took the facts of may be loaded: this lint's graph, never a module global
     # another editor lint running at the same time may have rewritten meanwhile)
     known = set(walked) | (set(graph.nodes) if graph is not None else set())
@@ -79,6 +77,7 @@ def resolved(
             {**graph.nodes, **graph.digests},
             lambda changed: reached_from(changed, deps),
             report_set,
+            stats.kept,
         )
     if view is None:
         view = resolve(index, *rules, chosen)
@@ -86,7 +85,7 @@ def resolved(
         if kept is not None and view.release_hook is not None:  # (this lint holds what is kept)
             kept.clear()  # (it rests on the graph, which did not know that file; before the
         view.release()  # view's release lets another lint have it)
-        LAST_FULL_PATHS = None
+        stats.partial.full_paths = None
         view = resolve(index, *rules)
     return view
 
@@ -97,9 +96,7 @@ def _graph(index: ProjectIndex, report_set: set[str], read: Callable[[str], byte
     analysed = set(index.files)
     if not FACTS_PARTIAL or not report_set <= analysed:
         return None
-    global LAST_LOOKED_AT
     graph = _ImportGraph(index, analysed, read)
-    LAST_LOOKED_AT = []
     deps = graph.deps
     pending = [*index.files.items()]
     while pending:
@@ -109,7 +106,6 @@ def _graph(index: ProjectIndex, report_set: set[str], read: Callable[[str], byte
                 return None
             deps[path] = targets
         pending = [(path, facts) for path, facts in graph.nodes.items() if path not in deps]
-    LAST_LOOKED_AT = list(graph.nodes)
     reaching = reached_from(report_set, deps)
     graph.chosen = reaching if len(reaching) <= max(16, len(analysed) // 4) else None
     return graph

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fusion_lint.base.stats import RunStats
 from fusion_lint.config.settings import Settings
 from fusion_lint.facts.model import FileFacts
 from fusion_lint.project.index import ProjectIndex
@@ -33,7 +34,7 @@ PARTIAL_RUNS = True
 
 @dataclass
 class PartialRun:
-    """What one partial run decided and did (``LAST_PARTIAL`` keeps the last, for the tests)."""
+    """What one partial run decided and did (``counted`` gives the run's counters the outcome)."""
 
     report_set: set[str]
     texts: dict[str, bytes] = field(default_factory=dict)  # every file read, the pre-scan's skipped ones too
@@ -99,25 +100,25 @@ class PartialRun:
         return again is not None and again & self.analysed <= (self.full_paths or set())
 
 
-LAST_PARTIAL = PartialRun(set())
-
-
 def resolved(
     index: ProjectIndex,
     settings: Settings,
     partial: PartialRun | None,
     loaded: list[str],
     read: Callable[[str], bytes | None],
+    stats: RunStats,
 ) -> ProjectView:
     """The run's resolved project: in full for the files that may report into the reported ones
-    (all, without a partial run or when the resolution went through a file outside the walk)."""
-    global LAST_PARTIAL
-    LAST_PARTIAL = partial or PartialRun(set())
+    (all, without a partial run or when the resolution went through a file outside the walk).
+    ``stats``: the run's counters, told what was read lightly and resolved in full."""
     rules = settings.recovery_min_words, tuple(settings.runtime_modules)
     view = resolve(index, *rules, partial.full_paths if partial is not None else None)
     if partial is not None and partial.full_paths is not None and not partial.holds(loaded, read):
         partial.full_paths = None
         view = resolve(index, *rules)
+    if partial is not None:
+        stats.partial.light, stats.partial.upgraded = partial.light, partial.upgraded  # (loads go on later)
+        stats.partial.full_paths = partial.full_paths
     return view
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fusion_lint.base.diagnostics import Diagnostic
+from fusion_lint.base.stats import RunStats
 from fusion_lint.config.settings import LoadedConfig
 
 
@@ -24,6 +25,7 @@ class Report:
     fixed: int = 0  # findings --fix fixed (in the files written, or in the buffer it returns)
     # What --fix fixed, per file: (code, name) -> how many (``--show-fixes`` lists them).
     fixed_rules: dict[str, dict[tuple[str, str], int]] = field(default_factory=dict)
+    stats: RunStats = field(default_factory=RunStats)  # what the run counted (``session.Session``)
 
     @property
     def errors(self) -> int:

@@ -216,7 +216,7 @@ def combined_vocabulary(parts: Iterable[tuple[Any, ...]], listings: Iterable[tup
 
 def item_counts(view: ProjectView, paths: set[str] | None = None) -> dict[str, tuple[int, int, int]]:
     """How many definitions, entries and functions each file (of ``paths``) holds: what the
-    engine counts as checked (``LAST_CHECK``), ran or replayed."""
+    engine counts as checked (``RunStats.check``), ran or replayed."""
     counts: dict[str, list[int]] = {path: [0, 0, 0] for path in paths or ()}
     lists: tuple[Sequence[ResolvedDefinition | ResolvedEntry | FunctionView], ...] = (
         view.definitions,

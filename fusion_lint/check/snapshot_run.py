@@ -18,7 +18,8 @@ from typing import Any
 
 import fusion_lint.memo.stat_index as stat_index
 from fusion_lint.base.diagnostics import Fix, Span
-from fusion_lint.check.checking import LAST_CHECK, check, merged
+from fusion_lint.base.stats import ResolveCounts, SnapshotCounts
+from fusion_lint.check.checking import check, merged
 from fusion_lint.check.reads import Reads
 from fusion_lint.check.rule_cache import StoredFix
 from fusion_lint.check.snapshot import (
@@ -49,20 +50,6 @@ from fusion_lint.source.runner import KeptWorker, run_files
 Analysis = Any
 #: Beyond this share of the analysed files reached by an edit, the ordinary path is as cheap.
 MAX_REACHED_SHARE = 0.1
-
-
-@dataclass
-class SnapshotCounts:
-    """What the last run took from the snapshot (the tests count it; no timing)."""
-
-    used: bool = False  # the run was answered from the snapshot
-    reached: set[str] = dataclasses.field(default_factory=set)  # the analysed files it re-checked
-    loaded: set[str] = dataclasses.field(default_factory=set)  # every file whose facts it loaded
-    resolved: int = 0  # definitions it resolved
-    why_not: str = ""  # why it fell back to the ordinary path (empty: it did not)
-
-
-LAST_SNAPSHOT = SnapshotCounts()
 
 
 class Subject:
@@ -152,25 +139,22 @@ class Plan:
     contents: dict[str, bytes] = dataclasses.field(default_factory=dict)  # what the walk read of them
 
 
-def reset_counts() -> None:
-    LAST_SNAPSHOT.used, LAST_SNAPSHOT.why_not, LAST_SNAPSHOT.resolved = False, "not asked", 0
-    LAST_SNAPSHOT.reached, LAST_SNAPSHOT.loaded = set(), set()
-
-
-def plan(directory: Path, frame: str, results: list[FileResult], report_set: set[str]) -> Plan | None:
+def plan(
+    directory: Path, frame: str, results: list[FileResult], report_set: set[str], counts: SnapshotCounts
+) -> Plan | None:
     """Whether the snapshot can answer this run (before any fact is loaded), and what it must
-    re-check."""
-    LAST_SNAPSHOT.why_not = ""
+    re-check (``counts``: the run's, told why not)."""
+    counts.why_not = ""
     snapshot = load_snapshot(directory)
     why = _unusable(snapshot, frame, results, report_set)
     if why:
-        LAST_SNAPSHOT.why_not = why
+        counts.why_not = why
         return None
     assert isinstance(snapshot, dict)
     changed = {r.path for r in results if r.key is not None and snapshot["keys"][r.path] != bytes.fromhex(r.key)}
     reached = reached_from(changed, snapshot["deps"]) & snapshot["keys"].keys()
     if len(reached) > max(16, MAX_REACHED_SHARE * len(snapshot["keys"])):
-        LAST_SNAPSHOT.why_not = f"the edit reaches {len(reached)} files"
+        counts.why_not = f"the edit reaches {len(reached)} files"
         return None
     return Plan(snapshot, reached)
 
@@ -200,8 +184,9 @@ def replay(
     """The run's findings (as ``checking.check`` returns them), stand-in facts of every analysed
     file for suppression, the summary's counts and every file whose facts the answer rests on;
     None when the snapshot cannot vouch for the answer."""
-    LAST_SNAPSHOT.used, LAST_SNAPSHOT.resolved = False, 0
-    LAST_SNAPSHOT.reached, LAST_SNAPSHOT.loaded = set(found.reached), set()
+    taken = analysis.stats.snapshot
+    taken.used, taken.resolved = False, 0
+    taken.reached, taken.loaded = set(found.reached), set()
     snapshot, reached, settings = found.snapshot, found.reached, analysis.settings
     fresh = (
         {
@@ -222,28 +207,29 @@ def replay(
     now = {r.path: r.key for r in analysis.results}
     for path, result in fresh.items():
         if result.facts is None or result.key != now[path]:  # it changed again since the walk
-            _fallback("a reached file could not be analysed again")
+            _fallback(analysis, "a reached file could not be analysed again")
             return None
         if hub_of(result) != snapshot["hubs"][path]:
-            _fallback("an edit changed what the second look learns")
+            _fallback(analysis, "an edit changed what the second look learns")
             return None
     kept = KeptWorker(settings.runtime_modules)
 
     def load(path: str) -> FileFacts | None:
-        LAST_SNAPSHOT.loaded.add(path)
+        taken.loaded.add(path)
         return run_files([path], settings, jobs=1, use_cache=True, cache_root=analysis.root, prescan=False, kept=kept)[
             0
         ].facts
 
     facts = {path: result.facts for path, result in fresh.items() if result.facts is not None}
-    LAST_SNAPSHOT.loaded |= set(facts)
+    taken.loaded |= set(facts)
     index = ProjectIndex(dict(facts), load, roots, settings.follow_calls)
     index.modules.update(snapshot["modules"])  # where the last run found each module
     try:
         view = resolve(index, settings.recovery_min_words, tuple(settings.runtime_modules))
     finally:
         kept.close()
-    LAST_SNAPSHOT.resolved = len(view.definitions)
+    taken.resolved = len(view.definitions)
+    analysis.stats.resolve = ResolveCounts(view.resolved_in_full, 0)
     answer = _answer(analysis, snapshot, reached, view, index, active)
     if answer is None:
         view.release()
@@ -253,7 +239,7 @@ def replay(
     if reached:  # (nothing changed since the snapshot: nothing to write)
         store_snapshot(directory, updated, reached)
     view.release()
-    LAST_SNAPSHOT.used = True
+    taken.used = True
     stand_ins = {
         path: FileFacts(
             path,
@@ -268,8 +254,8 @@ def replay(
     return findings, stand_ins, counts, set(snapshot["listings"])
 
 
-def _fallback(why: str) -> None:
-    LAST_SNAPSHOT.why_not = why
+def _fallback(analysis: Analysis, why: str) -> None:
+    analysis.stats.snapshot.why_not = why
     return None
 
 
@@ -282,7 +268,7 @@ def _answer(
     active: Sequence[type[Rule]],
 ) -> tuple[list[Reported], dict[str, int], dict[str, Any]] | None:
     if set(index.files) - set(snapshot["listings"]):
-        _fallback("the edit reaches a file the last run did not read")
+        _fallback(analysis, "the edit reaches a file the last run did not read")
         return None
     place = places(view.definitions)
     parts = dict(snapshot["vocabulary"])
@@ -293,7 +279,7 @@ def _answer(
     if not same_vocabulary(
         vocabulary, combined_vocabulary(snapshot["vocabulary"].values(), snapshot["listings"].values())
     ):
-        _fallback("the tool vocabulary changed")
+        _fallback(analysis, "the tool vocabulary changed")
         return None
     view.vocabulary = vocabulary
     schema = snapshot["schema"]
@@ -302,20 +288,29 @@ def _answer(
         stored = {item: d for item, d in snapshot["parts"].get(path, {}).items() if item[1] not in reached}
         now = {item: d for item, d in links.get(path, {}).items() if item[1] not in reached}
         if stored != now:
-            _fallback(f"what a shared item reads of {path} changed")
+            _fallback(analysis, f"what a shared item reads of {path} changed")
             return None
     in_view = {(f.path, f.function.qualname) for f in view.functions}
     for function in view.functions:  # every call edge the full graph would have is in this one
         for _, path, qualname in index.call_targets(function.function, function.path):
             if (path, qualname) not in in_view and qualname in snapshot["reached"].get(path, ()):
-                _fallback("a call into a function the partial view does not hold")
+                _fallback(analysis, "a call into a function the partial view does not hold")
                 return None
     recorder = Recorder(place, analysis.text)
     assert analysis.scopes is not None
     reads = Reads(schema)
-    ran = check(view, active, reached, analysis.scopes.views(view), None, observe=recorder, reads=reads)
+    ran = check(
+        view,
+        active,
+        reached,
+        analysis.scopes.views(view),
+        None,
+        observe=recorder,
+        reads=reads,
+        counts=analysis.stats.check,
+    )
     if not recorder.ok or any(r.diagnostic.code == "FL999" for r in ran):
-        _fallback("a rule raised, or a finding cannot be recorded")
+        _fallback(analysis, "a rule raised, or a finding cannot be recorded")
         return None
     if reads.frozen() != schema:  # the re-checked shared items read something new: the schema grows
         # (the digests of the files not re-checked were made with fewer paths: the next run reaching
@@ -358,7 +353,9 @@ def _answer(
     checked = sum(
         totals[("definition", "entry", "function").index(scope)] for rule in active for scope in rule.checks()
     )
-    LAST_CHECK.replayed = checked - LAST_CHECK.ran  # every other (rule, item) pair answered from the snapshot
+    analysis.stats.check.replayed = (
+        checked - analysis.stats.check.ran
+    )  # every other (rule, item) pair answered from the snapshot
     return _findings(findings, labels, active), _counts(labels), updated
 
 

@@ -52,6 +52,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 
 import fusion_lint.source.runner as runner
+from fusion_lint.base.stats import KeptCounts
 from fusion_lint.facts.model import Entry, FileFacts
 from fusion_lint.project.contracts import ContractResolver
 from fusion_lint.project.index import ProjectIndex
@@ -89,16 +90,6 @@ class KeptFile:
 
 
 @dataclass
-class KeptCounts:
-    """What the last lint did with the kept resolution (the tests count it; no timing)."""
-
-    replayed: int = 0  # files whose kept vocabulary-only resolution served
-    resolved: int = 0  # files resolved for vocabulary (and kept)
-    dropped: int = 0  # kept files dropped because a file they reach changed
-    cleared: bool = False  # everything dropped: the files, settings or import roots moved
-
-
-@dataclass
 class KeptResolution:
     key: Hashable | None = None
     seen: dict[str, object] = field(default_factory=dict)  # path -> its facts (or bytes' hash) at the last lint
@@ -122,16 +113,18 @@ class KeptResolution:
         outside: dict[str, object],
         reaching: Callable[[Iterable[str]], set[str]],
         report_set: set[str],
+        counts: KeptCounts,
     ) -> ProjectView | None:
         """The buffer's resolved project (``resolve.resolve(index, *rules, full_paths)``'s), the
         kept files replayed where they hold; None when another lint holds them too long.
         ``key``: what the import graph rests on; ``outside``: the files outside the analysed ones
         the graph followed (their facts) or found harmless (their bytes' hash); ``reaching``:
-        the files whose imports lead to some of the given ones, transitively."""
+        the files whose imports lead to some of the given ones, transitively; ``counts``: the run's
+        counters, set to what this lint did with the kept files."""
         if not self.lock.acquire(timeout=LOCK_WAIT_S):
             return None
         try:
-            view = self._resolve(index, rules, key, full_paths, outside, reaching, report_set)
+            view = self._resolve(index, rules, key, full_paths, outside, reaching, report_set, counts)
         except BaseException:  # (a superseded lint stops here; what is kept still holds: files are
             self.lock.release()  # dropped before ``seen`` moves, and kept only once resolved)
             raise
@@ -147,10 +140,9 @@ class KeptResolution:
         outside: dict[str, object],
         reaching: Callable[[Iterable[str]], set[str]],
         report_set: set[str],
+        counts: KeptCounts,
     ) -> ProjectView:
         analysed = index._analysed  # (the project's definitions, in its order)
-        global LAST
-        LAST = counts = KeptCounts()
         current = {**{path: index.files[path] for path in analysed}, **outside}
         if key != self.key or any(path not in current and not os.path.exists(path) for path in self.seen):
             counts.cleared = bool(self.files)
@@ -289,9 +281,6 @@ def _replayable(kept: KeptFile, contracts: ContractResolver) -> bool:
     entries.update(kept.resolutions)  # (in the order of first use; a known one keeps its place)
     return True
 
-
-#: What the last lint that used a kept resolution did with it.
-LAST = KeptCounts()
 
 _KEPT: weakref.WeakKeyDictionary[runner.KeptFacts, KeptResolution] = weakref.WeakKeyDictionary()
 _KEPT_LOCK = threading.Lock()

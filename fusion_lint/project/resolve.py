@@ -114,7 +114,6 @@ def assembled(
                 callee.callers.append((view, name))
     if full is None:
         full = len(definitions) - sum(1 for d in definitions if full_paths is not None and d.path not in full_paths)
-    LAST_RESOLVE.full, LAST_RESOLVE.vocabulary_only = full, len(definitions) - full
     return ProjectView(
         definitions=definitions,
         entries=entries,
@@ -123,18 +122,8 @@ def assembled(
         files=index.files,
         recovery_min_words=recovery_min_words,
         runtime_modules=runtime_modules,
+        resolved_in_full=full,
     )
-
-
-@dataclass
-class ResolveCounts:
-    """What the last ``resolve`` did (the partial-run tests count it; no timing)."""
-
-    full: int = 0  # definitions resolved in full (reach, wrappers)
-    vocabulary_only: int = 0  # definitions given only their contract and handler's signature
-
-
-LAST_RESOLVE = ResolveCounts()
 
 
 def _for_vocabulary(

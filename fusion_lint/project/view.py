@@ -216,6 +216,7 @@ class ProjectView:
     # most cannot (the language server's kept resolution); None: any of them may.
     touch_candidates: list[ResolvedDefinition] | None = None
     release_hook: Callable[[], object] | None = None  # run by ``release`` (the kept resolution's lock)
+    resolved_in_full: int = 0  # how many definitions have their reach (the others: vocabulary only)
 
     @cached_property
     def _views(self) -> dict[int, FunctionView]:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import fusion_lint.check.engine as engine
 import fusion_lint.check.rule_cache as rule_cache
 import fusion_lint.check.snapshot_run as snapshot_run
 import fusion_lint.discovery.kept_walk as kept_walk
@@ -212,7 +213,7 @@ def test_a_failure_the_fresh_run_has_too_is_reported_as_it_is(tmp_path: Path, mo
     """Not reuse: a bug of the run itself is raised by the fresh run as well (the CLI's exit 2), not
     hidden by running it twice."""
     project(tmp_path)
-    calls = inject(monkeypatch, snapshot_run, "reset_counts")  # called by every run, cached or not
+    calls = inject(monkeypatch, engine, "discover")  # called by every run, cached or not
     with pytest.raises(Injected):
         run([str(tmp_path)])
     assert len(calls) == 2  # the cached run, then the fresh one

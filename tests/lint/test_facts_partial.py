@@ -4,8 +4,8 @@ what a lint resolving everything says; a skipped file or one outside the walk th
 to is followed through its facts, and where the graph cannot tell (such a file mounts a server or
 lists tools, a reported file is not analysed) it resolves everything.
 
-What was resolved in full is counted (``facts_partial.LAST_FULL_PATHS``, ``resolve.LAST_RESOLVE``),
-never timed."""
+What was resolved in full is counted in the report's stats (``report.stats.partial.full_paths``,
+``report.stats.resolve``), never timed."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from test_partial_runs import write_project as partial_project
 import fusion_lint.check.facts_partial as facts_partial
 import fusion_lint.lsp.server as lsp
 from fusion_lint.check.engine import Options, Report, lint
-from fusion_lint.project.resolve import LAST_RESOLVE
 
 
 def write_project(root: Path) -> Path:
@@ -57,20 +56,20 @@ def test_a_tool_module_buffer_resolves_only_its_definitions(project: Path, monke
     edited = target.read_text(encoding="utf-8").replace(
         'raise ctx.fail("item_missing_3")', 'ctx.fail("item_missing_3")'
     )
-    everything = rendered(buffer_lint(target, False, monkeypatch, edited))
-    assert facts_partial.LAST_FULL_PATHS is None and LAST_RESOLVE.vocabulary_only == 0
+    whole = buffer_lint(target, False, monkeypatch, edited)
+    assert whole.stats.partial.full_paths is None and whole.stats.resolve.vocabulary_only == 0
     report = buffer_lint(target, True, monkeypatch, edited)
-    assert rendered(report) == everything and report.diagnostics
-    assert facts_partial.LAST_FULL_PATHS == {str(target)}
-    assert LAST_RESOLVE.full == TOOLS_PER_MODULE
-    assert LAST_RESOLVE.vocabulary_only == TOOLS_PER_MODULE * (MODULES - 1)
+    assert rendered(report) == rendered(whole) and report.diagnostics
+    assert report.stats.partial.full_paths == {str(target)}
+    assert report.stats.resolve.full == TOOLS_PER_MODULE
+    assert report.stats.resolve.vocabulary_only == TOOLS_PER_MODULE * (MODULES - 1)
 
 
 def test_the_language_server_lint_takes_the_same_path(project: Path) -> None:
     target = project / "pkg" / "tools" / "m5.py"
-    lsp.lint_buffer(str(target), target.read_text(encoding="utf-8"))
-    assert facts_partial.LAST_FULL_PATHS == {str(target)}
-    assert LAST_RESOLVE.full == TOOLS_PER_MODULE
+    report = lsp.lint_buffer(str(target), target.read_text(encoding="utf-8"))
+    assert report.stats.partial.full_paths == {str(target)}
+    assert report.stats.resolve.full == TOOLS_PER_MODULE
 
 
 @pytest.mark.parametrize("shared", ["services.py", "contracts.py"])
@@ -79,22 +78,24 @@ def test_a_shared_module_buffer_resolves_everything_importing_it(
 ) -> None:
     target = project / "pkg" / shared
     everything = rendered(buffer_lint(target, False, monkeypatch))
-    assert rendered(buffer_lint(target, True, monkeypatch)) == everything
+    partial = buffer_lint(target, True, monkeypatch)
+    assert rendered(partial) == everything
     # Every tool module imports it: all of them are resolved in full.
     tools = {str(project / "pkg" / "tools" / f"m{i}.py") for i in range(MODULES)}
-    assert facts_partial.LAST_FULL_PATHS == tools | {str(target)}
-    assert LAST_RESOLVE.full == TOOLS_PER_MODULE * MODULES and LAST_RESOLVE.vocabulary_only == 0
+    assert partial.stats.partial.full_paths == tools | {str(target)}
+    assert partial.stats.resolve.full == TOOLS_PER_MODULE * MODULES and partial.stats.resolve.vocabulary_only == 0
 
 
 def test_an_importer_of_the_buffer_is_resolved_in_full(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write_extra(project, "from .tools import m1", "m1.get_item_1")
     target = project / "pkg" / "tools" / "m1.py"
     everything = rendered(buffer_lint(target, False, monkeypatch))
-    assert rendered(buffer_lint(target, True, monkeypatch)) == everything
+    partial = buffer_lint(target, True, monkeypatch)
+    assert rendered(partial) == everything
     # ``from .tools import m1`` names the package ``pkg.tools`` too: every module under it may be
     # reached from extra.py, which is the only file that may report into m1 besides m1.
-    assert facts_partial.LAST_FULL_PATHS == {str(target), str(project / "pkg" / "extra.py")}
-    assert LAST_RESOLVE.full == TOOLS_PER_MODULE + 1
+    assert partial.stats.partial.full_paths == {str(target), str(project / "pkg" / "extra.py")}
+    assert partial.stats.resolve.full == TOOLS_PER_MODULE + 1
 
 
 def test_a_skipped_file_that_imports_is_followed_through_its_facts(
@@ -106,14 +107,15 @@ def test_a_skipped_file_that_imports_is_followed_through_its_facts(
     write_extra(project, "from pkg.hub import get_item_1", "get_item_1")
     target = project / "pkg" / "tools" / "m1.py"
     everything = rendered(buffer_lint(target, False, monkeypatch))
-    assert rendered(buffer_lint(target, True, monkeypatch)) == everything
-    assert facts_partial.LAST_FULL_PATHS == {
+    partial = buffer_lint(target, True, monkeypatch)
+    assert rendered(partial) == everything
+    assert partial.stats.partial.full_paths == {
         str(target),
         str(project / "pkg" / "extra.py"),
         str(project / "pkg" / "hub.py"),
     }
-    assert facts_partial.LAST_LOOKED_AT == [str(project / "pkg" / "hub.py")]
-    assert LAST_RESOLVE.full == TOOLS_PER_MODULE + 1
+    assert partial.stats.partial.looked_at == [str(project / "pkg" / "hub.py")]
+    assert partial.stats.resolve.full == TOOLS_PER_MODULE + 1
 
 
 def test_a_skipped_file_that_mounts_a_server_makes_the_lint_resolve_everything(
@@ -128,8 +130,9 @@ def test_a_skipped_file_that_mounts_a_server_makes_the_lint_resolve_everything(
     write_extra(project, "from pkg.hub import get_item_1", "get_item_1")
     target = project / "pkg" / "tools" / "m3.py"
     everything = rendered(buffer_lint(target, False, monkeypatch))
-    assert rendered(buffer_lint(target, True, monkeypatch)) == everything
-    assert facts_partial.LAST_FULL_PATHS is None and LAST_RESOLVE.vocabulary_only == 0
+    partial = buffer_lint(target, True, monkeypatch)
+    assert rendered(partial) == everything
+    assert partial.stats.partial.full_paths is None and partial.stats.resolve.vocabulary_only == 0
 
 
 def test_a_module_outside_the_walk_is_followed_through_its_facts(
@@ -143,14 +146,14 @@ def test_a_module_outside_the_walk_is_followed_through_its_facts(
     write_extra(project, "from pkg.vendored.relay import get_item_2", "get_item_2")
     target = project / "pkg" / "tools" / "m2.py"
     everything = rendered(buffer_lint(target, False, monkeypatch))
-    assert rendered(buffer_lint(target, True, monkeypatch)) == everything
-    assert facts_partial.LAST_FULL_PATHS == {str(target), str(project / "pkg" / "extra.py"), str(relay)}
+    partial = buffer_lint(target, True, monkeypatch)
+    assert rendered(partial) == everything
+    assert partial.stats.partial.full_paths == {str(target), str(project / "pkg" / "extra.py"), str(relay)}
 
 
 def test_a_run_naming_files_on_disk_is_not_a_buffer_lint(project: Path) -> None:
-    facts_partial.LAST_FULL_PATHS = {"unchanged"}
-    lint(Options(paths=[str(project / "pkg" / "tools" / "m3.py")], jobs=1, use_cache=True))
-    assert facts_partial.LAST_FULL_PATHS == {"unchanged"} and LAST_RESOLVE.vocabulary_only == 0
+    report = lint(Options(paths=[str(project / "pkg" / "tools" / "m3.py")], jobs=1, use_cache=True))
+    assert report.stats.partial.full_paths is None and report.stats.resolve.vocabulary_only == 0
 
 
 def test_a_skipped_file_no_import_leads_to_does_not_count(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -160,5 +163,6 @@ def test_a_skipped_file_no_import_leads_to_does_not_count(project: Path, monkeyp
     (project / "scripts" / "report.py").write_text("import json\nfrom pkg.tools import m3\n", encoding="utf-8")
     target = project / "pkg" / "tools" / "m3.py"
     everything = rendered(buffer_lint(target, False, monkeypatch))
-    assert rendered(buffer_lint(target, True, monkeypatch)) == everything
-    assert facts_partial.LAST_FULL_PATHS == {str(target)}
+    partial = buffer_lint(target, True, monkeypatch)
+    assert rendered(partial) == everything
+    assert partial.stats.partial.full_paths == {str(target)}

@@ -2,8 +2,8 @@
 with light facts and resolves in full only what can report into the named file (issue 15, point 5),
 and says exactly what a run resolving everything says, in every format.
 
-What was read lightly, loaded in full later and resolved is counted (``partial_run.LAST_PARTIAL``,
-``resolve.LAST_RESOLVE``), never timed."""
+What was read lightly, loaded in full later and resolved is counted in the report's stats
+(``report.stats.partial``, ``report.stats.resolve``), never timed."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ import fusion_lint.check.partial_run as partial_run
 from fusion_lint.check.engine import Options, Report, Selection, lint
 from fusion_lint.output import FORMATTERS
 from fusion_lint.project.partial import reaching_files
-from fusion_lint.project.resolve import LAST_RESOLVE
 from fusion_lint.source.pipeline import analyze_file
 
 MODULES = 14  # enough for the parallel workers (``runner.PARALLEL_THRESHOLD``)
@@ -125,14 +124,14 @@ def rendered(report: Report) -> str:
 
 def test_a_tool_module_resolves_only_its_definitions(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target = "pkg/tools/m3.py"
-    everything = rendered(run(target, False, monkeypatch))
-    assert LAST_RESOLVE.vocabulary_only == 0
+    whole = run(target, False, monkeypatch)
+    assert whole.stats.resolve.vocabulary_only == 0
     report = run(target, True, monkeypatch)
-    assert rendered(report) == everything
-    counts = partial_run.LAST_PARTIAL
+    assert rendered(report) == rendered(whole)
+    counts, resolved = report.stats.partial, report.stats.resolve
     assert counts.full_paths == {str(project / target)}
-    assert LAST_RESOLVE.full == TOOLS_PER_MODULE
-    assert LAST_RESOLVE.vocabulary_only == TOOLS_PER_MODULE * (MODULES - 1) + 1  # the other modules, extra.py
+    assert resolved.full == TOOLS_PER_MODULE
+    assert resolved.vocabulary_only == TOOLS_PER_MODULE * (MODULES - 1) + 1  # the other modules, extra.py
     # Every other analysed file was read lightly; the one whose function bodies the reported
     # handlers reach (the services) was loaded in full after all, and nothing else.
     tools = {str(project / "pkg" / "tools" / f"m{i}.py") for i in range(MODULES) if i != 3}
@@ -152,7 +151,7 @@ def test_a_handler_reached_through_a_skipped_re_export_resolves_its_reacher(
     report = run(target, True, monkeypatch)
     assert rendered(report) == rendered(everything)
     # extra.py spells only ``hub``, a module the pre-scan skips, which spells ``m1``.
-    assert str(project / "pkg" / "extra.py") in (partial_run.LAST_PARTIAL.full_paths or set())
+    assert str(project / "pkg" / "extra.py") in (report.stats.partial.full_paths or set())
     assert any("extra_item" in d.message and d.path.endswith("m1.py") for d in report.diagnostics)
 
 
@@ -160,19 +159,19 @@ def test_a_handler_reached_through_a_skipped_re_export_resolves_its_reacher(
 def test_a_shared_module_resolves_everything_that_reaches_it(
     project: Path, monkeypatch: pytest.MonkeyPatch, target: str
 ) -> None:
-    everything = rendered(run(target, False, monkeypatch))
-    full = LAST_RESOLVE.full
-    assert rendered(run(target, True, monkeypatch)) == everything
-    reaching = partial_run.LAST_PARTIAL.full_paths
+    whole = run(target, False, monkeypatch)
+    partial = run(target, True, monkeypatch)
+    assert rendered(partial) == rendered(whole)
+    reaching = partial.stats.partial.full_paths
     if target.endswith("hub.py"):
         assert reaching == {str(project / target), str(project / "pkg" / "extra.py")}
     else:  # every tool module imports it (or its package): past the limit, all is resolved
-        assert reaching is None and LAST_RESOLVE.full == full
+        assert reaching is None and partial.stats.resolve.full == whole.stats.resolve.full
 
 
 def test_a_one_file_run_says_what_the_whole_tree_says_there(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     whole = run(".", True, monkeypatch)
-    assert partial_run.LAST_PARTIAL.full_paths is None and not partial_run.LAST_PARTIAL.light
+    assert whole.stats.partial.full_paths is None and not whole.stats.partial.light
     for target in ("pkg/tools/m0.py", "pkg/tools/m1.py", "pkg/extra.py"):
         alone = run(target, True, monkeypatch)
         expected = [d for d in whole.diagnostics if d.path == str(project / target)]
@@ -184,8 +183,10 @@ def test_a_one_file_run_says_what_the_whole_tree_says_there(project: Path, monke
 
 def test_light_facts_are_never_cached(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target = "pkg/tools/m3.py"
-    assert rendered(run(target, True, monkeypatch)) == rendered(run(target, True, monkeypatch, use_cache=True))
-    assert not partial_run.LAST_PARTIAL.light and partial_run.LAST_PARTIAL.full_paths is None
+    partial = run(target, True, monkeypatch)  # (first: had it cached light facts, the next would read them)
+    cached = run(target, True, monkeypatch, use_cache=True)
+    assert rendered(partial) == rendered(cached)
+    assert not cached.stats.partial.light and cached.stats.partial.full_paths is None
     again = run(".", True, monkeypatch, use_cache=True)  # every file's facts from the cache: all full
     assert again.diagnostics == run(".", False, monkeypatch).diagnostics
 
@@ -270,8 +271,8 @@ def test_the_closure_follows_spellings_and_relative_imports() -> None:
 
 
 def test_a_partial_run_is_only_made_without_the_cache(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    run("pkg/tools/m3.py", True, monkeypatch, use_cache=True)
-    assert partial_run.LAST_PARTIAL.full_paths is None and not partial_run.LAST_PARTIAL.upgraded
+    partial = run("pkg/tools/m3.py", True, monkeypatch, use_cache=True).stats.partial
+    assert partial.full_paths is None and not partial.upgraded
 
 
 def test_a_skipped_file_that_may_list_tools_makes_the_run_resolve_all(
@@ -283,5 +284,6 @@ def test_a_skipped_file_that_may_list_tools_makes_the_run_resolve_all(
         "from mcp.types import Tool\n\nTOOLS = [Tool(name='x')]\n", encoding="utf-8"
     )
     target = "pkg/tools/m3.py"
-    assert rendered(run(target, True, monkeypatch)) == rendered(run(target, False, monkeypatch))
-    assert partial_run.LAST_PARTIAL.full_paths is None and not partial_run.LAST_PARTIAL.light
+    partial = run(target, True, monkeypatch)
+    assert rendered(partial) == rendered(run(target, False, monkeypatch))
+    assert partial.stats.partial.full_paths is None and not partial.stats.partial.light

@@ -2,7 +2,7 @@
 for the definitions, entries and functions whose resolved inputs changed, and the output is the
 one a run without a cache gives, byte for byte (order, merged findings, suppressions, fixes).
 
-What ran is counted by the engine (``engine.LAST_CHECK``), never timed."""
+What ran is counted in the report's stats (``report.stats.check``), never timed."""
 
 from __future__ import annotations
 
@@ -106,29 +106,25 @@ def shown(report: Report) -> str:
 def same_as_cold(root: Path, select: list[str] | None = None) -> Report:
     """A warm run, checked against a run without any cache: the same output, byte for byte."""
     warm = run(root, select=select)
-    counts = (engine.LAST_CHECK.ran, engine.LAST_CHECK.replayed, set(engine.LAST_CHECK.paths))
     cold = run(root, use_cache=False, select=select)
     assert shown(warm) == shown(cold)
     assert [d.fix for d in warm.diagnostics] == [d.fix for d in cold.diagnostics]
-    engine.LAST_CHECK.ran, engine.LAST_CHECK.replayed = counts[0], counts[1]
-    engine.LAST_CHECK.paths.clear()
-    engine.LAST_CHECK.paths.update(counts[2])
     return warm
 
 
 def test_an_edit_reruns_the_rules_of_what_it_changed_only(tmp_path: Path) -> None:
     project(tmp_path)
-    run(tmp_path)
-    everything = engine.LAST_CHECK.ran
-    assert everything > 0 and engine.LAST_CHECK.replayed == 0
+    first = run(tmp_path).stats.check
+    everything = first.ran
+    assert everything > 0 and first.replayed == 0
     # A change of the handler's body in one module: its items re-run, and those whose inputs hold
     # its definitions (the shared entry they hold, the service they reach); the others replay.
     edit(tmp_path / "gadgets.py", 'raise ctx.fail("gadget_gone")', 'return {"gone": True}')
-    same_as_cold(tmp_path)
-    assert engine.LAST_CHECK.paths <= {str(tmp_path / name) for name in ("gadgets.py", "contracts.py", "services.py")}
-    assert str(tmp_path / "gadgets.py") in engine.LAST_CHECK.paths
-    assert 0 < engine.LAST_CHECK.ran < everything / 2
-    assert engine.LAST_CHECK.ran + engine.LAST_CHECK.replayed == everything
+    checked = same_as_cold(tmp_path).stats.check
+    assert checked.paths <= {str(tmp_path / name) for name in ("gadgets.py", "contracts.py", "services.py")}
+    assert str(tmp_path / "gadgets.py") in checked.paths
+    assert 0 < checked.ran < everything / 2
+    assert checked.ran + checked.replayed == everything
 
 
 def test_a_comment_only_edit_reruns_only_that_file(tmp_path: Path) -> None:
@@ -137,17 +133,17 @@ def test_a_comment_only_edit_reruns_only_that_file(tmp_path: Path) -> None:
     project(tmp_path)
     run(tmp_path)
     edit(tmp_path / "gizmos.py", "async def list_gizmos", "# a comment\nasync def list_gizmos")
-    same_as_cold(tmp_path)
-    assert str(tmp_path / "widgets.py") not in engine.LAST_CHECK.paths
-    assert str(tmp_path / "gadgets.py") not in engine.LAST_CHECK.paths
+    ran = same_as_cold(tmp_path).stats.check.paths
+    assert str(tmp_path / "widgets.py") not in ran
+    assert str(tmp_path / "gadgets.py") not in ran
 
 
 def test_an_edit_of_a_service_reruns_every_definition_reaching_it(tmp_path: Path) -> None:
     project(tmp_path)
     run(tmp_path)
     edit(tmp_path / "services.py", 'raise ValueError("empty id")', 'raise KeyError("empty id")')
-    same_as_cold(tmp_path)
-    assert {str(tmp_path / name) for name in ("widgets.py", "gadgets.py", "gizmos.py")} <= engine.LAST_CHECK.paths
+    ran = same_as_cold(tmp_path).stats.check.paths
+    assert {str(tmp_path / name) for name in ("widgets.py", "gadgets.py", "gizmos.py")} <= ran
 
 
 def test_an_edit_of_the_shared_contract_reruns_every_definition_holding_it(tmp_path: Path) -> None:
@@ -155,7 +151,7 @@ def test_an_edit_of_the_shared_contract_reruns_every_definition_holding_it(tmp_p
     run(tmp_path)
     edit(tmp_path / "contracts.py", "Wait a minute, then call", "Wait, then call")
     warm = same_as_cold(tmp_path)
-    ran = engine.LAST_CHECK.paths
+    ran = warm.stats.check.paths
     assert {str(tmp_path / name) for name in ("widgets.py", "gadgets.py", "gizmos.py", "contracts.py")} <= ran
     assert any("Wait, then call" in d.message or d.path.endswith("contracts.py") for d in warm.diagnostics)
 
@@ -177,7 +173,7 @@ def test_a_change_of_selection_or_config_is_a_different_key(tmp_path: Path) -> N
     run(tmp_path)
     narrow = same_as_cold(tmp_path, select=["FL107", "FL203"])
     assert {d.code for d in narrow.diagnostics} <= {"FL107", "FL203"} and narrow.diagnostics
-    assert engine.LAST_CHECK.replayed == 0  # other rules, other keys
+    assert narrow.stats.check.replayed == 0  # other rules, other keys
     everything = same_as_cold(tmp_path, select=["ALL"])
     assert len(everything.diagnostics) > len(narrow.diagnostics)
     # A config setting the rules read: recovery-min-words (FL112) from 5 to 12 words.
@@ -194,7 +190,7 @@ def test_replayed_fixes_are_the_fixes_a_cold_run_builds(tmp_path: Path) -> None:
     run(tmp_path)
     edit(tmp_path / "gizmos.py", "async def list_gizmos", "# a comment\nasync def list_gizmos")
     warm = same_as_cold(tmp_path)
-    assert str(tmp_path / "widgets.py") not in engine.LAST_CHECK.paths
+    assert str(tmp_path / "widgets.py") not in warm.stats.check.paths
     fixed = [d for d in warm.diagnostics if d.code == "FL107" and d.fix is not None]
     assert {os.path.basename(d.path) for d in fixed} == {"widgets.py", "gadgets.py", "gizmos.py"}
     edit(tmp_path / "widgets.py", "async def list_widgets", "\n\nasync def list_widgets")

@@ -12,13 +12,9 @@ from pathlib import Path
 import pytest
 from test_rule_cache import edit, project
 
-import fusion_lint.check.engine as engine
-import fusion_lint.check.snapshot_run as snapshot_run
 import fusion_lint.memo.stat_index as stat_index
 from fusion_lint.check.engine import Options, Report, lint
 from fusion_lint.output import FORMATTERS
-
-SNAPSHOT = snapshot_run.LAST_SNAPSHOT
 
 
 @pytest.fixture(autouse=True)
@@ -44,15 +40,16 @@ def warm_is_cold(root: Path, **options: object) -> tuple:
     files loaded, definitions resolved, rule invocations, files whose items ran, (rule, item)
     pairs replayed)."""
     warm = run(root, **options)  # type: ignore[arg-type]
+    taken, checked = warm.stats.snapshot, warm.stats.check
     seen = (
-        SNAPSHOT.used,
-        SNAPSHOT.why_not,
-        set(SNAPSHOT.reached),
-        set(SNAPSHOT.loaded),
-        SNAPSHOT.resolved,
-        engine.LAST_CHECK.ran,
-        set(engine.LAST_CHECK.paths),
-        engine.LAST_CHECK.replayed,
+        taken.used,
+        taken.why_not,
+        set(taken.reached),
+        set(taken.loaded),
+        taken.resolved,
+        checked.ran,
+        set(checked.paths),
+        checked.replayed,
     )
     cold = run(root, use_cache=False, **options)  # type: ignore[arg-type]
     assert everything(warm) == everything(cold)
