@@ -14,10 +14,6 @@ Prints each sequence's steps and differences, then the totals. A difference stop
 from __future__ import annotations
 
 import argparse
-import os
-import random
-import re
-import shutil
 import sys
 import tempfile
 import time
@@ -26,98 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "lint"))
 
-from differential import CHECKOUT, FORMATS, Difference, LinterCopy, Runner, cli, shown  # noqa: E402
-
-from fusion_lint.memo.stat_index import RACY_S  # noqa: E402
-
-CORPUS = CHECKOUT.parent / "shared" / "corpus"
-STRING = re.compile(r"""(["'])([A-Za-z][^"'\\\n]{2,60})\1""")
-REASON = re.compile(r"""reason=(["'])([a-z_]+)\1""")
-
-
-def corpus_units() -> list[Path]:
-    """The units of ``../shared/corpus`` (its README's table: one folder per unit)."""
-    readme = CORPUS / "README.md"
-    if not readme.is_file():
-        return []
-    folders = [line.split("|")[2].strip() for line in readme.read_text().splitlines() if line.count("|") > 6]
-    return [CORPUS / folder for folder in folders if (CORPUS / folder).is_dir()]
-
-
-class CorpusEdits:
-    """A copy of a real server edited at random, in text: a message, a reason, a line shift above
-    everything, a raise turned into a bare call, a syntax error (repaired at the next step), a file
-    deleted, a file touched; each step checked warm CLI against ``--no-cache``."""
-
-    def __init__(self, unit: Path, work: Path, seed: int, linter: Path):
-        self.rng = random.Random(seed)
-        self.project = work / "project"
-        shutil.copytree(unit, self.project)
-        self.linter = LinterCopy(work, linter)
-        self.clock = 1_600_000_000
-        self.broken: Path | None = None
-        self.steps = 0
-
-    def _files(self) -> list[Path]:
-        return sorted(self.project.rglob("*.py"))
-
-    def _write(self, path: Path, text: str) -> None:
-        path.write_text(text)
-        self.clock += 2
-        os.utime(path, (self.clock, self.clock))
-
-    def edit(self) -> str:
-        if self.broken is not None:
-            path, self.broken = self.broken, None
-            self._write(path, path.read_text().replace("\ndef broken(:\n", "\n"))
-            return f"syntax error removed from {path.name}"
-        path = self.rng.choice(self._files())
-        text = path.read_text(errors="replace")
-        kind = self.rng.choice(("message", "reason", "shift", "raise", "syntax", "delete", "touch"))
-        if kind == "message" and (found := list(STRING.finditer(text))):
-            hit = self.rng.choice(found)
-            text = text[: hit.start(2)] + "edited " + text[hit.start(2) :]
-        elif kind == "reason" and (found := list(REASON.finditer(text))):
-            hit = self.rng.choice(found)
-            text = text[: hit.end(2)] + "_edited" + text[hit.end(2) :]
-        elif kind == "raise" and "    raise " in text:
-            text = text.replace("    raise ", "    ", 1)
-        elif kind == "syntax":
-            text, self.broken = text + "\ndef broken(:\n", path
-        elif kind == "delete" and len(self._files()) > 1:
-            path.unlink()
-            return f"{path.name} deleted"
-        elif kind == "touch":
-            self.clock += 2
-            os.utime(path, (self.clock, self.clock))
-            return f"{path.name} touched"
-        else:
-            kind, text = "shift", "# edited above everything\n" + text
-        self._write(path, text)
-        return f"{kind} in {path.relative_to(self.project)}"
-
-    def check(self, edit: str) -> list[Difference]:
-        time.sleep(RACY_S + 0.1)  # every write older than the racy window: the snapshot is used
-        found = []
-        other = FORMATS[self.steps % len(FORMATS)]
-        for output_format in dict.fromkeys((other, "json")):
-            args = ["--output-format", output_format, "."]
-            warm = cli(self.linter, self.project, args)
-            cold = cli(self.linter, self.project, [*args[:2], "--no-cache", "."])
-            if warm != cold:
-                found.append(
-                    Difference(self.steps, edit, f"warm != --no-cache ({output_format})", shown(cold), shown(warm))
-                )
-            if warm[0] not in (0, 1):
-                found.append(Difference(self.steps, edit, f"exit {warm[0]}", "exit 0 or 1", warm[1]))
-        return found
-
-    def run(self, steps: int) -> list[Difference]:
-        found = self.check("the first run")
-        while not found and self.steps < steps:
-            self.steps += 1
-            found = self.check(self.edit())
-        return found
+from differential import CHECKOUT, CORPUS, CorpusEdits, Difference, Runner, corpus_units  # noqa: E402
 
 
 def _report(sequence: str, steps: int, found: list[Difference]) -> None:

@@ -3,13 +3,13 @@ whole result is ``check.report.Report``)."""
 
 from __future__ import annotations
 
+import io
 import os
+import pickle
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
-
-import fusion_lint.base.memory as memory
+from typing import IO, Any, Literal
 
 Severity = Literal["error", "warning"]
 Applicability = Literal["safe", "unsafe"]
@@ -35,15 +35,40 @@ class Span:
 
 
 def _unpickled_span(*fields: int) -> Span:
-    """A span read back from a pickle: the one already loaded with these fields while spans are
-    shared (``memory.spans_shared``, the language server's kept facts), else a new one."""
-    table = memory.shared_spans.get()
-    if table is None:
-        return Span(*fields)
-    span: Span | None = table.get(fields)
-    if span is None:
-        span = table[fields] = Span(*fields)
-    return span
+    """A span read back from a pickle (``SharedSpans.find_class`` may put its own in its place)."""
+    return Span(*fields)
+
+
+class SharedSpans(pickle.Unpickler):
+    """Unpickles with equal source ranges sharing one ``Span`` object, the one already in ``table``
+    (seven fields -> the span): the language server keeps a whole project's facts in memory, and a
+    file's facts hold hundreds of spans, most equal to one already loaded (the same position in a
+    sibling module, one range named by a raise, its call and its argument) — a third of a
+    project's objects. Spans are never changed in place, so sharing is unseen. ``table`` belongs
+    to whoever loads (``runner.FactsLease``), never to a module."""
+
+    def __init__(self, file: IO[bytes], table: dict[tuple[int, ...], Span] | None) -> None:
+        super().__init__(file)
+        self.table = table
+
+    def find_class(self, module: str, name: str) -> Any:
+        if self.table is not None and module == __name__ and name == "_unpickled_span":
+            return self._shared
+        return super().find_class(module, name)
+
+    def _shared(self, *fields: int) -> Span:
+        assert self.table is not None
+        span = self.table.get(fields)
+        if span is None:
+            span = self.table[fields] = Span(*fields)
+        return span
+
+
+def unpickled(payload: bytes, spans: dict[tuple[int, ...], Span] | None = None) -> Any:
+    """``pickle.loads``, spans shared through ``spans`` when given (``SharedSpans``)."""
+    if spans is None:
+        return pickle.loads(payload)
+    return SharedSpans(io.BytesIO(payload), spans).load()
 
 
 def display_path(path: str) -> str:

@@ -8,7 +8,6 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any
 
@@ -48,25 +47,6 @@ def gc_paused() -> Iterator[None]:
 _lock = threading.Lock()
 _active = 0  # pauses running now, in any thread
 _resume_after = [False]  # whether collection ran when the first of them began
-
-
-#: While set (``spans_shared``), equal source ranges unpickled share one ``Span`` object: the
-#: language server keeps a whole project's facts in memory, and a file's facts hold hundreds of
-#: spans, most equal to one already loaded (the same position in a sibling module, one range named
-#: by a raise, its call and its argument). Spans are never changed in place, so sharing is unseen.
-# (the values are ``diagnostics.Span``s: that module imports this one)
-shared_spans: ContextVar[dict[tuple[int, ...], Any] | None] = ContextVar("fusion_lint_shared_spans", default=None)
-
-
-@contextmanager
-def spans_shared(table: dict[tuple[int, ...], Any]) -> Iterator[None]:
-    """Within this block (this thread or task only), spans unpickled are looked up in ``table``
-    (their seven fields -> the one ``Span``) and added to it."""
-    token = shared_spans.set(table)
-    try:
-        yield
-    finally:
-        shared_spans.reset(token)
 
 
 def hand_back_freed_memory() -> None:

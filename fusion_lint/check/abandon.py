@@ -3,9 +3,7 @@ changed again meanwhile) wants its result no more, and a stale lint gives the CP
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from typing import Any
 
 
@@ -14,49 +12,21 @@ class Superseded(Exception):
     (the language server, when the buffer changed again meanwhile)."""
 
 
-_abandon_if: ContextVar[Callable[[], bool] | None] = ContextVar("fusion_lint_abandon_if", default=None)
-
-
-@contextmanager
-def abandoned_when(superseded: Callable[[], bool]) -> Iterator[None]:
-    """Within this block (this thread or task only), a run asks ``superseded`` between its stages
-    and raises ``Superseded`` when it answers True: a stale lint gives the CPU back to the next."""
-    token = _abandon_if.set(superseded)
-    try:
-        yield
-    finally:
-        _abandon_if.reset(token)
-
-
-def stop_if_superseded(before_raising: Callable[[], None] | None = None) -> None:
-    """Raise ``Superseded`` if the run's starter no longer wants it (``before_raising`` first: the
-    run's own clean-up, such as ending the worker of on-demand loads)."""
-    superseded = _abandon_if.get()
+def stop_if_superseded(superseded: Callable[[], bool] | None, before_raising: Callable[[], None] | None = None) -> None:
+    """Raise ``Superseded`` if the run's starter no longer wants it (``superseded``, which the
+    language server lends the run, answers True; ``before_raising`` first: the run's own clean-up,
+    such as ending the worker of on-demand loads)."""
     if superseded is not None and superseded():
         if before_raising is not None:
             before_raising()
         raise Superseded()
 
 
-_freed_after: ContextVar[list[Any] | None] = ContextVar("fusion_lint_freed_after", default=None)
-
-
-@contextmanager
-def freed_later(keep: list[Any]) -> Iterator[None]:
-    """Within this block (this thread or task only), what a run hands ``free_later`` is kept in
-    ``keep`` after the run returns: the language server frees a lint's resolved project (millions of
-    objects, ~60 ms of reference counting at 3,000 modules) once the diagnostics are published."""
-    token = _freed_after.set(keep)
-    try:
-        yield
-    finally:
-        _freed_after.reset(token)
-
-
-def free_later(release: Callable[[], None], *objects: object) -> None:
-    """``release`` (what breaks the objects' reference cycles) then drop them: after the publish
-    within ``freed_later``, else now."""
-    keep = _freed_after.get()
+def free_later(keep: list[Any] | None, release: Callable[[], None], *objects: object) -> None:
+    """``release`` (what breaks the objects' reference cycles) then drop them: now, or after the
+    publish when the run was lent ``keep`` (the language server frees a lint's resolved project,
+    millions of objects and ~60 ms of reference counting at 3,000 modules, once the diagnostics are
+    published: ``free`` then)."""
     if keep is None:
         release()
     else:
@@ -79,7 +49,7 @@ class AfterFreed:
 
 
 def free(garbage: list[Any]) -> None:
-    """What ``freed_later`` kept: each release called, everything dropped, then the ``AfterFreed`` hooks."""
+    """What ``free_later`` kept: each release called, everything dropped, then the ``AfterFreed`` hooks."""
     after = [item for item in garbage if isinstance(item, AfterFreed)]
     for item in garbage:
         if isinstance(item, _Release):

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,22 +19,19 @@ from typing import Any, TypeVar
 import fusion_lint.check.facts_partial as facts_partial
 import fusion_lint.check.partial_run as partial_run
 import fusion_lint.check.snapshot_run as snapshot_run
-import fusion_lint.discovery.kept_walk as kept_walk
-import fusion_lint.project.kept_resolution as kept_resolution
-import fusion_lint.source.runner as runner
 import fusion_lint.source.second_look as second_look
 from fusion_lint.base.diagnostics import Diagnostic, Span
 from fusion_lint.base.memory import gc_paused
 from fusion_lint.base.modules import import_roots, module_of
 from fusion_lint.base.stats import ResolveCounts, RunStats
-from fusion_lint.check.abandon import Superseded, abandoned_when, free, free_later, freed_later, stop_if_superseded  # noqa: F401 (LSP API)
+from fusion_lint.check.abandon import Superseded, free_later, stop_if_superseded
 from fusion_lint.check.checking import all_rules_by_code, check  # noqa: F401 (the engine's API)
 from fusion_lint.check.reads import Reads
 from fusion_lint.check.report import Report
 from fusion_lint.check.rule_cache import RuleMemo
 from fusion_lint.check.scopes import FileScopes
 from fusion_lint.check.selection import RuleSelector, Selection
-from fusion_lint.check.session import Mode, Session
+from fusion_lint.check.session import Lent, Mode, Session
 from fusion_lint.check.snapshot import Recorder, places
 from fusion_lint.check.snapshot_run import Plan as SnapshotPlan
 from fusion_lint.check.snapshot_run import snapshot_allowed
@@ -80,6 +76,7 @@ class Options:
     # file is read from disk and none is written, and they are parsed in this process (the rule
     # examples' harness: snippets we wrote, not hostile input).
     sources: dict[str, bytes] | None = None
+    lent: Lent = field(default_factory=Lent)  # what the language server lends the run
 
 
 # ----- analysis: the files and the project --------------------------------------------------------
@@ -130,7 +127,7 @@ class Analysis:
             if self.session.mode is Mode.BUFFER and self.partial is None:  # ``facts_partial`` may serve
                 walked = [result.path for result in self.results]
                 view = facts_partial.resolved(
-                    self.index, self.settings, walked, self.report_set, self.loaded, self.read, self.stats
+                    self.index, self.settings, walked, self.report_set, self.loaded, self.read, self.session
                 )
             else:
                 view = partial_run.resolved(self.index, self.settings, self.partial, self.loaded, self.read, self.stats)
@@ -210,6 +207,7 @@ def discover(
         root,
         respect_gitignore=settings.respect_gitignore if respect is None else respect,
         exclude_rules=scopes.excludes,
+        lease=options.lent.walks,
     )
     reported = Discovery()
     walker.walk([Path(os.path.abspath(options.stdin[0]))] if options.stdin is not None else paths, reported)
@@ -230,7 +228,8 @@ def analyse(
     With ``selector`` (the rules each config enables), a run whose every input is unchanged is
     found in the cache before any file's facts are loaded: ``memo.entry`` then holds its report.
     ``session``: the run's, told its mode and counting what the stages do (a new one if None)."""
-    session = session or Session()
+    session = session or Session(lent=options.lent)
+    lent = session.lent
     tree = tree or _tree(options)
     if options.sources is not None:
         session.mode = Mode.PROJECT  # (every file given is reported)
@@ -296,6 +295,8 @@ def analyse(
         probe=probe,
         read_back=read_back,
         light=lightly.lighter if lightly is not None else None,
+        lease=lent.facts,
+        deadline=lent.deadline_s,
     )
     if found_plan is not None:  # the snapshot answers: the caller loads what it reaches
         found_plan.contents, nothing = read_back, ProjectIndex({}, lambda path: None, [], settings.follow_calls)
@@ -316,7 +317,9 @@ def analyse(
             session=session,
         )
     if memo is None or memo.entry is None:
-        results = second_look.admit_reexport_users(results, settings, options.use_cache, root, overrides)
+        results = second_look.admit_reexport_users(
+            results, settings, options.use_cache, root, overrides, lease=lent.facts, deadline=lent.deadline_s
+        )
     files = {result.path: result.facts for result in results if result.facts is not None}
 
     loaded: list[str] = []
@@ -335,12 +338,16 @@ def analyse(
             prescan=False,
             overrides=overrides,
             kept=kept,
+            lease=lent.facts,
+            deadline=lent.deadline_s,
         )[0]
         if result.key is not None and result.facts is not None:
             file_keys[path] = result.key
         return result.facts
 
-    full = lightly.loader(list(files), settings, root, overrides, kept) if lightly is not None else None
+    full = (
+        lightly.loader(list(files), settings, root, overrides, kept, lent.deadline_s) if lightly is not None else None
+    )
     read = _reader(overrides)
     # Every file the walk found, parsed or not: which files the pre-scan admits must not decide
     # where a module is looked for (a package's root may hold only files it skips).
@@ -424,7 +431,8 @@ def build_fixes(reported: list[Reported], texts: dict[str, str]) -> None:
 
 
 def _stop_if_superseded(analysis: Analysis) -> None:
-    stop_if_superseded(analysis.kept.close if analysis.kept is not None else None)  # (``resolved`` would end it)
+    ends = analysis.kept.close if analysis.kept is not None else None  # (``resolved`` would end it)
+    stop_if_superseded(analysis.session.lent.superseded, ends)
 
 
 def lint(options: Options, configured: tuple[ConfigTree, LoadedConfig, Settings] | None = None) -> Report:
@@ -452,29 +460,26 @@ def never_costed_by_the_cache(compute: Callable[[Options], Computed], options: O
         logging.getLogger("fusion_lint").warning(
             "reusing earlier work failed (%s: %s); this run is computed without the cache", type(exc).__name__, exc
         )
-        with _afresh():
-            return compute(replace(options, use_cache=False))
+        return compute(replace(options, use_cache=False, lent=_afresh(options.lent)))
 
 
-@contextmanager
-def _afresh() -> Iterator[None]:
-    """What a run computed afresh runs under: nothing kept between the language server's lints
-    serves it, and what was kept is dropped (the failure may have come from it)."""
-    lease, walks = runner.current_lease(), kept_walk.current()
-    if lease is not None:
-        kept_resolution.forget(lease.kept)
-        lease.kept.clear()
-    if walks is not None:
-        walks.kept.clear()
-    with runner.facts_not_kept(), kept_walk.walks_not_kept():
-        yield
+def _afresh(lent: Lent) -> Lent:
+    """What a run computed afresh is lent: nothing kept between the language server's lints serves
+    it, and what was kept is dropped (the failure may have come from it)."""
+    if lent.resolution is not None:
+        lent.resolution.drop()
+    if lent.facts is not None:
+        lent.facts.kept.clear()
+    if lent.walks is not None:
+        lent.walks.kept.clear()
+    return lent.kept_nothing()
 
 
 # Rules allocate plenty and free it all by reference counting, while collections would scan every
 # file's facts again and again: measured ~20% of the rules' time on the dense benchmark corpus.
 @gc_paused()
 def _lint(options: Options, configured: tuple[ConfigTree, LoadedConfig, Settings] | None) -> Report:
-    session = Session()
+    session = Session(lent=options.lent)
     tree, config, settings = configured or configure_tree(options)
     rules = all_rules()
     selector = RuleSelector(options.selection, rules)
@@ -531,11 +536,15 @@ def _lint(options: Options, configured: tuple[ConfigTree, LoadedConfig, Settings
         ):
             snapshot_run.record(analysis, view, recorder, reads, memo.frame, memo.cache.directory)
         counts = definition_counts(view, report_set)
-        report = _finish(options, analysis, found, analysis.files, analysis.files, counts, rules)
+        # Every file the answer rests on: those whose facts it used, and those the index tried to
+        # load (one that could not be parsed then, a syntax error, must not be left out: repaired,
+        # it changes the answer).
+        used = [*analysis.files, *analysis.loaded]
+        report = _finish(options, analysis, found, analysis.files, used, counts, rules)
     except BaseException:
         view.release()
         raise
-    free_later(view.release, view, analysis, found)
+    free_later(session.lent.freed, view.release, view, analysis, found)
     return report
 
 

@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import fusion_lint.project.kept_resolution as kept_resolution
-from fusion_lint.base.stats import RunStats
 from fusion_lint.check.partial_run import may_name_tools
+from fusion_lint.check.session import Session
 from fusion_lint.check.snapshot import modules_under, prefixes, reached_from
 from fusion_lint.config.settings import Settings
 from fusion_lint.facts.model import FileFacts
@@ -50,13 +50,14 @@ def resolved(
     report_set: set[str],
     loaded: list[str],
     read: Callable[[str], bytes | None],
-    stats: RunStats,
+    session: Session,
 ) -> ProjectView:
     """The buffer's resolved project: in full for the files that may report into it (all when
     the import graph cannot tell, or when the resolution loaded a file the graph did not know).
     In the language server, the files resolved only for vocabulary come from its last lint where
-    they still hold (``project.kept_resolution``). ``stats``: the run's counters, told which files
-    were resolved in full and which the graph looked at."""
+    they still hold (``project.kept_resolution``). ``session``: the run's (its counters are told
+    which files were resolved in full and which the graph looked at)."""
+    stats = session.stats
     rules = settings.recovery_min_words, tuple(settings.runtime_modules)
     graph = _graph(index, report_set, read)
     stats.partial.full_paths = chosen = graph.chosen if graph is not None else None
@@ -64,7 +65,7 @@ def resolved(
     # (files the graph took the facts of may be loaded: this lint's graph, never a module global
     # another editor lint running at the same time may have rewritten meanwhile)
     known = set(walked) | (set(graph.nodes) if graph is not None else set())
-    kept = kept_resolution.current() if chosen is not None else None
+    kept = session.lent.resolution if chosen is not None and kept_resolution.KEEP else None
     view = None
     if kept is not None and graph is not None and chosen is not None:
         key = (settings.model_dump_json(), tuple(index.search_roots), index.follow_calls, tuple(sorted(index.files)))

@@ -49,10 +49,17 @@ class PartialRun:
         return cls(report_set) if PARTIAL_RUNS and not use_cache and set(paths) != report_set else None
 
     def loader(
-        self, analysed: list[str], settings: Settings, root: Path, overrides: dict[str, bytes], kept: KeptWorker
+        self,
+        analysed: list[str],
+        settings: Settings,
+        root: Path,
+        overrides: dict[str, bytes],
+        kept: KeptWorker,
+        deadline: float | None = None,
     ) -> Callable[[str], FileFacts | None]:
         """``ProjectIndex``'s ``full``, once every analysed file is known (the second look's too):
-        a light file's full facts, when the resolution follows a body of it."""
+        a light file's full facts, when the resolution follows a body of it (``deadline``: the
+        run's, ``run_files``)."""
         self.decide(analysed)
 
         def full(path: str) -> FileFacts | None:
@@ -66,6 +73,7 @@ class PartialRun:
                 prescan=False,
                 overrides=overrides,
                 kept=kept,
+                deadline=deadline,
             )[0].facts
 
         return full

@@ -5,9 +5,14 @@ a run is left in a module for the next run (or another editor lint running meanw
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from fusion_lint.base.stats import RunStats
+from fusion_lint.discovery.kept_walk import WalkLease
+from fusion_lint.project.kept_resolution import KeptResolution
+from fusion_lint.source.runner import FactsLease
 
 
 class Mode(enum.Enum):
@@ -19,6 +24,30 @@ class Mode(enum.Enum):
 
 
 @dataclass
+class Lent:
+    """What the language server lends a run (the CLI lends nothing): handed down by the engine to
+    the stage that uses each, never left where another run could find it."""
+
+    facts: FactsLease | None = None  # files' facts kept between its lints (``runner.facts_kept_in``)
+    walks: WalkLease | None = None  # folder listings kept between its lints (``kept_walk.walks_kept_in``)
+    # The files resolved for vocabulary only at its last lint (``facts_partial``, ``kept_resolution``).
+    resolution: KeptResolution | None = None
+    # Every file parsed in a worker process, each within this many seconds: a buffer that hangs the
+    # parser costs a worker and an FL000, never the server.
+    deadline_s: float | None = None
+    # Asked between the run's stages: True (the buffer changed again) and the run raises ``Superseded``.
+    superseded: Callable[[], bool] | None = None
+    # Where the run leaves its resolved project to be freed once the diagnostics are published
+    # (``abandon.free``); None: freed as the run ends.
+    freed: list[Any] | None = None
+
+    def kept_nothing(self) -> Lent:
+        """The same, without what was kept between lints: what a run computed afresh is lent."""
+        return Lent(None, None, None, self.deadline_s, self.superseded, self.freed)
+
+
+@dataclass
 class Session:
     mode: Mode = Mode.PROJECT  # decided by discovery (``engine.analyse``), once the root is known
     stats: RunStats = field(default_factory=RunStats)
+    lent: Lent = field(default_factory=Lent)  # ``Options.lent``

@@ -24,7 +24,6 @@ import os
 import time
 from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import fusion_lint.base.modules as modules
@@ -110,32 +109,13 @@ class WalkLease:
         self.kept.listings[directory] = Listing(before[0], rules, entries)
 
 
-_walk_lease: ContextVar[WalkLease | None] = ContextVar("fusion_lint_walk_lease", default=None)
-
-
-def current() -> WalkLease | None:
-    return _walk_lease.get()
-
-
-@contextmanager
-def walks_not_kept() -> Iterator[None]:
-    """Within this block (this thread or task only), no ``KeptWalk`` serves or keeps a listing,
-    whatever an outer ``walks_kept_in`` lent: a run computed afresh (``engine.lint``)."""
-    token = _walk_lease.set(None)
-    try:
-        yield
-    finally:
-        _walk_lease.reset(token)
-
-
 @contextmanager
 def walks_kept_in(kept: KeptWalk) -> Iterator[WalkLease]:
-    """Within this block (this thread or task only), walks reuse and keep folder listings in ``kept``."""
+    """A lease of ``kept`` for the walks of this block that are given it (``Walker``'s ``lease``):
+    they reuse and keep folder listings in ``kept``."""
     lease = WalkLease(kept)
-    token = _walk_lease.set(lease)
     try:
         yield lease
     finally:
-        _walk_lease.reset(token)
         kept.forget_unused(lease.used)
         kept.last = lease

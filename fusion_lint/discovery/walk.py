@@ -390,8 +390,10 @@ class Walker:
         excludes: Iterable[str] = (),
         respect_gitignore: bool = True,
         exclude_rules: ExcludeRules | None = None,
+        lease: kept_walk.WalkLease | None = None,
     ):
         self.root = root
+        self.lease = lease  # the language server's: folder listings kept from its last lints
         fixed = [IgnoreRules(root, list(excludes))]
         self.exclude_rules: ExcludeRules = exclude_rules or (lambda directory: fixed)
         self.respect_gitignore = respect_gitignore
@@ -497,7 +499,7 @@ class Walker:
         if real in visited:
             return  # a symlink loop, or the same tree reached twice
         visited.add(real)
-        lease = kept_walk.current()  # the language server: listings kept from its last lints
+        lease = self.lease
         rules, before = None, None
         if lease is not None:
             try:

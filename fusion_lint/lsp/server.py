@@ -6,7 +6,7 @@
 * Linting runs in worker threads, never on the event loop, and edits are debounced; a result
   for a text the editor no longer shows is dropped, never published (its ranges would be wrong).
   A newer text never waits for an older one's lint: told so, that stops at its next stage.
-* A buffer is parsed with the CLI's isolation, always: in a worker process (``runner.always_isolated``)
+* A buffer is parsed with the CLI's isolation, always: in a worker process (``session.Lent.deadline_s``)
   given ``BUFFER_DEADLINE_S``, so a pathological buffer (megabytes, a deep chain) costs a worker and
   an FL000 saying it did not finish, never the server's memory or its other documents: each
   document lints in its own thread.
@@ -42,9 +42,9 @@ import os
 import threading
 import time
 import tokenize
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import unquote
 
@@ -56,12 +56,14 @@ from pygls.protocol.json_rpc import RPCRequest
 from pygls.workspace import TextDocument
 
 import fusion_lint.discovery.kept_walk as kept_walk
+import fusion_lint.project.kept_resolution as kept_resolution
 from fusion_lint import __version__
 from fusion_lint.base.diagnostics import Diagnostic, apply_edits
 from fusion_lint.base.memory import gc_paused
-from fusion_lint.check.abandon import AfterFreed, Superseded, abandoned_when, free, freed_later
+from fusion_lint.check.abandon import AfterFreed, Superseded, free
 from fusion_lint.check.engine import Options, UsageError, configure_tree, lint
 from fusion_lint.check.report import Report
+from fusion_lint.check.session import Lent
 from fusion_lint.config.settings import ConfigError
 from fusion_lint.config.watched import relevant
 from fusion_lint.fix.apply import apply_fixes, comments_only, fixed_by_one, noqa_edits
@@ -70,7 +72,7 @@ from fusion_lint.fix.apply import apply_fixes, comments_only, fixed_by_one, noqa
 from fusion_lint.lsp.text import SOURCE, SourceLines, code_units, diagnostic_range, replacement, to_lsp, to_text_edits  # noqa: F401
 from fusion_lint.output.docs import PER_FILE_RULES
 from fusion_lint.source.gate import Decoded, decode
-from fusion_lint.source.runner import KeptFacts, always_isolated, close_kept_pools, facts_kept_in, start_fork_server
+from fusion_lint.source.runner import KeptFacts, close_kept_pools, facts_kept_in, start_fork_server
 
 log = logging.getLogger("fusion_lint.lsp.server")
 
@@ -112,55 +114,61 @@ def buffer_options(path: str, text: str) -> Options:
 
 PROJECT_FACTS = KeptFacts()
 PROJECT_WALKS = kept_walk.KeptWalk()
+PROJECT_RESOLUTION = kept_resolution.KeptResolution()
 
 
-def lint_buffer(path: str, text: str) -> Report:
-    """Parsing in worker processes under ``BUFFER_DEADLINE_S``: a buffer that hangs the parser costs
-    one FL000, never the server. The project's facts stay here between lints (``runner.KeptFacts``): a
-    lint parses the buffer (begun while the project is walked and stat'ed, as the CLI does) and what moved."""
-    options = buffer_options(path, text)
-    with (
-        always_isolated(BUFFER_DEADLINE_S),
-        facts_kept_in(PROJECT_FACTS) as kept,
-        kept_walk.walks_kept_in(PROJECT_WALKS),
-    ):
+@contextlib.contextmanager
+def lent_what_is_kept(superseded: Callable[[], bool] | None = None, freed: list[Any] | None = None) -> Iterator[Lent]:
+    """What the server lends the runs of this block: the project's facts and folder listings kept
+    between lints, parsing in worker processes under ``BUFFER_DEADLINE_S`` (a buffer that hangs the
+    parser costs one FL000, never the server), ``superseded`` and ``freed`` (``session.Lent``)."""
+    with facts_kept_in(PROJECT_FACTS) as facts, kept_walk.walks_kept_in(PROJECT_WALKS) as walks:
+        yield Lent(facts, walks, PROJECT_RESOLUTION, BUFFER_DEADLINE_S, superseded, freed)
+
+
+def lint_buffer(
+    path: str, text: str, superseded: Callable[[], bool] | None = None, freed: list[Any] | None = None
+) -> Report:
+    """The buffer's lint, lent what is kept (``lent_what_is_kept``): the project's facts stay here
+    between lints (``runner.KeptFacts``), and a lint parses the buffer (begun while the project is
+    walked and stat'ed, as the CLI does) and what moved."""
+    with lent_what_is_kept(superseded, freed) as lent:
+        options = replace(buffer_options(path, text), lent=lent)
         configured = None  # the configs are read once per lint: for the early analysis and the lint
         with contextlib.suppress(ConfigError, UsageError):  # (``lint`` reports them)
             configured = configure_tree(options)
-            kept.analyse_early(path, buffer_bytes(text), configured[2].runtime_modules)
+            assert lent.facts is not None
+            lent.facts.analyse_early(path, buffer_bytes(text), configured[2].runtime_modules, BUFFER_DEADLINE_S)
         return lint(options, configured)
 
 
-def lint_unless_superseded(path: str, text: str, superseded: threading.Event) -> Report | None:
-    with abandoned_when(superseded.is_set), contextlib.suppress(Superseded):
-        return lint_buffer(path, text)
+def lint_unless_superseded(
+    path: str, text: str, superseded: threading.Event, freed: list[Any] | None = None
+) -> Report | None:
+    with contextlib.suppress(Superseded):
+        return lint_buffer(path, text, superseded.is_set, freed)
     return None
 
 
 def lint_freeing_later(garbage: list[Any], path: str, text: str, superseded: threading.Event) -> Report | None:
     """``lint_unless_superseded``, leaving in ``garbage`` what is to be freed once its diagnostics
-    are published (``engine.freed_later``): freeing a resolved project is no part of the answer. Cyclic
+    are published (``session.Lent.freed``): freeing a resolved project is no part of the answer. Cyclic
     collection stays paused until then too: resumed as the lint returns, its first allocation began a
     full collection scanning the project still kept (~160 ms at 3,000 modules, before the publish)."""
     paused = gc_paused()
     paused.__enter__()
     garbage.append(AfterFreed(lambda: paused.__exit__(None, None, None)))
-    with freed_later(garbage):
-        return lint_unless_superseded(path, text, superseded)
+    return lint_unless_superseded(path, text, superseded, garbage)
 
 
 @contextlib.contextmanager
-def fixing_a_buffer(path: str) -> Iterator[None]:
-    """What fixing a buffer runs under: parsing isolated under ``BUFFER_DEADLINE_S``, the project's
-    kept facts and walks, and the CLI's messages (a fix not applied) sent to the log, not stderr."""
+def fixing_a_buffer(path: str, text: str) -> Iterator[Options]:
+    """The options of fixing a buffer, and what it runs under: lent what is kept (parsing isolated
+    under ``BUFFER_DEADLINE_S``, the project's kept facts and walks), the CLI's messages (a fix not
+    applied) sent to the log, not stderr."""
     messages = io.StringIO()
-    with (
-        contextlib.redirect_stderr(messages),
-        always_isolated(BUFFER_DEADLINE_S),
-        facts_kept_in(PROJECT_FACTS),
-        kept_walk.walks_kept_in(PROJECT_WALKS),
-    ):
-        yield
+    with contextlib.redirect_stderr(messages), lent_what_is_kept() as lent:
+        yield replace(buffer_options(path, text), lent=lent)
     for message in messages.getvalue().splitlines():
         if message.startswith(SOURCE + ":"):  # a fix that was not applied (the summary line is not)
             log.warning("%s: %s", path, message)
@@ -169,8 +177,7 @@ def fixing_a_buffer(path: str) -> Iterator[None]:
 def quick_fix_buffer(path: str, text: str, diagnostic: Diagnostic) -> str | None:
     """What the buffer becomes with ``diagnostic``'s fix alone (None: it cannot be made, or it would
     introduce a diagnostic): ``--fix``'s codemod and checks, on the buffer."""
-    options = buffer_options(path, text)
-    with fixing_a_buffer(path):
+    with fixing_a_buffer(path, text) as options:
         report = lint(options)
         key = diagnostic.sort_key()
         found = next((d for d in report.diagnostics if d.sort_key() == key and d.fix is not None), None)
@@ -180,8 +187,7 @@ def quick_fix_buffer(path: str, text: str, diagnostic: Diagnostic) -> str | None
 def fix_buffer(path: str, text: str) -> str:
     """The text ``fusion-lint --fix --stdin-filename PATH -`` prints for this buffer: every safe fix,
     applied in rounds with the same checks (a fix that breaks the parse is dropped)."""
-    options = buffer_options(path, text)
-    with fixing_a_buffer(path):
+    with fixing_a_buffer(path, text) as options:
         _, fixed = apply_fixes(lint(options), options, write=True, stdin=True)
     decoded = decode(fixed if isinstance(fixed, bytes) else fixed.encode("utf-8"))
     if not isinstance(decoded, Decoded):

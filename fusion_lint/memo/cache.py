@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fusion_lint import __version__
+from fusion_lint.base.diagnostics import Span
 from fusion_lint.base.files import read_regular
 from fusion_lint.base.memory import gc_paused
 from fusion_lint.memo.store import (
@@ -95,8 +96,9 @@ class FileCache:
         digest.update(data)
         return digest.hexdigest()
 
-    def get(self, key: str) -> object:
-        return load_entry(self.directory / f"{key}.pickle", self.signing_key)
+    def get(self, key: str, spans: dict[tuple[int, ...], Span] | None = None) -> object:
+        """The cached result of ``key`` (``spans``: the loader's table of shared spans, ``SharedSpans``)."""
+        return load_entry(self.directory / f"{key}.pickle", self.signing_key, spans)
 
     def put(self, key: str, result: object) -> None:
         store_entry(self.directory, f"{key}.pickle", result, self.signing_key)

@@ -47,19 +47,23 @@ def signature(path: str) -> Signature | None:
     return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
 
 
+#: (cache directory, index name) -> the records an index saved last (``StatIndex``'s ``remembered``).
+Remembered = dict[tuple[str, str], dict[str, Record]]
+
+
 class StatIndex:
     """``<cache-dir>/stat-<key>.pickle``: path -> ``Record``, one index per cache salt (settings and
     linter code), so a verdict is reused only by runs that would have reached the same one."""
 
-    def __init__(self, directory: Path, salt: bytes, remembered: bool = False):
-        """``remembered`` (a long-lived process: the language server): the records this process
-        saved last are used instead of loading and checking the file again; they are as true (each
-        the key of a content whose stat has not moved) whoever wrote the file since."""
+    def __init__(self, directory: Path, salt: bytes, remembered: Remembered | None = None):
+        """``remembered`` (a long-lived process: the language server's kept facts): the records an
+        index saved last there are used instead of loading and checking the file again; they are as
+        true (each the key of a content whose stat has not moved) whoever wrote the file since."""
         self.directory = directory
         self.name = f"stat-{hashlib.sha256(salt + b'|stat-index').hexdigest()}.pickle"
         self.signing_key = user_key()
         self.remembered = remembered
-        kept = _REMEMBERED.get((str(directory), self.name)) if remembered else None
+        kept = remembered.get((str(directory), self.name)) if remembered is not None else None
         if kept is not None:
             self.records: dict[str, Record] = dict(kept)  # (a run's own copy: runs may overlap)
         else:
@@ -95,12 +99,8 @@ class StatIndex:
         if self.changed or gone:
             store_entry(self.directory, self.name, self.records, self.signing_key)
             self.changed = False
-        if self.remembered:
-            _REMEMBERED[(str(self.directory), self.name)] = self.records
-
-
-#: (cache directory, index name) -> the records a ``remembered`` index saved last in this process.
-_REMEMBERED: dict[tuple[str, str], dict[str, Record]] = {}
+        if self.remembered is not None:
+            self.remembered[(str(self.directory), self.name)] = self.records
 
 
 def _well_formed(loaded: object) -> TypeGuard[dict[str, Record]]:

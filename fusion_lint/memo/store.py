@@ -32,7 +32,9 @@ import tempfile
 import zlib
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
+from fusion_lint.base.diagnostics import SharedSpans, Span
 from fusion_lint.base.files import read_regular
 from fusion_lint.base.memory import gc_paused
 from fusion_lint.config.settings import ConfigError
@@ -75,16 +77,17 @@ _SAFE_BUILTINS = frozenset({"frozenset", "set", "tuple", "list", "dict"})
 _SAFE_CONSTRUCTORS = frozenset({("fusion_lint.base.diagnostics", "_unpickled_span")})
 
 
-class _DataOnlyUnpickler(pickle.Unpickler):
-    """Builds only the linter's data classes and plain containers; refuses every other global."""
+class _DataOnlyUnpickler(SharedSpans):
+    """Builds only the linter's data classes and plain containers; refuses every other global.
+    Spans are shared through the loader's table, if it gives one (``SharedSpans``)."""
 
-    def find_class(self, module: str, name: str) -> object:
+    def find_class(self, module: str, name: str) -> Any:
         if module == "builtins" and name in _SAFE_BUILTINS:
             return getattr(builtins, name)
         if module in _SAFE_MODULES:
             found = getattr(importlib.import_module(module), name, None)
             if (isinstance(found, type) or (module, name) in _SAFE_CONSTRUCTORS) and found.__module__ == module:
-                return found
+                return super().find_class(module, name)
         raise pickle.UnpicklingError(f"the cache may not reference {module}.{name}")
 
 
@@ -324,7 +327,7 @@ def _dictionary() -> bytes:
     return b"".join(parts)
 
 
-def load_entry(path: Path, key: bytes | None) -> object:
+def load_entry(path: Path, key: bytes | None, spans: dict[tuple[int, ...], Span] | None = None) -> object:
     """An entry's content, or None when it is missing, damaged, unsigned or refused."""
     if key is None:
         return None
@@ -341,7 +344,7 @@ def load_entry(path: Path, key: bytes | None) -> object:
         if inflate.unconsumed_tail or not inflate.eof:
             return None
         with gc_paused():
-            return _DataOnlyUnpickler(io.BytesIO(payload)).load()
+            return _DataOnlyUnpickler(io.BytesIO(payload), spans).load()
     except Exception:  # noqa: BLE001 (any damage to the cache is a miss, never a crash)
         return None
 

@@ -51,7 +51,6 @@ import weakref
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 
-import fusion_lint.source.runner as runner
 from fusion_lint.base.stats import KeptCounts
 from fusion_lint.facts.model import Entry, FileFacts
 from fusion_lint.project.contracts import ContractResolver
@@ -103,6 +102,11 @@ class KeptResolution:
     def clear(self) -> None:
         self.key, self.vocabulary, self.union = None, None, None
         self.seen, self.files, self.entries = {}, {}, {}
+
+    def drop(self) -> None:
+        """What a run raised while reusing may have come from here: the next lint that holds it
+        starts afresh (one that holds it now finishes with what it has; ``_resolve`` then clears)."""
+        self.key = None
 
     def resolve(
         self,
@@ -280,22 +284,3 @@ def _replayable(kept: KeptFile, contracts: ContractResolver) -> bool:
         return False
     entries.update(kept.resolutions)  # (in the order of first use; a known one keeps its place)
     return True
-
-
-_KEPT: weakref.WeakKeyDictionary[runner.KeptFacts, KeptResolution] = weakref.WeakKeyDictionary()
-_KEPT_LOCK = threading.Lock()
-
-
-def forget(kept: runner.KeptFacts) -> None:
-    """Drop the resolution kept beside ``kept``: what a run raised while reusing may have come from it."""
-    with _KEPT_LOCK:
-        _KEPT.pop(kept, None)
-
-
-def current() -> KeptResolution | None:
-    """The kept resolution of the language server's kept facts this lint uses (None: the CLI)."""
-    lease = runner.current_lease()
-    if lease is None or not KEEP:
-        return None
-    with _KEPT_LOCK:
-        return _KEPT.setdefault(lease.kept, KeptResolution())

@@ -9,23 +9,22 @@ files where spawning a fresh interpreter costs more than the work) are files par
 
 from __future__ import annotations
 
-import contextvars
 import gc
 import multiprocessing
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fusion_lint.base.memory import COLLECT_EVERY, RecentlyUsed, gc_paused, hand_back_freed_memory, spans_shared
+from fusion_lint.base.diagnostics import Span
+from fusion_lint.base.memory import COLLECT_EVERY, RecentlyUsed, gc_paused, hand_back_freed_memory
 from fusion_lint.base.modules import module_of
 from fusion_lint.config.settings import Settings
 from fusion_lint.memo.cache import FileCache, cache_directory
-from fusion_lint.memo.stat_index import BUILDS_SERVER, SKIPPED, StatIndex, signature
+from fusion_lint.memo.stat_index import BUILDS_SERVER, SKIPPED, Remembered, StatIndex, signature
 from fusion_lint.source.gate import Unreadable
 from fusion_lint.source.pipeline import (
     MAX_FILE_BYTES,
@@ -84,25 +83,10 @@ def isolation_context(files: int) -> multiprocessing.context.BaseContext | None:
     return None
 
 
-#: Set by ``always_isolated``: every file parsed goes to a worker, within this many seconds.
-_strict_deadline: ContextVar[float | None] = ContextVar("fusion_lint_strict_deadline", default=None)
-
-
-@contextmanager
-def always_isolated(deadline_s: float) -> Iterator[None]:
-    """Within this block (this thread or task only), files are parsed in worker processes even
-    when there is one, each given at most ``deadline_s``: the language server lints buffers so,
-    a pathological one costing a worker and an FL000, never the server's memory or its time."""
-    token = _strict_deadline.set(deadline_s)
-    try:
-        yield
-    finally:
-        _strict_deadline.reset(token)
-
-
 def strict_context() -> multiprocessing.context.BaseContext:
-    """Workers for ``always_isolated``: fork when no other thread runs, else a fork server that
-    has imported the analysis already (a fresh interpreter per lint would cost ~0.3 s)."""
+    """Workers for a run given a ``deadline`` (``run_files``): fork when no other thread runs, else
+    a fork server that has imported the analysis already (a fresh interpreter per lint would cost
+    ~0.3 s)."""
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
@@ -143,6 +127,7 @@ class KeptFacts:
         self.results: dict[str, FileResult] = {}
         self.used = RecentlyUsed(self.RUNS_REMEMBERED)
         self.last: FactsLease | None = None  # the last run's use of it (what the tests count)
+        self.stat_indexes: Remembered = {}  # what the runs' stat indexes saved last (``StatIndex``)
 
     def forget_unused(self, used: set[str]) -> None:
         self.used.forget_unused(self.results, used)
@@ -150,6 +135,7 @@ class KeptFacts:
     def clear(self) -> None:
         """Keep nothing: what a run raised while reusing may have come from here."""
         self.results.clear()
+        self.stat_indexes.clear()
 
 
 @dataclass
@@ -162,6 +148,9 @@ class FactsLease:
     from_disk: list[str] = field(default_factory=list)  # paths whose cached result was unpickled
     analysed: list[str] = field(default_factory=list)  # paths parsed and their facts extracted
     early: dict[str, Future[FileResult]] = field(default_factory=dict)  # key -> a buffer's analysis, begun early
+    # Equal spans loaded under this lease share one object (a third of a project's objects,
+    # ``diagnostics.SharedSpans``); the table is this lease's only, so it never outlives what it shared.
+    spans: dict[tuple[int, ...], Span] = field(default_factory=dict)
 
     def get(self, key: str | None, path: str) -> FileResult | None:
         if key is None:
@@ -185,54 +174,32 @@ class FactsLease:
         self.from_memory += 1
         return kept
 
-    def analyse_early(self, path: str, data: bytes, runtime_modules: Sequence[str]) -> None:
-        """Begin analysing a buffer in its worker now, while this process walks and stats the
-        project: ``get`` then waits for it. Its key is the one ``run_files`` will compute only if
-        ``runtime_modules`` are the run's; otherwise it is never asked for, and parsed as usual."""
+    def analyse_early(self, path: str, data: bytes, runtime_modules: Sequence[str], deadline: float) -> None:
+        """Begin analysing a buffer in its worker now (within ``deadline`` seconds, as the run's
+        files are), while this process walks and stats the project: ``get`` then waits for it. Its
+        key is the one ``run_files`` will compute only if ``runtime_modules`` are the run's;
+        otherwise it is never asked for, and parsed as usual."""
         if len(data) > KEPT_BUFFER_BYTES:
             return
         key = FileCache(Path("."), runtime_modules).key(path, *module_of(path)[:2], data)
         if key not in self.kept.results and key not in self.early:
-            run = contextvars.copy_context().run  # this run's deadline, in the early thread
-            self.early[key] = _early_thread().submit(run, _analyse_isolated, path, data, tuple(runtime_modules))
+            early = _early_thread().submit(_analyse_isolated, path, data, tuple(runtime_modules), deadline, self.spans)
+            self.early[key] = early
 
     def keep(self, key: str, result: FileResult) -> None:
         self.used.add(key)
         self.kept.results[key] = result
 
 
-_facts_lease: ContextVar[FactsLease | None] = ContextVar("fusion_lint_facts_lease", default=None)
-
-
-def current_lease() -> FactsLease | None:
-    """This thread's or task's use of ``KeptFacts``, if any (the language server's lints)."""
-    return _facts_lease.get()
-
-
-@contextmanager
-def facts_not_kept() -> Iterator[None]:
-    """Within this block (this thread or task only), no ``KeptFacts`` serves or keeps anything,
-    whatever an outer ``facts_kept_in`` lent: a run computed afresh (``engine.lint``)."""
-    token = _facts_lease.set(None)
-    try:
-        yield
-    finally:
-        _facts_lease.reset(token)
-
-
 @contextmanager
 def facts_kept_in(kept: KeptFacts) -> Iterator[FactsLease]:
-    """Within this block (this thread or task only), files whose cache key ``kept`` holds are not
-    read from the cache, and what is read or analysed is kept there for the next block."""
+    """A lease of ``kept`` for the runs of this block that are given it (``run_files``'s
+    ``lease``): files whose cache key ``kept`` holds are not read from the cache, and what is read
+    or analysed is kept there for the next block."""
     lease = FactsLease(kept)
-    token = _facts_lease.set(lease)
     try:
-        # Equal spans loaded in this block share one object (a third of a project's objects); the
-        # table is this block's only, so it never outlives what it shared.
-        with spans_shared({}):
-            yield lease
+        yield lease
     finally:
-        _facts_lease.reset(token)
         for early in lease.early.values():  # a superseded run's buffer: not parsed if not begun yet
             early.cancel()
         kept.forget_unused(lease.used)
@@ -253,16 +220,16 @@ def _early_thread() -> ThreadPoolExecutor:
         return _early[0]
 
 
-def _analyse_isolated(path: str, data: bytes, runtime_modules: tuple[str, ...]) -> FileResult:
-    deadline = _strict_deadline.get()
-    assert deadline is not None, "analyse_early is for runs under always_isolated"
+def _analyse_isolated(
+    path: str, data: bytes, runtime_modules: tuple[str, ...], deadline: float, spans: dict[tuple[int, ...], Span]
+) -> FileResult:
     with gc_paused():
         pool = _kept_pool(runtime_modules, strict_context(), deadline)
-        result, _ = pool.run([(path, data)])[0], pool.take_payloads()  # (a buffer: never cached)
+        result, _ = pool.run([(path, data)], spans)[0], pool.take_payloads()  # (a buffer: never cached)
     return result
 
 
-_kept = threading.local()  # this thread's pool under ``always_isolated``
+_kept = threading.local()  # this thread's pool for runs given a deadline
 _all_kept: list[WorkerPool] = []
 _all_kept_lock = threading.Lock()
 
@@ -270,7 +237,7 @@ _all_kept_lock = threading.Lock()
 def _kept_pool(
     runtime_modules: Sequence[str], context: multiprocessing.context.BaseContext, deadline: float
 ) -> WorkerPool:
-    """One worker per thread that lints under ``always_isolated``, kept from one lint to the next."""
+    """One worker per thread that lints with a deadline, kept from one lint to the next."""
     pool: WorkerPool | None = getattr(_kept, "pool", None)
     if pool is None or pool.runtime_modules != tuple(runtime_modules) or pool.context is not context:
         if pool is not None:
@@ -306,7 +273,7 @@ class KeptWorker:
 
 
 def close_kept_pools() -> None:
-    """End the workers ``always_isolated`` kept (the language server, at shutdown)."""
+    """End the workers kept for runs given a deadline (the language server, at shutdown)."""
     with _all_kept_lock:
         pools, _all_kept[:] = list(_all_kept), []
     for pool in pools:
@@ -335,9 +302,16 @@ def run_files(
     read_back: dict[str, bytes] | None = None,
     contents: dict[str, bytes] | None = None,
     light: Callable[[dict[str, bytes], set[str]], set[str]] | None = None,
+    lease: FactsLease | None = None,
+    deadline: float | None = None,
 ) -> list[FileResult]:
     """Results in the order of ``paths``, whatever the number of processes. Without ``isolate``
     (snippets we wrote ourselves, such as the rule examples), files are parsed in this process.
+
+    ``lease`` (the language server's, ``facts_kept_in``): facts kept in memory between its lints
+    serve and keep, with the cache. ``deadline``: every file is parsed in a worker process, even
+    when there is one, each within this many seconds (the language server lints buffers so: a
+    pathological one costs a worker and an FL000, never the server's memory or its time).
 
     ``light`` (a run without the cache only: light facts are never stored) is shown the content
     of every file read, those the pre-scan skips included, and the files to analyse, and answers
@@ -354,9 +328,10 @@ def run_files(
     # Files whose stat has not moved since the last run keep their key without being read or hashed.
     # (The walk's files only: a file loaded alone later, prescan off, is read as before.)
     # One index per project root: two projects sharing a cache directory do not evict each other.
-    lease = _facts_lease.get() if cache is not None else None
+    lease = lease if cache is not None else None
+    spans = lease.spans if lease is not None else None  # (what the lease loads shares equal spans)
     stats = (
-        StatIndex(cache.directory, cache.salt + f"|{cache_root}".encode(), lease is not None)
+        StatIndex(cache.directory, cache.salt + f"|{cache_root}".encode(), lease.kept.stat_indexes if lease else None)
         if cache is not None and prescan
         else None
     )
@@ -426,7 +401,7 @@ def run_files(
                     kept_result if kept_result.key == partial.key else replace(kept_result, key=partial.key)
                 )
                 continue
-            cached = cache.get(partial.key) if cache is not None and partial.key is not None else None
+            cached = cache.get(partial.key, spans) if cache is not None and partial.key is not None else None
             if isinstance(cached, FileResult) and cached.path == partial.path:
                 cached.key = partial.key
                 results[index] = cached
@@ -450,13 +425,24 @@ def run_files(
         full = [(index, data) for index, data in pending if results[index].path not in lighter]
         read_only = [(index, data) for index, data in pending if results[index].path in lighter]
         pending = full + read_only
-        computed, payloads = _compute([(results[i].path, d) for i, d in full], runtime_modules, jobs, isolate, kept)
+        computed, payloads = _compute(
+            [(results[i].path, d) for i, d in full], runtime_modules, jobs, isolate, kept, deadline, spans
+        )
         more, more_payloads = _compute(
-            [(results[i].path, d) for i, d in read_only], runtime_modules, jobs, isolate, kept, analyze_light
+            [(results[i].path, d) for i, d in read_only],
+            runtime_modules,
+            jobs,
+            isolate,
+            kept,
+            deadline,
+            spans,
+            analyze_light,
         )
         computed, payloads = computed + more, payloads + more_payloads
     else:
-        computed, payloads = _compute([(results[i].path, d) for i, d in pending], runtime_modules, jobs, isolate, kept)
+        computed, payloads = _compute(
+            [(results[i].path, d) for i, d in pending], runtime_modules, jobs, isolate, kept, deadline, spans
+        )
     for (index, _), result, payload in zip(pending, computed, payloads):
         key = results[index].key
         result.key = key
@@ -482,12 +468,14 @@ def _compute(
     jobs: int | None,
     isolate: bool,
     kept: KeptWorker | None,
+    deadline: float | None,
+    spans: dict[tuple[int, ...], Span] | None,
     light: Callable[[str, bytes, Sequence[str]], FileResult] | None = None,
 ) -> tuple[list[FileResult], list[bytes | None]]:
-    """Each item's result (in-process, or in isolated workers) and, from a worker, its pickle.
-    ``light``: what analyses them instead of ``analyze_one`` (in a pool of their own)."""
+    """Each item's result (in-process, or in isolated workers) and, from a worker, its pickle
+    (unpickled sharing ``spans``, ``diagnostics.SharedSpans``). ``light``: what analyses them
+    instead of ``analyze_one`` (in a pool of their own)."""
     analyze = light or analyze_one
-    deadline = _strict_deadline.get()
     if not items or not isolate:
         context = None
     else:
@@ -505,7 +493,7 @@ def _compute(
     else:
         pool = WorkerPool(analyze_one, runtime_modules, workers, context)
     with gc_paused():  # the parent unpickles every result the workers send
-        computed = pool.run(items)
+        computed = pool.run(items, spans)
     return computed, pool.take_payloads()
 
 

@@ -18,7 +18,7 @@ from fusion_lint.source.pipeline import (
     read_source,
     registers_on,
 )
-from fusion_lint.source.runner import run_files
+from fusion_lint.source.runner import FactsLease, run_files
 
 _WORD = re.compile(rb"\w+")
 
@@ -30,6 +30,8 @@ def admit_reexport_users(
     root: Path,
     overrides: dict[str, bytes],
     isolate: bool = True,
+    lease: FactsLease | None = None,
+    deadline: float | None = None,
 ) -> list[FileResult]:
     """The pre-scan's second look (DESIGN §10, §12.2): a file that never names the runtime or a
     framework but imports a project module re-exporting the runtime (``from myapp.api import tool``),
@@ -45,7 +47,8 @@ def admit_reexport_users(
     its server) — the tests, entry points and clients
     that import a server to run, test or call it define nothing. Helper hubs hold a registration
     helper: a file importing one is admitted only if it calls it. Keeping to them keeps this look
-    to a few long needles, so a large tree that never mentions the runtime still costs one read."""
+    to a few long needles, so a large tree that never mentions the runtime still costs one read.
+    ``lease``, ``deadline``: the run's (``run_files``)."""
     # A file inside the hub's top-level package may import it relatively (``from ...common.server
     # import mcp``), so there its last name part is enough of a needle.
     # Per hub: its module, its package's folder, and what a file importing it must also spell: None
@@ -105,6 +108,8 @@ def admit_reexport_users(
             prescan=False,
             overrides=overrides,
             isolate=isolate,
+            lease=lease,
+            deadline=deadline,
         )
     }
     return [second.get(r.path, r) for r in results]

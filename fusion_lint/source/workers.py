@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 
 import fusion_lint.source.gate as source
+from fusion_lint.base.diagnostics import Span, unpickled
 from fusion_lint.base.memory import COLLECT_EVERY, gc_paused
 from fusion_lint.source.gate import Unreadable
 from fusion_lint.source.pipeline import FileResult
@@ -153,15 +154,18 @@ class WorkerPool:
         worker.process.join(timeout=5)
         worker.connection.close()
 
-    def run(self, items: Sequence[tuple[str, bytes]]) -> list[FileResult]:
+    def run(
+        self, items: Sequence[tuple[str, bytes]], spans: dict[tuple[int, ...], Span] | None = None
+    ) -> list[FileResult]:
         """The results in the order of ``items``; ``payloads`` then holds each as the worker pickled
         it (None for a file whose worker died or was killed), for the cache to write as it is.
+        ``spans``: the loader's table of shared spans (``diagnostics.SharedSpans``).
 
         A pool made with ``keep`` keeps its workers for the next run (the language server lints
         one buffer at a time: a process per lint would cost its start and a cold interpreter),
         except one that read a file over ``RECYCLE_AFTER_BYTES``, or more than that in this run (a
         cold open's whole project), whose memory stays grown."""
-        self.items = items
+        self.items, self.spans = items, spans
         self.results: list[FileResult | None] = [None] * len(items)
         self.payloads = [None] * len(items)
         self.queue: deque[int] = deque(range(len(items)))
@@ -219,7 +223,7 @@ class WorkerPool:
                 except (EOFError, OSError):
                     pass  # died while answering: a crash, below
                 else:
-                    self.results[index] = pickle.loads(payload)
+                    self.results[index] = unpickled(payload, self.spans)
                     self.payloads[index] = payload
                     worker.read += len(self.items[index][1])
                     worker.grown |= worker.read > RECYCLE_AFTER_BYTES

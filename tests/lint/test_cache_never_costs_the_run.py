@@ -185,6 +185,7 @@ def test_an_exception_in_what_the_language_server_keeps_gives_the_no_cache_outpu
 ) -> None:
     owner, name = point
     monkeypatch.setattr(lsp, "PROJECT_FACTS", runner.KeptFacts())  # this test's memory, not the process's
+    monkeypatch.setattr(lsp, "PROJECT_RESOLUTION", lsp.kept_resolution.KeptResolution())
     monkeypatch.setattr(lsp, "PROJECT_WALKS", kept_walk.KeptWalk())
     tools = project(tmp_path)
     path = str(tools)

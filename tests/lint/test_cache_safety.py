@@ -459,3 +459,35 @@ def test_a_repaired_syntax_error_in_a_file_the_second_look_admits_is_not_replaye
     tools.write_text(HUB_USER + "\n")
     assert seen(run(tmp_path)) == seen(run(tmp_path, use_cache=False))
     assert "FL000" not in [code for code, *_ in seen(run(tmp_path))]
+
+
+HANDLER_CALLING_A_HELPER = """\
+from mcp_fusion import tool
+
+from app.helpers import fetch
+
+
+@tool("get_thing")
+async def get_thing(thing_id: str, ctx) -> dict:
+    return fetch(thing_id)
+"""
+HELPER = 'def fetch(thing_id):\n    raise ValueError("no thing")\n'
+
+
+def test_a_repaired_syntax_error_in_a_file_loaded_on_demand_is_not_replayed(tmp_path: Path) -> None:
+    """Found by bench/differential.py --corpus (aws-documentation-mcp-server, valkey-mcp-server): a
+    helper the pre-scan skips is loaded when a handler's reach goes through it. Broken, it gave no
+    facts, so the run entry kept no digest of it: once repaired, the warm run replayed the answer of
+    the broken helper (its findings missing)."""
+    (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "server.py").write_text(HANDLER_CALLING_A_HELPER)
+    helper = tmp_path / "app" / "helpers.py"
+    helper.write_text(HELPER)
+    found = seen(run(tmp_path))
+    assert any(path.endswith("helpers.py") for _, path, *_ in found), found  # (reached through it)
+    helper.write_text(HELPER + "\ndef broken(:\n")
+    assert seen(run(tmp_path)) == seen(run(tmp_path, use_cache=False))
+    helper.write_text(HELPER + "\n")
+    assert seen(run(tmp_path)) == seen(run(tmp_path, use_cache=False)) == found

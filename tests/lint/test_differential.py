@@ -5,8 +5,10 @@ code that had the defect (``differences(..., linter=<that checkout>)``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from differential import Entry, Project, Runner, Tool, differences
+from differential import CHECKOUT, CORPUS, CorpusEdits, Entry, Project, Runner, Tool, differences
 
 pytestmark = pytest.mark.slow
 
@@ -50,6 +52,23 @@ def test_a_rule_reading_a_field_no_rule_read_before_is_warm_as_cold() -> None:
     """The rule added as CONTRIBUTING.md says, reading a field no earlier rule read: the warm run
     after the edit must report what the cold one does (seed 11 below found the case this one misses)."""
     no_differences(differences(0, 0, edits=_probe_case))
+
+
+#: (unit, seed, steps) of the corpus sequences that found a difference (``bench/differential.py
+#: --corpus``): a repaired syntax error in a file loaded on demand (a helper, a server module the
+#: pre-scan skips) replayed the answer of the broken file. test_cache_safety has the same without
+#: the corpus.
+CORPUS_CASES = [
+    ("awslabs+mcp/src/aws-documentation-mcp-server", 203, 6),
+    ("awslabs+mcp/src/valkey-mcp-server", 204, 3),
+]
+
+
+@pytest.mark.parametrize(("unit", "seed", "steps"), CORPUS_CASES)
+def test_corpus_sequences_that_found_a_difference(unit: str, seed: int, steps: int, tmp_path: Path) -> None:
+    if not (CORPUS / unit).is_dir():
+        pytest.skip("../shared/corpus is absent")
+    no_differences(CorpusEdits(CORPUS / unit, tmp_path, seed, CHECKOUT).run(steps))
 
 
 # ----- random sequences -------------------------------------------------------------------------------

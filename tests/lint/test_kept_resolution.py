@@ -169,7 +169,7 @@ def test_a_lint_that_cannot_have_the_kept_resolution_resolves_alone(
 ) -> None:
     buffer = project / "pkg" / "tools" / "m3.py"
     _, stats = same_as_without(buffer)
-    kept = kept_resolution._KEPT[lsp.PROJECT_FACTS]
+    kept = lsp.PROJECT_RESOLUTION
     monkeypatch.setattr(kept_resolution, "LOCK_WAIT_S", 0.01)
     with kept.lock:  # another lint holds it
         _, stats = same_as_without(buffer, buffer.read_text(encoding="utf-8") + "\n# x\n")
@@ -183,7 +183,7 @@ def test_the_vocabulary_and_fl401s_index_serve_again(project: Path) -> None:
     buffer = project / "pkg" / "tools" / "m3.py"
     text = buffer.read_text(encoding="utf-8")
     _, stats = same_as_without(buffer, text)
-    kept = kept_resolution._KEPT[lsp.PROJECT_FACTS]
+    kept = lsp.PROJECT_RESOLUTION
     vocabulary, index = kept.vocabulary, kept.vocabulary.__dict__.get("tool_index")
     assert index is not None  # (FL401 suggested list_items_8 for list_itemz_8)
     _, stats = same_as_without(buffer, text + "\n# typed\n")

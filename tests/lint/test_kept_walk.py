@@ -15,6 +15,7 @@ import pytest
 import fusion_lint.discovery.kept_walk as kept_walk
 from fusion_lint.base.modules import module_of
 from fusion_lint.check.engine import Options, lint
+from fusion_lint.check.session import Lent
 from fusion_lint.discovery.walk import Discovery, Walker
 
 PAST_NS = time.time_ns() - 3_600 * 10**9  # an hour ago: a folder changed since has another mtime
@@ -50,7 +51,7 @@ def walked(
 ) -> tuple[list[str], kept_walk.WalkLease]:
     found = Discovery()
     with kept_walk.walks_kept_in(kept) as lease:
-        Walker(root, list(excludes)).walk([root], found)
+        Walker(root, list(excludes), lease=lease).walk([root], found)
     fresh = Discovery()
     Walker(root, list(excludes)).walk([root], fresh)  # what a walk without kept listings finds
     assert (found.files, found.problems) == (fresh.files, fresh.problems)
@@ -163,7 +164,7 @@ def test_a_config_exclude_edited_in_place_is_seen_by_the_lint(tmp_path: Path) ->
 
     def files_linted() -> tuple[list[str], kept_walk.WalkLease]:
         with kept_walk.walks_kept_in(kept) as lease:
-            report = lint(Options(paths=[str(tmp_path)], use_cache=False))
+            report = lint(Options(paths=[str(tmp_path)], use_cache=False, lent=Lent(walks=lease)))
         return sorted({Path(d.path).name for d in report.diagnostics}), lease
 
     assert files_linted()[0] == ["a.py", "b.py"]

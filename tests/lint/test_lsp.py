@@ -534,11 +534,11 @@ class ControlledLints:
         self.texts: list[str] = []
         self.release = threading.Event()
 
-    def __call__(self, path: str, text: str):
+    def __call__(self, path: str, text: str, *lent: object):
         self.texts.append(text)
         if len(self.texts) == 1:
             assert self.release.wait(TIMEOUT_S)
-        return self.lint(path, text)
+        return self.lint(path, text, *lent)
 
 
 @pytest.fixture
@@ -647,8 +647,8 @@ def test_a_newer_text_does_not_wait_for_the_lint_of_an_older_one(in_process, mon
     outcomes: list[object] = []
     unless_superseded = module.lint_unless_superseded
 
-    def recorded(path: str, text: str, superseded: threading.Event):
-        outcomes.append(unless_superseded(path, text, superseded))
+    def recorded(path: str, text: str, superseded: threading.Event, freed: list | None = None):
+        outcomes.append(unless_superseded(path, text, superseded, freed))
         return outcomes[-1]
 
     monkeypatch.setattr(module, "lint_unless_superseded", recorded)

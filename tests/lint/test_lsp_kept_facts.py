@@ -55,6 +55,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         (root / f"other{index}.py").write_text(tool(f"other{index}"))
     (root / "edited.py").write_text(tool("edited"))
     monkeypatch.setattr(lsp, "PROJECT_FACTS", KeptFacts())  # this test's memory, not the process's
+    monkeypatch.setattr(lsp, "PROJECT_RESOLUTION", lsp.kept_resolution.KeptResolution())
     return root
 
 
@@ -168,9 +169,9 @@ def test_the_buffer_analysed_early_is_the_one_the_lint_uses(project: Path, monke
     sent: list[tuple[str, str]] = []
     run = runner.WorkerPool.run
 
-    def counted(pool, items):
+    def counted(pool, items, spans=None):
         sent.extend((Path(path).name, threading.current_thread().name.rpartition("_")[0]) for path, _ in items)
-        return run(pool, items)
+        return run(pool, items, spans)
 
     monkeypatch.setattr(runner.WorkerPool, "run", counted)
     published(project, tool("edited"))  # (the CLI's run beside it parses the buffer once more)
@@ -268,7 +269,9 @@ def test_equal_spans_of_the_kept_facts_are_one_object(project: Path, monkeypatch
     """The project's facts are kept between lints: equal spans loaded in one lint (a worker's answer,
     the cache) share one object, through a table that is that lint's only (it would otherwise
     outlive every version of the buffer it ever shared)."""
-    import fusion_lint.base.memory as memory
+    import pickle
+
+    from fusion_lint.base.diagnostics import Span, unpickled
 
     def counted() -> tuple[int, int, int]:
         spans: list = []
@@ -280,11 +283,17 @@ def test_equal_spans_of_the_kept_facts_are_one_object(project: Path, monkeypatch
     references, objects, values = counted()
     assert references > objects == values  # the tool modules repeat each other's positions
     monkeypatch.setattr(lsp, "PROJECT_FACTS", KeptFacts())  # a new server: its facts from the cache
+    monkeypatch.setattr(lsp, "PROJECT_RESOLUTION", lsp.kept_resolution.KeptResolution())
     published(project, tool("edited", "nope"))
     assert len(last()[1]) == OTHERS + 1
     references, objects, values = counted()
     assert references > objects == values
-    assert memory.shared_spans.get() is None  # (outside a lint, spans unpickled are not shared)
+    twice = pickle.dumps([Span(1, 0, 1, 4, 0, 4, 1), Span(1, 0, 1, 4, 0, 4, 1)])
+    first, second = unpickled(twice)
+    assert first == second and first is not second  # (without a loader's table, nothing is shared)
+    table: dict = {}
+    first, second = unpickled(twice, table)
+    assert first is second and list(table.values()) == [first]
 
 
 def test_a_kept_worker_pool_holds_nothing_of_its_last_run(project: Path) -> None:

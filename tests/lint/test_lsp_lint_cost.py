@@ -17,6 +17,7 @@ import pytest
 
 pytest.importorskip("pygls", reason="the language server needs the [lsp] extra")
 
+import fusion_lint.check.abandon as abandon  # noqa: E402
 import fusion_lint.check.engine as engine  # noqa: E402
 import fusion_lint.discovery.kept_walk as kept_walk  # noqa: E402
 import fusion_lint.lsp.server as lsp  # noqa: E402
@@ -52,6 +53,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         os.utime(folder, ns=(PAST_NS, PAST_NS))
     monkeypatch.setattr(kept_walk, "RACY_S", 0.0)  # (the racy rule is kept_walk's test)
     monkeypatch.setattr(lsp, "PROJECT_FACTS", KeptFacts())  # this test's memory, not the process's
+    monkeypatch.setattr(lsp, "PROJECT_RESOLUTION", lsp.kept_resolution.KeptResolution())
     monkeypatch.setattr(lsp, "PROJECT_WALKS", kept_walk.KeptWalk())
     return root
 
@@ -97,11 +99,11 @@ def test_the_resolved_project_is_left_to_free_after_the_publish(project: Path) -
     assert report is not None and len(views) == 1 and views[0].entries  # not released yet: after the publish
     assert any(entry.holders for entry in views[0].entries)
     assert not gc.isenabled()  # no collection scanning what is kept before the publish
-    engine.free(garbage)
+    abandon.free(garbage)
     assert garbage == [] and not any(entry.holders for entry in views[0].entries)  # its cycles broken
     assert gc.isenabled() == collecting
     released: list[bool] = []
-    engine.free_later(lambda: released.append(True), object())  # the CLI: released at once, nothing kept
+    abandon.free_later(None, lambda: released.append(True), object())  # the CLI: released at once, nothing kept
     assert released == [True]
 
 
@@ -119,7 +121,7 @@ def test_an_edit_supersedes_the_running_lint_at_once(project: Path, monkeypatch:
 
     release, started = threading.Event(), threading.Event()
 
-    def held(path: str, text: str, superseded: threading.Event):
+    def held(path: str, text: str, superseded: threading.Event, freed: list | None = None):
         started.set()
         assert release.wait(60)
         return None
