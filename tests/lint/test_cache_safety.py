@@ -441,17 +441,22 @@ async def get_thing(thing_id: str, ctx) -> dict:
 """
 
 
+def app_package(root: Path, modules: dict[str, str]) -> Path:
+    """A project whose package ``app`` holds ``modules`` (name -> text): the package's folder."""
+    (root / "pyproject.toml").write_text("[tool.fusion-lint]\n")
+    (root / "app").mkdir()
+    (root / "app" / "__init__.py").write_text("")
+    for name, text in modules.items():
+        (root / "app" / name).write_text(text)
+    return root / "app"
+
+
 def test_a_repaired_syntax_error_in_a_file_the_second_look_admits_is_not_replayed(tmp_path: Path) -> None:
     """Found by bench/differential.py --corpus (aws-transform-mcp-server): a file the pre-scan skips
     and the second look admits (it imports a re-export hub) is "skipped" in the whole run's key, so
     its content is not in it. Broken, its FL000 had no digest in the run entry either: once repaired,
     the warm run replayed the syntax error."""
-    (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
-    (tmp_path / "app").mkdir()
-    (tmp_path / "app" / "__init__.py").write_text("")
-    (tmp_path / "app" / "api.py").write_text(HUB)
-    tools = tmp_path / "app" / "tools.py"
-    tools.write_text(HUB_USER)
+    tools = app_package(tmp_path, {"api.py": HUB, "tools.py": HUB_USER}) / "tools.py"
     assert any(code == "FL300" for code, *_ in seen(run(tmp_path)))  # (the second look admitted it)
     tools.write_text(HUB_USER + "\ndef broken(:\n")
     assert seen(run(tmp_path)) == seen(run(tmp_path, use_cache=False))
@@ -479,12 +484,7 @@ def test_a_repaired_syntax_error_in_a_file_loaded_on_demand_is_not_replayed(tmp_
     helper the pre-scan skips is loaded when a handler's reach goes through it. Broken, it gave no
     facts, so the run entry kept no digest of it: once repaired, the warm run replayed the answer of
     the broken helper (its findings missing)."""
-    (tmp_path / "pyproject.toml").write_text("[tool.fusion-lint]\n")
-    (tmp_path / "app").mkdir()
-    (tmp_path / "app" / "__init__.py").write_text("")
-    (tmp_path / "app" / "server.py").write_text(HANDLER_CALLING_A_HELPER)
-    helper = tmp_path / "app" / "helpers.py"
-    helper.write_text(HELPER)
+    helper = app_package(tmp_path, {"server.py": HANDLER_CALLING_A_HELPER, "helpers.py": HELPER}) / "helpers.py"
     found = seen(run(tmp_path))
     assert any(path.endswith("helpers.py") for _, path, *_ in found), found  # (reached through it)
     helper.write_text(HELPER + "\ndef broken(:\n")
