@@ -23,7 +23,7 @@ import fusion_lint.source.second_look as second_look
 from fusion_lint.base.diagnostics import Diagnostic, Span
 from fusion_lint.base.memory import gc_paused
 from fusion_lint.base.modules import import_roots, module_of
-from fusion_lint.base.stats import ResolveCounts, RunStats
+from fusion_lint.base.stats import RunStats
 from fusion_lint.check.abandon import Superseded, free_later, stop_if_superseded
 from fusion_lint.check.checking import all_rules_by_code, check  # noqa: F401 (the engine's API)
 from fusion_lint.check.reads import Reads
@@ -131,7 +131,7 @@ class Analysis:
                 )
             else:
                 view = partial_run.resolved(self.index, self.settings, self.partial, self.loaded, self.read, self.stats)
-            self.stats.resolve = ResolveCounts(view.resolved_in_full, len(view.definitions) - view.resolved_in_full)
+            self.stats.resolve = view.resolve_counts()
             return view
         finally:
             if self.kept is not None:
@@ -233,9 +233,7 @@ def analyse(
     tree = tree or _tree(options)
     if options.sources is not None:
         session.mode = Mode.PROJECT  # (every file given is reported)
-        analysis = _analyse_sources(options, config, settings, FileScopes(tree, Path("/"), selector))
-        analysis.session = session
-        return analysis
+        return _analyse_sources(options, config, settings, FileScopes(tree, Path("/"), selector), session)
     root, scopes, walker, reported = discover(options, config, settings, selector, tree)
     report_set = set(reported.files)
     overrides = dict(options.overrides)
@@ -385,7 +383,9 @@ def _reader(overrides: dict[str, bytes]) -> Callable[[str], bytes | None]:
     return read
 
 
-def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings, scopes: FileScopes) -> Analysis:
+def _analyse_sources(
+    options: Options, config: LoadedConfig, settings: Settings, scopes: FileScopes, session: Session
+) -> Analysis:
     """An in-memory project: its files are ``options.sources``, read from nowhere else."""
     sources = dict(options.sources or {})
     paths = sorted(sources)
@@ -404,7 +404,21 @@ def _analyse_sources(options: Options, config: LoadedConfig, settings: Settings,
         files, load, import_roots(files, root), settings.follow_calls, is_file=lambda path: str(path) in sources
     )
     enabled = scopes.enabled_in(paths) if scopes.selector is not None else frozenset()
-    return Analysis(config, settings, root, set(paths), [], results, files, index, sources.get, None, scopes, enabled)
+    return Analysis(
+        config,
+        settings,
+        root,
+        set(paths),
+        [],
+        results,
+        files,
+        index,
+        sources.get,
+        None,
+        scopes,
+        enabled,
+        session=session,
+    )
 
 
 # ----- after the rules: per-file ignores, suppressions, fixes -------------------------------------

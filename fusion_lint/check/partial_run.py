@@ -34,7 +34,7 @@ PARTIAL_RUNS = True
 
 @dataclass
 class PartialRun:
-    """What one partial run decided and did (``counted`` gives the run's counters the outcome)."""
+    """What one partial run decided and did (``resolved`` tells the run's counters the outcome)."""
 
     report_set: set[str]
     texts: dict[str, bytes] = field(default_factory=dict)  # every file read, the pre-scan's skipped ones too

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fusion_lint.base.stats import RunStats
@@ -43,7 +43,7 @@ class Lent:
 
     def kept_nothing(self) -> Lent:
         """The same, without what was kept between lints: what a run computed afresh is lent."""
-        return Lent(None, None, None, self.deadline_s, self.superseded, self.freed)
+        return replace(self, facts=None, walks=None, resolution=None)
 
 
 @dataclass

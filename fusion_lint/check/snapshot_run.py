@@ -18,7 +18,7 @@ from typing import Any
 
 import fusion_lint.memo.stat_index as stat_index
 from fusion_lint.base.diagnostics import Fix, Span
-from fusion_lint.base.stats import ResolveCounts, SnapshotCounts
+from fusion_lint.base.stats import SnapshotCounts
 from fusion_lint.check.checking import check, merged
 from fusion_lint.check.reads import Reads
 from fusion_lint.check.rule_cache import StoredFix
@@ -229,7 +229,7 @@ def replay(
     finally:
         kept.close()
     taken.resolved = len(view.definitions)
-    analysis.stats.resolve = ResolveCounts(view.resolved_in_full, 0)
+    analysis.stats.resolve = view.resolve_counts()
     answer = _answer(analysis, snapshot, reached, view, index, active)
     if answer is None:
         view.release()
@@ -353,9 +353,8 @@ def _answer(
     checked = sum(
         totals[("definition", "entry", "function").index(scope)] for rule in active for scope in rule.checks()
     )
-    analysis.stats.check.replayed = (
-        checked - analysis.stats.check.ran
-    )  # every other (rule, item) pair answered from the snapshot
+    counted = analysis.stats.check
+    counted.replayed = checked - counted.ran  # every other (rule, item) pair answered from the snapshot
     return _findings(findings, labels, active), _counts(labels), updated
 
 

@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import Any
 
 from fusion_lint.base.diagnostics import Span
+from fusion_lint.base.stats import ResolveCounts
 from fusion_lint.facts.model import (
     BadExpr,
     BadItem,
@@ -221,6 +222,10 @@ class ProjectView:
     @cached_property
     def _views(self) -> dict[int, FunctionView]:
         return {id(view.function): view for view in self.functions}
+
+    def resolve_counts(self) -> ResolveCounts:
+        """What the resolution did, for the run's stats: definitions in full, and for vocabulary only."""
+        return ResolveCounts(self.resolved_in_full, len(self.definitions) - self.resolved_in_full)
 
     def function_view(self, function: FunctionFacts) -> FunctionView | None:
         """The view of a reached function (its callers, the definitions it serves)."""
