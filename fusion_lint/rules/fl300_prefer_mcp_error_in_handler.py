@@ -2,60 +2,43 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterable
 
 from fusion_lint.facts.frameworks import what_the_client_reads, what_the_model_sees
 from fusion_lint.project.view import FunctionView, ProjectView
 from fusion_lint.rules import Example, Finding, Rule, register
-from fusion_lint.rules._shared import HANDLER_PRELUDE, by_framework, caught_by, escapes_to, tool_name
-
-BUILTIN_EXCEPTIONS = frozenset(
-    {
-        "Exception",
-        "RuntimeError",
-        "ValueError",
-        "KeyError",
-        "LookupError",
-        "OSError",
-        "IOError",
-        "PermissionError",
-        "FileNotFoundError",
-        "TimeoutError",
-        "ConnectionError",
-    }
-)
-
-
-def by_kind(groups: list[Any]) -> Iterator[tuple[Any, ...]]:
-    """Each framework group split into its tools and its resources or prompts, which the framework
-    answers differently (a resource's or a prompt's failure is a JSON-RPC error, not a result)."""
-    for framework, masked, guarded, subjects in groups:
-        for kind in ("tool", "resource", "prompt"):
-            members = [d for d in subjects if d.kind == kind]
-            if members:
-                yield framework, masked, guarded, members, kind
+from fusion_lint.rules._builtin_raises import builtin_raises, unreadable_text
+from fusion_lint.rules._shared import HANDLER_PRELUDE, tool_name
 
 
 @register
 class PreferMcpErrorInHandler(Rule):
     code, name, severity = "FL300", "prefer-mcp-error-in-handler", "warning"
-    summary = "The handler raises a plain builtin exception (`ValueError`, `KeyError`, `RuntimeError`, ...)."
+    summary = (
+        "The handler raises a builtin exception (`ValueError`, `KeyError`, `RuntimeError`, ...) that the model loses "
+        "or misreads: the framework masks it, or sends it with no message or as `KeyError`'s quoted key."
+    )
     why = (
-        "A builtin exception carries no code, no reason and no recovery. The runtime's boundary (and a working "
-        "`@contract`) masks it as INTERNAL_ERROR so internals do not leak, and mcp 2.x MCPServer masks it too: "
-        "the model learns nothing. mcp 1.x FastMCP and fastmcp send its raw text instead, which the model cannot "
-        "act on either. Programming-error guards (`TypeError`, `AssertionError`, `NotImplementedError`) are fine."
+        "A builtin exception carries no code, no reason and no recovery. Where the framework masks it (mcp 2.x "
+        "MCPServer, fastmcp with `mask_error_details=True`, the low-level server of mcp 2.x, the runtime under "
+        "`@contract`) the model reads a bare internal error and learns nothing. Where the framework sends its "
+        "text (mcp 1.x FastMCP, fastmcp), the model can act on a sentence, but not on an exception with no "
+        "message or on `KeyError(key)`, whose text is the key in quotes. Programming-error guards (`TypeError`, "
+        "`AssertionError`, `NotImplementedError`) are fine."
     )
     limits = (
+        "Where the framework sends the text, a builtin raised with a message is not reported: the model reads "
+        'it (`raise ValueError("url is required.")`, an f-string, a message in a variable, a caught '
+        'exception\'s text re-wrapped as `f"Failed to list collections: {e}"`: judged on real servers, the '
+        "model can act on these). Each is still an undeclared failure: FL208 drafts its contract, and the "
+        "opt-in FL309 `undeclared-guard` reports the author's own sentences. `raise ValueError(f\"Unknown tool: "
+        "{name}\")` in a dispatcher is the protocol's answer to a name it does not serve and is not reported. "
         "Re-raising what was caught (`raise`, `raise e`) is never reported, nor a raise an enclosing `try` of "
         "the same function, or one around the call in a caller, catches and does not re-raise, nor one a "
         "decorator of the project between the framework and the handler catches around its call of the "
-        "handler (`@mcp.tool()` over `@handle_exceptions`, whose wrapper returns the error). A raise in code "
-        "the handler calls is reported where it is, naming the tools it escapes from; a resource's or a "
-        "prompt's, as what the framework answers there (a JSON-RPC error, not a result). The message says what "
-        "the server's framework sends: mcp 1.x FastMCP and fastmcp send the exception's text, MCPServer and "
-        "a working `@contract` mask it."
+        "handler (`@mcp.tool()` over `@handle_exceptions`, whose wrapper returns the error). A raise in code the "
+        "handler calls is reported where it is, naming the tools it escapes from; a resource's or a prompt's, "
+        "as what the framework answers there (a JSON-RPC error, not a result)."
     )
     prelude = HANDLER_PRELUDE
     VALID = (
@@ -83,6 +66,18 @@ def get_invoice(invoice_id: str) -> dict:
         return {"id": invoice_id}
     except ValueError:
         return {"id": None}
+""",
+        """
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("billing")
+
+
+@mcp.tool()
+def get_invoice(invoice_id: str) -> dict:
+    if not invoice_id.isdigit():
+        raise ValueError(f"Invoice ids are digits; {invoice_id} is not.")  # sent verbatim: FL309's, opt-in
+    return {"id": invoice_id}
 """,
         """
 from functools import wraps
@@ -124,7 +119,7 @@ mcp = FastMCP("billing")
 
 def parse_id(text: str) -> int:
     if not text.isdigit():
-        raise ValueError(f"bad invoice id {text}")  # error: FL300 "`Error executing tool get_invoice: <its text>`"
+        raise KeyError(text)  # error: FL300 "`Error executing tool get_invoice: <its text>`"
     return int(text)
 
 
@@ -150,7 +145,7 @@ mcp = FastMCP("billing")
 
 @mcp.resource("invoices://{invoice_id}")
 def invoice_file(invoice_id: str) -> str:
-    raise FileNotFoundError(invoice_id)  # error: FL300 "a JSON-RPC error carrying its text (mcp 1.x FastMCP), not a resource"
+    raise KeyError(invoice_id)  # error: FL300 "a JSON-RPC error carrying its text (mcp 1.x FastMCP), not a resource"
 """),
         Example("""
 from functools import wraps
@@ -158,6 +153,7 @@ from functools import wraps
 from mcp.server.fastmcp import FastMCP
 
 mcp = FastMCP("cache")
+CACHES = {"sessions": {}}
 
 
 def handle_exceptions(func):
@@ -173,22 +169,44 @@ def handle_exceptions(func):
 @handle_exceptions  # above the registration: FastMCP registered the unwrapped function
 @mcp.tool()
 async def flush_cache(name: str) -> dict:
-    if not name:
-        raise ValueError("A cache name is required")  # error: FL300 "Error executing tool flush_cache"
+    if name not in CACHES:
+        raise KeyError(name)  # error: FL300 "Error executing tool flush_cache"
     return {"flushed": name}
+"""),
+        Example("""
+from mcp.server.mcpserver import MCPServer
+
+mcp = MCPServer("billing")
+
+
+@mcp.tool()
+def get_invoice(invoice_id: str) -> dict:
+    if not invoice_id:
+        raise ValueError("An invoice id is required.")  # error: FL300 "MCPServer masks it"
+    return {"id": invoice_id}
+"""),
+        Example("""
+from fastmcp import FastMCP
+
+mcp = FastMCP("billing")
+
+
+@mcp.tool
+def void_invoice(invoice_id: str) -> dict:
+    if invoice_id.startswith("paid-"):
+        raise RuntimeError  # error: FL300 "no message"
+    return {"voided": invoice_id}
 """),
     )
 
     def check_function(self, function: FunctionView, project: ProjectView) -> Iterable[Finding]:
-        for site in function.function.raises:
-            if site.kind not in ("call", "name") or site.exception not in BUILTIN_EXCEPTIONS:
-                continue
-            if caught_by(site.tries, site.exception):
-                continue  # an enclosing try of this function catches it and does not re-raise it
-            for framework, masked, guarded, subjects, kind in by_kind(
-                by_framework(escapes_to(function, site.exception))
-            ):
-                if guarded:
+        for site, groups in builtin_raises(function):
+            why = unreadable_text(site)
+            for group in groups:
+                if not group.loses_the_text and why is None:
+                    continue  # the author's own sentence, sent verbatim: FL309's (opt-in), not a loss
+                framework, kind = group.framework, group.kind
+                if group.guarded:
                     sees, advice = (
                         "a masked INTERNAL_ERROR",
                         (
@@ -198,22 +216,24 @@ async def flush_cache(name: str) -> dict:
                         ),
                     )
                 elif kind != "tool":
-                    sees = what_the_client_reads(framework, masked, kind)
+                    sees = what_the_client_reads(framework, group.masked, kind)
                     advice = (
                         "declare the failure with @contract(errors=[...]) and raise fail(<reason>)"
                         if kind == "resource"
                         else "raise an error whose message says what to change (a prompt takes no contract)"
                     )
                 else:
-                    sees = what_the_model_sees(framework, masked, tool_name(subjects))
+                    sees = what_the_model_sees(framework, group.masked, tool_name(group.subjects))
                     advice = "declare the failure with @contract(errors=[...]) and raise fail(<reason>)"
-                    if framework == "mcp2" or (framework == "fastmcp" and masked):
+                    if framework == "mcp2" or (framework == "fastmcp" and group.masked):
                         # Only where the framework masks other exceptions does ToolError change what is sent.
                         advice += ", or raise ToolError with a message the model can act on"
+                if why is not None and not group.loses_the_text:
+                    sees += f", and {why}"
                 reader = "the model" if kind == "tool" else "the client"
                 yield Finding(
                     site.span,
                     f"raise {site.exception} reaches {reader} as {sees}; {advice}",
                     function.path,
-                    subjects=subjects,
+                    subjects=group.subjects,
                 )

@@ -39,8 +39,8 @@ mcp = FastMCP("cache")
 
 
 def check_name(name: str) -> None:
-    if not name:
-        raise ValueError("A cache name is required")
+    if name not in CACHES:
+        raise KeyError(name)
 
 
 @mcp.tool(name="flush-cache")
@@ -70,8 +70,9 @@ def subject(message: str) -> str:
 
 def test_fl300_a_catch_all_decorator_in_another_module_absorbs_the_raise() -> None:
     """elasticache-mcp-server: ``@mcp.tool(...)`` over ``@handle_exceptions`` (common/decorators.py),
-    whose wrapper returns ``{"error": str(e)}``: the helper's ValueError never reaches FastMCP. A
-    decorator that logs and re-raises lets it through, and the message names only that tool."""
+    whose wrapper returns ``{"error": str(e)}``: the helper's raise never reaches FastMCP. A
+    decorator that logs and re-raises lets it through, and the message names only that tool. (The
+    probe is a ``KeyError``: the corpus's literal-message ValueError is no longer FL300 on FastMCP.)"""
     found = findings(
         "FL300",
         {
@@ -129,8 +130,8 @@ mcp = FastMCP("graph")
 
 
 def graph():
-    if not connected():
-        raise ValueError("The graph is not connected")
+    if disconnected():
+        raise ValueError
     return GRAPH
 
 

@@ -10,11 +10,11 @@ from harness import lint_sources
 SESSION = """
     from mcp.server.fastmcp import FastMCP
 
-    async def start_session() -> str:
-        raise ValueError("no session")
+    async def start_session(session_id: str) -> str:
+        raise KeyError(session_id)
 
-    async def stop_session() -> str:
-        raise ValueError("no session to stop")
+    async def stop_session(session_id: str) -> str:
+        raise KeyError(session_id)
 """
 
 
@@ -59,12 +59,12 @@ def test_a_package_init_still_resolves_its_own_functions_and_instances():
 
             class Service:
                 async def handle(self) -> str:
-                    raise KeyError("missing")
+                    raise KeyError(self)
 
             service = Service()
 
-            async def ping() -> str:
-                raise ValueError("down")
+            async def ping(host: str) -> str:
+                raise KeyError(host)
 
             mcp.tool()(ping)
             mcp.tool()(service.handle)
@@ -97,7 +97,7 @@ def test_a_namespace_package_resolves_from_a_folder_above_its_project(tmp_path):
             "awslabs/documentdb_mcp_server/__init__.py": "",
             "awslabs/documentdb_mcp_server/query_tools.py": """
             async def find(collection: str) -> list:
-                raise ValueError(f"no collection {collection}")
+                raise KeyError(collection)
         """,
             "awslabs/documentdb_mcp_server/server.py": """
             from awslabs.documentdb_mcp_server.query_tools import find
@@ -172,8 +172,8 @@ def test_a_prompt_registered_by_a_bare_call_is_a_prompt():
                     mcp.prompt(self.create_job)
                     mcp.prompt(name="jobs")(self.list_jobs)
 
-                def create_job(self) -> str:
-                    raise ValueError("no template")
+                def create_job(self, template: str) -> str:
+                    raise KeyError(template)
 
                 def list_jobs(self) -> str:
                     return "List the jobs"
@@ -200,7 +200,7 @@ def test_a_checkout_root_with_an_init_is_no_package(tmp_path):
             "word_server/__init__.py": "",
             "word_server/format_tools.py": """
             def format_text(filename: str) -> str:
-                raise ValueError(f"cannot open {filename}")
+                raise KeyError(filename)
         """,
             "word_server/main.py": """
             from fastmcp import FastMCP
@@ -226,7 +226,7 @@ def test_files_loaded_on_demand_share_one_worker(tmp_path, monkeypatch):
     import fusion_lint.source.workers as workers
     from fusion_lint.check.engine import Options, lint
 
-    helpers = {f"app/helper_{n}.py": f"def work_{n}(key):\n    raise ValueError(key)\n" for n in range(4)}
+    helpers = {f"app/helper_{n}.py": f"def work_{n}(key):\n    raise KeyError(key)\n" for n in range(4)}
     calls = "\n".join(f"    helper_{n}.work_{n}(key)" for n in range(4))
     _write(
         tmp_path,

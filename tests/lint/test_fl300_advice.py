@@ -12,7 +12,7 @@ HANDLER = """
 
 @app.tool()
 def get_invoice(invoice_id: str) -> str:
-    raise ValueError(f"no invoice {invoice_id}")
+    raise KeyError(invoice_id)
 """
 SERVERS = {
     "mcp1": ("from mcp.server.fastmcp import FastMCP\napp = FastMCP('billing')\n", False),

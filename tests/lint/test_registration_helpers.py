@@ -46,13 +46,13 @@ class InvoiceTools:
         logged_tool(mcp)(self.refund_invoice)
 
     async def get_invoice(self, invoice_id: str, ctx: Context) -> str:
-        raise ValueError("no such invoice")
+        raise KeyError(invoice_id)
 
     async def void(self, invoice_id: str) -> str:
         raise KeyError(invoice_id)
 
     async def refund_invoice(self, invoice_id: str) -> str:
-        raise RuntimeError("refunds are closed")
+        raise RuntimeError()
 """
 
 
@@ -115,7 +115,7 @@ def test_a_helper_used_as_a_decorator_on_a_module_server() -> None:
 
     @logged_tool(app, "find_invoice")
     async def find(query: str) -> str:
-        raise LookupError(query)
+        raise LookupError
     """
     found = fl300(lint({"billing/audit.py": HELPER, "billing/app.py": app}))
     assert [(path, line) for path, line, _ in found] == [("billing/app.py", 11)]
@@ -192,7 +192,7 @@ def test_a_helper_taking_the_server_under_another_name_in_a_framework_module() -
 
     @register_as(mcp, "open_invoice")
     def open_invoice(invoice_id: str) -> str:
-        raise ValueError(invoice_id)
+        raise KeyError(invoice_id)
     """
     report = lint({"billing/helpers.py": helper, "billing/app.py": app}, select=("FL300", "FL190"))
     messages = sorted((d.code, d.message.split(":")[0]) for d in report.diagnostics)

@@ -57,26 +57,26 @@ def test_a_file_importing_a_server_without_registering_on_it_is_not_parsed(name:
         (
             "a decorator on the imported name",
             SERVER,
-            "from app.server import mcp\n\n@mcp.tool()\ndef find(q: str) -> str:\n    raise ValueError(q)\n",
+            "from app.server import mcp\n\n@mcp.tool()\ndef find(q: str) -> str:\n    raise KeyError(q)\n",
             "tool 'find'",
         ),
         (
             "a relative import",
             SERVER,
-            "from .server import mcp\n\ndef find(q: str) -> str:\n    raise ValueError(q)\n\nmcp.add_tool(find)\n",
+            "from .server import mcp\n\ndef find(q: str) -> str:\n    raise KeyError(q)\n\nmcp.add_tool(find)\n",
             "tool 'find'",
         ),
         (
             "an alias",
             SERVER,
-            "from app.server import mcp as billing\n\n@billing.tool\ndef find(q: str) -> str:\n    raise ValueError(q)\n",
+            "from app.server import mcp as billing\n\n@billing.tool\ndef find(q: str) -> str:\n    raise KeyError(q)\n",
             "tool 'find'",
         ),
         (
             "a low-level dispatcher",
             LOWLEVEL,
             "from app.server import server\n\n@server.call_tool()\nasync def call(name: str, arguments: dict):\n"
-            "    raise ValueError(name)\n",
+            "    raise KeyError(name)\n",
             "server 'billing' call_tool",
         ),
     ],
@@ -107,7 +107,7 @@ def test_a_helper_module_admits_its_callers_only() -> None:
 
 
     def find(q: str) -> str:
-        raise ValueError(q)
+        raise KeyError(q)
 
 
     logged_tool(mcp, "find_invoice")(find)
@@ -124,7 +124,7 @@ def test_a_helper_module_admits_its_callers_only() -> None:
 def test_a_module_that_only_builds_a_server_is_read_when_someone_registers_on_it() -> None:
     """``server.py`` builds the server and registers nothing: the pre-scan leaves it, and it is read
     (for its framework) only because ``tools.py`` registers on it."""
-    tools = "from app.server import app\n\n@app.tool()\ndef find(q: str) -> str:\n    raise ValueError(q)\n"
+    tools = "from app.server import app\n\n@app.tool()\ndef find(q: str) -> str:\n    raise KeyError(q)\n"
     report = lint({"app/server.py": "from fastmcp import FastMCP\n\napp = FastMCP('billing')\n", "app/tools.py": tools})
     [finding] = report.diagnostics
     assert "`Error calling tool 'find': <its text>` (fastmcp)" in finding.message  # the server's framework, read

@@ -20,7 +20,7 @@ mcp = AuditedServer("billing")
 
 @mcp.tool()
 def get_invoice(invoice_id: str) -> str:
-    raise ValueError(f"no invoice {invoice_id}")
+    raise KeyError(invoice_id)
 """
 
 
@@ -51,12 +51,12 @@ agent = Agent("openai:gpt-4o")
 
 @agent.tool
 def roll(ctx) -> str:
-    raise ValueError("x")
+    raise ValueError  # FL300 wherever it were a tool: no message
 
 
 @agent.tool_plain
 def roll_plain() -> str:
-    raise ValueError("x")
+    raise ValueError
 """
     report = lint_sources({"app.py": source})
     assert report.definitions == {} and report.diagnostics == []

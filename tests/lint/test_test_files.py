@@ -12,7 +12,7 @@ mcp = FastMCP("billing")
 
 @mcp.tool()
 def get_invoice(invoice_id: str) -> dict:
-    raise ValueError(f"no invoice {invoice_id}")
+    raise KeyError(invoice_id)
 """
 DOUBLE = """\
 from mcp.server.fastmcp import FastMCP
