@@ -32,7 +32,7 @@ from fusion_lint.check.rule_cache import RuleMemo
 from fusion_lint.check.scopes import FileScopes
 from fusion_lint.check.selection import RuleSelector, Selection
 from fusion_lint.check.session import Lent, Mode, Session
-from fusion_lint.check.snapshot import Recorder, places
+from fusion_lint.check.snapshot import Recorder, counted_as, places
 from fusion_lint.check.snapshot_run import Plan as SnapshotPlan
 from fusion_lint.check.snapshot_run import snapshot_allowed
 from fusion_lint.check.suppression import Reported, suppress, unknown_directives, unused_suppressions
@@ -615,8 +615,8 @@ def definition_counts(view: ProjectView, report_set: set[str]) -> dict[str, int]
     counts: dict[str, int] = {}
     for resolved in view.definitions:
         if resolved.path in report_set:
-            kind = "dispatcher" if resolved.definition.dispatcher else resolved.kind
-            counts[kind] = counts.get(kind, 0) + 1
+            for kind in counted_as(resolved):
+                counts[kind] = counts.get(kind, 0) + 1
     return counts
 
 

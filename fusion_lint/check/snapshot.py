@@ -231,8 +231,20 @@ def item_counts(view: ProjectView, paths: set[str] | None = None) -> dict[str, t
 
 
 def definition_kind(definition: ResolvedDefinition) -> str:
-    """What the summary counts it as (``engine.definition_counts``)."""
+    """Its kind as the summary names it (a low-level server's call_tool handler is a dispatcher)."""
     return "dispatcher" if definition.definition.dispatcher else definition.kind
+
+
+def counted_as(definition: ResolvedDefinition) -> tuple[str, ...]:
+    """What the summary counts it as (``engine.definition_counts``): its kind, and ``unresolved``
+    when its handler is no function of the project, so the summary never says "All checks passed"
+    over a registration whose handler nothing checked (DESIGN §13.3)."""
+    kind = definition_kind(definition)
+    return (kind, UNRESOLVED) if definition.handler is None else (kind,)
+
+
+#: The summary's count of registrations whose handler could not be resolved (FL190 names each).
+UNRESOLVED = "unresolved"
 
 
 # ----- what the rules of a shared item read of other files -----------------------------------------

@@ -25,7 +25,7 @@ from fusion_lint.check.rule_cache import StoredFix
 from fusion_lint.check.snapshot import (
     Recorder,
     combined_vocabulary,
-    definition_kind,
+    counted_as,
     dependencies,
     item_counts,
     link_parts,
@@ -41,7 +41,7 @@ from fusion_lint.facts.model import FileFacts
 from fusion_lint.memo.stat_index import signature
 from fusion_lint.project.index import ProjectIndex
 from fusion_lint.project.resolve import resolve, same_vocabulary
-from fusion_lint.project.view import ProjectView, ResolvedDefinition
+from fusion_lint.project.view import ProjectView
 from fusion_lint.rules import Finding, Rule, all_rules
 from fusion_lint.source.pipeline import FileResult, hub_of
 from fusion_lint.source.runner import KeptWorker, run_files
@@ -95,9 +95,9 @@ def record(
     combined = combined_vocabulary(parts.values(), listings.values())
     if not recorder.ok or not same_vocabulary(combined, view.vocabulary):
         return
-    labels: dict[str, list[tuple[str, str]]] = {path: [] for path in analysed}
+    labels: dict[str, list[tuple[str, tuple[str, ...]]]] = {path: [] for path in analysed}
     for definition in view.definitions:
-        labels.setdefault(definition.path, []).append((definition.label, definition_kind(definition)))
+        labels.setdefault(definition.path, []).append((definition.label, counted_as(definition)))
     reached: dict[str, set[str]] = {}
     for function in view.functions:
         reached.setdefault(function.path, set()).add(function.function.qualname)
@@ -319,7 +319,7 @@ def _answer(
         links = link_parts(view, schema, reached)
     labels = dict(snapshot["labels"])
     for path in reached:
-        labels[path] = tuple((d.label, _kind(d)) for d in view.definitions if d.path == path)
+        labels[path] = tuple((d.label, counted_as(d)) for d in view.definitions if d.path == path)
     findings: dict[tuple[str, str], list[tuple[object, ...]]] = {}
     for rule in active:
         for scope in rule.checks():
@@ -358,21 +358,18 @@ def _answer(
     return _findings(findings, labels, active), _counts(labels), updated
 
 
-def _kind(definition: ResolvedDefinition) -> str:
-    return definition_kind(definition)
-
-
-def _counts(labels: dict[str, tuple[tuple[str, str], ...]]) -> dict[str, int]:
+def _counts(labels: dict[str, tuple[tuple[str, tuple[str, ...]], ...]]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for path in sorted(labels):
-        for _, kind in labels[path]:
-            counts[kind] = counts.get(kind, 0) + 1
+        for _, kinds in labels[path]:
+            for kind in kinds:
+                counts[kind] = counts.get(kind, 0) + 1
     return counts
 
 
 def _findings(
     findings: dict[tuple[str, str], list[tuple[Any, ...]]],
-    labels: dict[str, tuple[tuple[str, str], ...]],
+    labels: dict[str, tuple[tuple[str, tuple[str, ...]], ...]],
     active: Sequence[type[Rule]],
 ) -> list[Reported]:
     """Every item's findings as ``checking.check`` merges them, naming definitions by stand-ins."""

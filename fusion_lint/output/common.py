@@ -10,6 +10,7 @@ from pathlib import Path
 from fusion_lint.base.diagnostics import Diagnostic, display_path
 from fusion_lint.base.lines import split_lines
 from fusion_lint.check.report import Report
+from fusion_lint.check.snapshot import UNRESOLVED
 
 __all__ = [
     "display_path",
@@ -37,10 +38,15 @@ RECOGNISED = "mcp_fusion, mcp 1.x FastMCP, mcp 2.x MCPServer, fastmcp 2-4 and th
 KIND_WORDS = (("tool", "tool"), ("resource", "resource"), ("prompt", "prompt"), ("dispatcher", "low-level dispatcher"))
 
 
-def checked_phrase(report: Report) -> str:
-    """``12 tools, 2 resources; 40 files checked``: what the reported files define, and how many."""
+def checked_phrase(report: Report, unresolved: bool = True) -> str:
+    """``12 tools, 2 resources; 40 files checked``: what the reported files define, and how many;
+    ``12 tools; 2 registrations not resolved: see FL190; ...`` when some handlers could not be
+    checked (``unresolved``: say so)."""
     files = f"{plural(report.files_checked, 'file')} checked"
     found = [plural(report.definitions[kind], word) for kind, word in KIND_WORDS if report.definitions.get(kind)]
+    count = report.definitions.get(UNRESOLVED, 0)
+    if found and count and unresolved:
+        found[-1] += f"; {plural(count, 'registration')} not resolved: see FL190"
     return f"{', '.join(found)}; {files}" if found else files
 
 
@@ -54,6 +60,12 @@ def summary(report: Report) -> str:
             return (
                 f"No MCP tools, resources or prompts found in {plural(report.files_checked, 'file')}: nothing was "
                 f"checked (fusion-lint recognises {RECOGNISED})."
+            )
+        unresolved = report.definitions.get(UNRESOLVED, 0)
+        if unresolved:  # never "All checks passed" over a handler nothing checked (DESIGN §13.3)
+            return (
+                f"No findings ({checked_phrase(report, unresolved=False)}), but {plural(unresolved, 'registration')} "
+                "could not be resolved to a handler and went unchecked: see FL190."
             )
         return f"All checks passed ({checked_phrase(report)})."
     where = (
