@@ -42,8 +42,11 @@ class ErrorReturnedAsSuccess(Rule):
         "message (a string, `str(e)`, an object with a `message`), never `[]`, a number or a list of findings, "
         'and not next to `"status": "info"`. `CallToolResult(isError=True)` and fastmcp\'s `ToolResult` are '
         "proper failures. A failure returned by a helper of the project that the handler returns "
-        '(`return failed("fetch", e)`, `return await fetch(url)`) is reported at the handler\'s return, naming '
-        "the helper and the line where it fails; deeper helpers are not followed."
+        '(`return failed("fetch", e)`, `return await fetch(url)`) is reported at a tool\'s return, naming '
+        "the helper and the line where it fails, when the helper's value alone says so (an error text, an "
+        "`error` message, its own parameter as one, an `...ErrorResponse(...)`); a helper's value built from "
+        "an exception it caught is not followed (a project may turn its status into an error result itself), "
+        "nor are deeper helpers."
     )
     prelude = HANDLER_PRELUDE
     VALID = (
