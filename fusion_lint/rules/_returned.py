@@ -45,8 +45,7 @@ def failure(shape: Shape) -> str | None:
         return f"a string starting {text.split()[0]!r}"
     if shape.kind == "dict":
         keys = dict(shape.keys)
-        status = keys.get("status")
-        if status is not None and status.kind == "str" and (status.text or "").lower() in INFO_STATUS:
+        if informational(shape):
             return None
         for key in ("error", "errors"):
             if key in keys and _message(keys[key]):
@@ -67,6 +66,12 @@ def failure(shape: Shape) -> str | None:
         inner = failure(shape.items[0])
         return f"[{inner}]" if inner and inner.startswith("TextContent") else None
     return None
+
+
+def informational(shape: Shape) -> bool:
+    """A dict whose ``status`` says it is informational (``"status": "info"``): its ``error`` key is data."""
+    status = dict(shape.keys).get("status")
+    return status is not None and status.kind == "str" and (status.text or "").lower() in INFO_STATUS
 
 
 def is_error_result(shape: Shape) -> bool:

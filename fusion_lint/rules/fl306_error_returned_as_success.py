@@ -10,11 +10,10 @@ from fusion_lint.facts.model import Return
 from fusion_lint.project.view import FunctionView, ProjectView
 from fusion_lint.rules import Example, Finding, Rule, register
 from fusion_lint.rules._returned import (
-    ERROR_RESULTS,
-    INFO_STATUS,
     built_from_caught,
     caught_through_local,
     failure,
+    informational,
     is_error_result,
 )
 from fusion_lint.rules._shared import HANDLER_PRELUDE
@@ -190,16 +189,13 @@ def _error_model(returned: Return) -> str | None:
     if value.kind != "call" or is_error_result(value):
         return None
     name = (value.callee or "").rpartition(".")[2]
-    return f"a {name}(...)" if _ERROR_MODEL.search(name) and name not in ERROR_RESULTS else None
+    return f"a {name}(...)" if _ERROR_MODEL.search(name) else None
 
 
 def _error_parameter(returned: Return, helper: FunctionView) -> str | None:
     """``return {"error": message, ...}`` in a helper, ``message`` one of its parameters: the message
     its callers pass (``error_response("A key is required.")``)."""
-    if returned.value.kind != "dict":
-        return None
-    status = dict(returned.value.keys).get("status")
-    if status is not None and status.kind == "str" and (status.text or "").lower() in INFO_STATUS:
+    if returned.value.kind != "dict" or informational(returned.value):
         return None
     for key, value in returned.value.keys:
         if key in ("error", "errors") and value.kind == "name" and value.text in helper.function.params:

@@ -4,11 +4,9 @@ return naming the helper; an edit of the helper's file is seen warm as cold."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
+from cli_support import lint_json
 from harness import lint_sources
 
 TOOLS = """\
@@ -87,15 +85,7 @@ def test_a_helper_returning_only_data_is_not_reported() -> None:
 
 
 def lines(root: Path, *args: str) -> list[int]:
-    done = subprocess.run(
-        [sys.executable, "-m", "fusion_lint", "check", "--output-format", "json", "--select", "FL306", *args, "."],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode in (0, 1), done.stderr
-    return [d["location"]["row"] for d in json.loads(done.stdout)]
+    return [d["location"]["row"] for d in lint_json(root, "--select", "FL306", *args)]
 
 
 def test_an_edit_of_the_helpers_file_is_seen_warm_as_cold(tmp_path: Path) -> None:
